@@ -1,0 +1,74 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let grdb: Target.Dependency = .product(name: "GRDB", package: "GRDB.swift")
+
+let package = Package(
+    name: "MailSearch",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "mailsearch", targets: ["mailsearch"]),
+        .executable(name: "mailsearch-bench", targets: ["MailSearchBench"]),
+        .library(name: "MailSearchKit", targets: [
+            "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport",
+        ]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        // Value types shared by every layer. No dependencies.
+        .target(name: "MailModel"),
+        // RFC 5322 / MIME / charsets / HTML-to-text / mbox and Maildir readers. Pure; depends on nothing
+        // so that the fuzzer can compile it on its own.
+        .target(name: "MailParsing"),
+        // mail.sqlite: schema, migrations, threading, contacts, recent searches.
+        .target(name: "MailStore", dependencies: ["MailModel", grdb]),
+        // search.sqlite (FTS5), SearchIndexManager, VectorSearchEngine.
+        .target(name: "SearchIndex", dependencies: ["MailModel", "MailStore", grdb]),
+        // CBLAS: Debian's OpenBLAS on Linux (Accelerate on Apple platforms).
+        .systemLibrary(
+            name: "COpenBLAS",
+            pkgConfig: "openblas",
+            providers: [.apt(["libopenblas-dev"])]
+        ),
+        // WordPiece tokenizer, safetensors reader, BERT encoder (all-MiniLM-L6-v2), model files.
+        .target(
+            name: "Embedding",
+            dependencies: [.target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]
+        ),
+        // Import pipeline: sources (mbox, Maildir, .eml trees) -> parse -> store + index, in batches.
+        .target(name: "MailImport", dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex"]),
+        // Query parsing, the hybrid search use case, RRF fusion, cache.
+        .target(name: "SearchEngine", dependencies: ["MailModel", "MailStore", "SearchIndex", "Embedding"]),
+        // Seeded synthetic mail for the demo, the tests and the benchmarks.
+        .target(name: "DemoCorpus"),
+        .executableTarget(
+            name: "mailsearch",
+            dependencies: [
+                "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
+                "MailImport", "DemoCorpus",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "MailSearchBench",
+            dependencies: [
+                "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
+                "MailImport", "DemoCorpus",
+            ],
+            path: "Benchmarks/MailSearchBench"
+        ),
+        .testTarget(name: "MailParsingTests", dependencies: ["MailParsing"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel"]),
+        .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "MailStore", "MailModel"]),
+        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "SearchEngineTests",
+            dependencies: ["SearchEngine", "MailImport", "MailStore", "SearchIndex", "DemoCorpus", "MailModel"]
+        ),
+        .testTarget(name: "MailImportTests", dependencies: ["MailImport", "MailStore", "MailParsing", "DemoCorpus", "MailModel"]),
+        .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel"]),
+    ]
+)

@@ -1,0 +1,14 @@
+/// Metadata of an attachment. The content stays out of the store.
+public struct Attachment: Hashable, Sendable, Codable {
+    public var filename: String?
+    public var mimeType: String
+    public var sizeBytes: Int
+    public var contentId: String?
+    /// True for `Content-Disposition: inline` parts (inline images and the like).
+    public var isInline: Bool
+
+    public init(filename: String?, mimeType: String, sizeBytes: Int, contentId: String? = nil, isInline: Bool = false) {
+        self.filename = filename; self.mimeType = mimeType; self.sizeBytes = sizeBytes
+        self.contentId = contentId; self.isInline = isInline
+    }
+}

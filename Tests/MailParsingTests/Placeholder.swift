@@ -1,0 +1,5 @@
+import XCTest
+
+final class MailParsingTestsPlaceholder: XCTestCase {
+    func testBuilds() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class MailStoreTestsPlaceholder: XCTestCase {
+    func testBuilds() {}
+}

@@ -1,0 +1,5 @@
+import XCTest
+
+final class SearchEngineTestsPlaceholder: XCTestCase {
+    func testBuilds() {}
+}
