@@ -1,0 +1,112 @@
+import GRDB
+
+/// The schema of `mail.sqlite`, as GRDB migrations. Dates are stored as Unix seconds (REAL).
+enum MailSchema {
+    static func migrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-mail-store") { db in
+            try db.execute(sql: """
+                CREATE TABLE accounts (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    email TEXT,
+                    displayName TEXT,
+                    imapHost TEXT,
+                    imapPort INTEGER,
+                    lastSyncDate REAL,
+                    isActive INTEGER NOT NULL DEFAULT 1,
+                    createdAt REAL NOT NULL
+                );
+                CREATE TABLE folders (
+                    id INTEGER PRIMARY KEY,
+                    accountId INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL,
+                    path TEXT NOT NULL,
+                    folderType TEXT NOT NULL,
+                    lastSyncDate REAL,
+                    UNIQUE (accountId, path)
+                );
+                CREATE TABLE threads (
+                    id INTEGER PRIMARY KEY,
+                    accountId INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    subject TEXT NOT NULL DEFAULT '',
+                    latestDate REAL,
+                    messageCount INTEGER NOT NULL DEFAULT 0,
+                    unreadCount INTEGER NOT NULL DEFAULT 0,
+                    isStarred INTEGER NOT NULL DEFAULT 0,
+                    participants TEXT NOT NULL DEFAULT '',
+                    snippet TEXT NOT NULL DEFAULT ''
+                );
+                CREATE INDEX threads_account_latest ON threads(accountId, latestDate);
+                CREATE TABLE emails (
+                    id INTEGER PRIMARY KEY,
+                    accountId INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    threadId INTEGER REFERENCES threads(id) ON DELETE SET NULL,
+                    messageId TEXT NOT NULL,
+                    messageIdIsSynthetic INTEGER NOT NULL DEFAULT 0,
+                    inReplyTo TEXT,
+                    "references" TEXT NOT NULL DEFAULT '',
+                    fromName TEXT,
+                    fromEmail TEXT,
+                    toAddresses TEXT NOT NULL DEFAULT '',
+                    ccAddresses TEXT NOT NULL DEFAULT '',
+                    bccAddresses TEXT NOT NULL DEFAULT '',
+                    replyToAddresses TEXT NOT NULL DEFAULT '',
+                    subject TEXT NOT NULL DEFAULT '',
+                    normalizedSubject TEXT NOT NULL DEFAULT '',
+                    bodyPlain TEXT NOT NULL DEFAULT '',
+                    bodyHTML TEXT,
+                    snippet TEXT NOT NULL DEFAULT '',
+                    dateSent REAL,
+                    dateReceived REAL,
+                    sortDate REAL,
+                    isRead INTEGER NOT NULL DEFAULT 0,
+                    isStarred INTEGER NOT NULL DEFAULT 0,
+                    isDraft INTEGER NOT NULL DEFAULT 0,
+                    category TEXT NOT NULL DEFAULT 'uncategorized',
+                    sizeBytes INTEGER NOT NULL DEFAULT 0,
+                    hasAttachment INTEGER NOT NULL DEFAULT 0,
+                    sourceRef TEXT,
+                    defects TEXT,
+                    UNIQUE (accountId, messageId)
+                );
+                CREATE INDEX emails_thread ON emails(threadId);
+                CREATE INDEX emails_account_date ON emails(accountId, sortDate);
+                CREATE INDEX emails_subject ON emails(accountId, normalizedSubject, sortDate);
+                CREATE INDEX emails_from ON emails(fromEmail);
+                CREATE TABLE email_folders (
+                    emailId INTEGER NOT NULL REFERENCES emails(id) ON DELETE CASCADE,
+                    folderId INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+                    PRIMARY KEY (emailId, folderId)
+                ) WITHOUT ROWID;
+                CREATE INDEX email_folders_folder ON email_folders(folderId, emailId);
+                CREATE TABLE attachments (
+                    id INTEGER PRIMARY KEY,
+                    emailId INTEGER NOT NULL REFERENCES emails(id) ON DELETE CASCADE,
+                    filename TEXT,
+                    mimeType TEXT NOT NULL,
+                    sizeBytes INTEGER NOT NULL,
+                    contentId TEXT,
+                    isInline INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX attachments_email ON attachments(emailId);
+                CREATE TABLE contacts (
+                    accountId INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    email TEXT NOT NULL,
+                    displayName TEXT,
+                    lastSeen REAL,
+                    frequency INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (accountId, email)
+                ) WITHOUT ROWID;
+                CREATE TABLE message_ids (
+                    accountId INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+                    messageId TEXT NOT NULL,
+                    threadId INTEGER NOT NULL,
+                    PRIMARY KEY (accountId, messageId)
+                ) WITHOUT ROWID;
+                CREATE INDEX message_ids_thread ON message_ids(threadId);
+                """)
+        }
+        return migrator
+    }
+}

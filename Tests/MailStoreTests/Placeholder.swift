@@ -1,5 +1,0 @@
-import XCTest
-
-final class MailStoreTestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}
