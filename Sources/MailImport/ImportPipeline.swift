@@ -1,0 +1,215 @@
+import Foundation
+import MailModel
+import MailParsing
+import MailStore
+
+/// Progress of a running import, reported after every batch.
+public struct ImportProgress: Sendable {
+    public var messagesDone: Int
+    /// Total messages when known up front (one-file-per-message sources); nil for mbox.
+    public var messagesTotal: Int?
+    public var bytesDone: Int64
+    public var bytesTotal: Int64
+    public var elapsed: TimeInterval
+    public var imported: Int
+    public var duplicates: Int
+    public var failed: Int
+}
+
+/// A message that could not be imported, by where it came from.
+public struct ImportFailure: Error, Sendable, Codable, Hashable {
+    public var source: String
+    public var reason: String
+}
+
+/// The outcome of an import (`--json` prints it).
+public struct ImportSummary: Sendable, Codable {
+    public var source: String
+    public var kind: ImportSourceKind
+    public var account: String
+    public var imported: Int
+    public var duplicates: Int
+    public var failed: Int
+    public var seconds: Double
+    public var failures: [ImportFailure]
+}
+
+/// Something that wants to see every committed batch — the search index does.
+public protocol ImportBatchObserver: Sendable {
+    /// Called after the batch's mail transaction committed.
+    func didCommit(_ result: IngestResult, store: MailStore) throws
+}
+
+/// The import pipeline: a source's messages are read in order, parsed in parallel on every
+/// core, and written to the store in batched transactions (one per `batchSize` messages),
+/// while the next batch is already being parsed.
+///
+/// Import is idempotent (identity = account + Message-ID, or a content hash) and resumable:
+/// a killed import leaves whole batches only; running it again skips what is stored and
+/// ends with the same store as one clean run.
+public struct ImportPipeline: Sendable {
+    public var store: MailStore
+    public var accountName: String
+    public var folderOverride: String?
+    public var batchSize: Int
+    public var observer: (any ImportBatchObserver)?
+
+    public init(store: MailStore, accountName: String, folderOverride: String? = nil, batchSize: Int = 500,
+                observer: (any ImportBatchObserver)? = nil) {
+        self.store = store
+        self.accountName = accountName
+        self.folderOverride = folderOverride
+        self.batchSize = max(1, batchSize)
+        self.observer = observer
+    }
+
+    /// Runs the import of `path`, calling `progress` after each batch (on the calling thread).
+    public func run(path: String, progress: (ImportProgress) -> Void = { _ in }) throws -> ImportSummary {
+        let start = Date()
+        let source = try ImportSource.detect(path: path, folderOverride: folderOverride)
+        let account = try store.account(named: accountName)
+        let queue = BatchQueue(capacity: 2)
+        let batchSize = self.batchSize
+
+        // Producer: reads and parses batches on a thread of its own.
+        let producer = Thread {
+            var pending: [RawMessage] = []
+            var lastBytes: Int64 = 0
+            func flush() {
+                let parsed = Self.parse(pending)
+                queue.put(.batch(parsed, bytesDone: lastBytes))
+                pending.removeAll(keepingCapacity: true)
+            }
+            do {
+                try source.forEachMessage { raw, bytesDone in
+                    if queue.isCancelled { return false }
+                    pending.append(raw)
+                    lastBytes = bytesDone
+                    if pending.count >= batchSize { flush() }
+                    return true
+                }
+                if !pending.isEmpty { flush() }
+                queue.put(.end)
+            } catch {
+                queue.put(.failure(error))
+            }
+        }
+        producer.stackSize = 8 << 20
+        producer.start()
+
+        var imported = 0, duplicates = 0, failed = 0, done = 0
+        var failures: [ImportFailure] = []
+        do {
+            loop: while true {
+                switch queue.take() {
+                case .end:
+                    break loop
+                case .failure(let error):
+                    throw error
+                case .batch(let items, let bytesDone):
+                    var incoming: [IncomingEmail] = []
+                    incoming.reserveCapacity(items.count)
+                    for item in items {
+                        switch item {
+                        case .success(let email): incoming.append(email)
+                        case .failure(let failure):
+                            failed += 1
+                            if failures.count < 1000 { failures.append(failure) }
+                        }
+                    }
+                    let result = try store.ingest(incoming, accountId: account.id)
+                    try observer?.didCommit(result, store: store)
+                    imported += result.inserted.count
+                    duplicates += result.duplicates
+                    done += items.count
+                    progress(ImportProgress(
+                        messagesDone: done, messagesTotal: source.knownMessageCount, bytesDone: bytesDone,
+                        bytesTotal: source.totalBytes, elapsed: Date().timeIntervalSince(start),
+                        imported: imported, duplicates: duplicates, failed: failed))
+                }
+            }
+        } catch {
+            queue.cancel()
+            throw error
+        }
+        return ImportSummary(
+            source: source.root.path, kind: source.kind, account: account.name, imported: imported,
+            duplicates: duplicates, failed: failed, seconds: Date().timeIntervalSince(start), failures: failures)
+    }
+
+    /// Parses a batch on all cores. A message fails only when there is nothing to parse.
+    static func parse(_ raws: [RawMessage]) -> [Result<IncomingEmail, ImportFailure>] {
+        let results = UnsafeMutableBufferPointer<Result<IncomingEmail, ImportFailure>?>.allocate(capacity: raws.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        let box = UnsafeSendableBox(results)
+        DispatchQueue.concurrentPerform(iterations: raws.count) { i in
+            let raw = raws[i]
+            let outcome: Result<IncomingEmail, ImportFailure>
+            if raw.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+                outcome = .failure(ImportFailure(source: raw.sourceRef, reason: "empty message"))
+            } else {
+                let parsed = MIMEParser.parse(raw.bytes, fallbackDate: raw.fromLineDate)
+                if parsed.headers.isEmpty && parsed.textBody.isEmpty {
+                    outcome = .failure(ImportFailure(source: raw.sourceRef, reason: "no header and no readable body"))
+                } else {
+                    outcome = .success(MessageConverter.convert(parsed, raw: raw))
+                }
+            }
+            box.value[i] = outcome
+        }
+        return results.map { $0! }
+    }
+}
+
+/// Hands a buffer to `concurrentPerform`, whose iterations write disjoint elements.
+private struct UnsafeSendableBox<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}
+
+/// A bounded hand-off between the parsing thread and the writer.
+private final class BatchQueue: @unchecked Sendable {
+    enum Item {
+        case batch([Result<IncomingEmail, ImportFailure>], bytesDone: Int64)
+        case failure(Error)
+        case end
+    }
+
+    private let condition = NSCondition()
+    private var items: [Item] = []
+    private let capacity: Int
+    private var cancelled = false
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    var isCancelled: Bool {
+        condition.lock(); defer { condition.unlock() }
+        return cancelled
+    }
+
+    func put(_ item: Item) {
+        condition.lock()
+        while items.count >= capacity && !cancelled { condition.wait() }
+        if !cancelled { items.append(item) }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func take() -> Item {
+        condition.lock()
+        while items.isEmpty { condition.wait() }
+        let item = items.removeFirst()
+        condition.broadcast()
+        condition.unlock()
+        return item
+    }
+
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        items.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import MailModel
+import MailParsing
+import MailStore
+
+/// Turns a parsed message and its provenance into an `IncomingEmail`: identity, flags,
+/// folders (Gmail Takeout labels included), dates with their fallbacks.
+enum MessageConverter {
+    static func convert(_ parsed: ParsedMessage, raw: RawMessage) -> IncomingEmail {
+        let messageId: String
+        let synthetic: Bool
+        if let id = parsed.messageId, !id.isEmpty {
+            messageId = id
+            synthetic = false
+        } else {
+            messageId = "sha-\(ContentHash.hex(raw.bytes))@content.mailsearch"
+            synthetic = true
+        }
+
+        var isRead = true
+        var isStarred = false
+        var isDraft = false
+        var category = AICategory.uncategorized
+        var folders = raw.folders
+
+        if let flags = raw.maildirFlags {
+            isRead = flags.seen
+            isStarred = flags.flagged
+            isDraft = flags.draft
+        } else {
+            // mbox Status/X-Status (mutt, Thunderbird): R = read, O = old; F = flagged, D = draft.
+            if let status = parsed.header("Status") { isRead = status.contains("R") }
+            if let xStatus = parsed.header("X-Status") {
+                isStarred = xStatus.contains("F")
+                isDraft = xStatus.contains("T") || xStatus.contains("D")
+            }
+        }
+
+        if let labelsHeader = parsed.header("X-Gmail-Labels") {
+            var labelFolders: [FolderSpec] = []
+            for label in splitLabels(labelsHeader) {
+                let lower = label.lowercased()
+                if lower == "unread" { isRead = false; continue }
+                if lower == "opened" { continue }
+                if lower == "starred" { isStarred = true }
+                if lower == "draft" || lower == "drafts" { isDraft = true }
+                if lower.hasPrefix("category ") {
+                    let name = String(lower.dropFirst("category ".count))
+                    category = name == "personal" ? .primary : (AICategory(rawValue: name) ?? category)
+                    continue
+                }
+                let path = lower == "archived" ? "Archive" : label
+                labelFolders.append(FolderSpec(path: path))
+            }
+            if !labelsHeader.lowercased().contains("unread") { isRead = true }
+            if !labelFolders.isEmpty, raw.folders.allSatisfy({ $0.path == raw.folders.first?.path }) {
+                folders = labelFolders
+            }
+        }
+
+        var dateSent = parsed.date
+        var dateReceived = parsed.receivedDate
+        if dateSent == nil {
+            dateSent = raw.fromLineDate ?? fileDate(raw.filePath)
+        }
+        if dateReceived == nil { dateReceived = raw.fromLineDate }
+
+        let email = Email(
+            accountId: 0, messageId: messageId, messageIdIsSynthetic: synthetic,
+            inReplyTo: parsed.inReplyTo.last, references: parsed.references,
+            from: (parsed.from.first ?? parsed.sender).map(address),
+            to: parsed.to.map(address), cc: parsed.cc.map(address), bcc: parsed.bcc.map(address),
+            replyTo: parsed.replyTo.map(address), subject: parsed.subject, bodyPlain: parsed.textBody,
+            bodyHTML: parsed.htmlBody, snippet: parsed.snippet, dateSent: dateSent, dateReceived: dateReceived,
+            isRead: isRead, isStarred: isStarred, isDraft: isDraft, category: category,
+            sizeBytes: raw.bytes.count, hasAttachment: parsed.hasAttachment,
+            attachments: parsed.attachments.map {
+                Attachment(filename: $0.filename, mimeType: $0.mimeType, sizeBytes: $0.size,
+                           contentId: $0.contentId, isInline: $0.isInline)
+            })
+        return IncomingEmail(email: email, folders: folders, sourceRef: raw.sourceRef,
+                             defects: parsed.defects.map(\.description))
+    }
+
+    private static func address(_ a: ParsedAddress) -> Address {
+        Address(name: a.name?.isEmpty == false ? a.name : nil, email: a.address)
+    }
+
+    /// Gmail writes labels comma-separated, quoting labels that contain commas.
+    static func splitLabels(_ header: String) -> [String] {
+        var labels: [String] = []
+        var current = ""
+        var quoted = false
+        for ch in header {
+            if ch == "\"" { quoted.toggle(); continue }
+            if ch == "," && !quoted {
+                let t = current.trimmingCharacters(in: .whitespaces)
+                if !t.isEmpty { labels.append(t) }
+                current = ""
+            } else {
+                current.append(ch)
+            }
+        }
+        let t = current.trimmingCharacters(in: .whitespaces)
+        if !t.isEmpty { labels.append(t) }
+        return labels
+    }
+
+    private static func fileDate(_ path: String?) -> Date? {
+        guard let path else { return nil }
+        return (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+}

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import MailImport
+import MailStore
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import mail from an mbox file, a Maildir, or a folder of message files.",
+        discussion: """
+            The kind of source is detected: an mbox file (mboxo/mboxrd; Gmail Takeout labels become \
+            folders, flags and categories), a Maildir or Maildir++ tree (cur/new, flags from the file \
+            names, subfolders become folders), or a directory tree with one message per file (the \
+            directory path becomes the folder). Importing again adds nothing new; an interrupted \
+            import can simply be run again.
+            """)
+
+    @Argument(help: ArgumentHelp("The mbox file, Maildir, or directory to import.", valueName: "path"))
+    var path: String
+
+    @Option(help: "The account to import into (created when missing).")
+    var account = "local"
+
+    @Option(help: "Put every message in this folder instead of the source's own layout.")
+    var folder: String?
+
+    @Option(help: "Messages per transaction.")
+    var batchSize = 500
+
+    @Flag(help: "No progress output.")
+    var quiet = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1") }
+        guard !account.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--account must not be empty") }
+    }
+
+    func run() throws {
+        let store = try global.openStore()
+        let pipeline = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize)
+        let bar = TerminalProgress(label: "Importing", unit: "msgs", enabled: !quiet)
+        let summary: ImportSummary
+        do {
+            summary = try pipeline.run(path: path) { p in
+                let fraction: Double? = p.messagesTotal.map { $0 > 0 ? Double(p.messagesDone) / Double($0) : 1 }
+                    ?? (p.bytesTotal > 0 ? Double(p.bytesDone) / Double(p.bytesTotal) : nil)
+                bar.update(done: p.messagesDone, total: p.messagesTotal, fraction: fraction, elapsed: p.elapsed)
+            }
+        } catch let error as ImportError {
+            bar.finish()
+            throw CLIError(error.description)
+        }
+        bar.finish()
+        if global.json {
+            try Output.printJSON(summary)
+            return
+        }
+        let rate = summary.seconds > 0 ? Double(summary.imported + summary.duplicates + summary.failed) / summary.seconds : 0
+        print("Imported \(summary.imported) new messages into account \"\(summary.account)\" from \(summary.kind.rawValue) \(summary.source)")
+        print("  \(summary.duplicates) already present, \(summary.failed) failed, \(String(format: "%.1f", summary.seconds)) s (\(Int(rate)) msgs/s)")
+        for failure in summary.failures.prefix(20) {
+            print("  failed: \(failure.source): \(failure.reason)")
+        }
+        if summary.failures.count > 20 { print("  … and \(summary.failures.count - 20) more (use --json for all)") }
+    }
+}

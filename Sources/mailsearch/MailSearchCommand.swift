@@ -1,0 +1,20 @@
+import ArgumentParser
+import Foundation
+
+@main
+struct MailSearchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mailsearch",
+        abstract: "Private, on-device hybrid email search.",
+        discussion: """
+            Import mail (mbox, Maildir, a folder of .eml files), then search it the way you talk:
+              mailsearch import ~/mail/archive.mbox --account personal
+              mailsearch stats
+            Data lives in --data-dir, $MAILSEARCH_DATA_DIR, or ~/.local/share/mailsearch.
+            """,
+        subcommands: [
+            ImportCommand.self, StatsCommand.self, AccountsCommand.self, FoldersCommand.self, ShowCommand.self,
+            ExportCommand.self,
+        ]
+    )
+}
