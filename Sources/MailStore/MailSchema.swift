@@ -107,6 +107,16 @@ enum MailSchema {
                 CREATE INDEX message_ids_thread ON message_ids(threadId);
                 """)
         }
+        migrator.registerMigration("v2-recent-searches") { db in
+            try db.execute(sql: """
+                CREATE TABLE recent_searches (
+                    normalized TEXT PRIMARY KEY,
+                    query TEXT NOT NULL,
+                    searchedAt REAL NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX contacts_frequency ON contacts(frequency DESC);
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,9 @@
+import MailStore
+import SearchIndex
+
+/// Indexes every committed import batch (FR-SEARCH-08: in the same batches, no separate pass).
+extension SearchIndexManager: ImportBatchObserver {
+    public func didCommit(_ result: IngestResult, store: MailStore) throws {
+        try index(result.inserted)
+    }
+}

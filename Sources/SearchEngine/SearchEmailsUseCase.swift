@@ -1,0 +1,192 @@
+import Foundation
+import GRDB
+import MailModel
+import MailStore
+import SearchIndex
+
+/// The hybrid search pipeline (FR-SEARCH-05): parse the query into filters and free text;
+/// run the FTS5 ranker and the semantic ranker concurrently, both restricted to the filters
+/// and scope; fuse with RRF; group by conversation; highlight.
+///
+/// - Filters alone (E-03): no ranker runs; matching mail, newest first.
+/// - 1–2 character text (E-02): FTS5 prefix match only.
+/// - No semantic ranker, or one that is unavailable or fails (E-04): keyword results, and the
+///   response says why semantic search did not run.
+public final class SearchEmailsUseCase: Sendable {
+    public let index: SearchIndexManager
+    public let parser: SearchQueryParser
+    public let semantic: (any SemanticRanker)?
+    public let merger: RRFMerger
+    /// How many matches each ranker contributes before fusion and grouping.
+    public let candidateLimit: Int
+    /// How many results the semantic ranker returns (FR-SEARCH-07: top 50).
+    public let semanticLimit: Int
+
+    public init(index: SearchIndexManager, parser: SearchQueryParser, semantic: (any SemanticRanker)? = nil,
+                merger: RRFMerger = RRFMerger(), candidateLimit: Int = 500, semanticLimit: Int = 50) {
+        self.index = index
+        self.parser = parser
+        self.semantic = semantic
+        self.merger = merger
+        self.candidateLimit = candidateLimit
+        self.semanticLimit = semanticLimit
+    }
+
+    /// Parses `text` and searches.
+    public func search(_ text: String, scope: SearchScope = .allMail, limit: Int = 20) async throws -> SearchResponse {
+        try await search(parser.parse(text, scope: scope), limit: limit)
+    }
+
+    /// Searches an already parsed query.
+    public func search(_ query: SearchQuery, limit: Int = 20) async throws -> SearchResponse {
+        let clock = ContinuousClock()
+        let started = clock.now
+        let filter = EmailFilterSQL(filters: query.filters, scope: query.scope)
+        let match = FTS5QueryBuilder.matchExpression(for: query.text)
+        let candidateLimit = self.candidateLimit
+
+        var fused: [RRFMerger.Fused]
+        var lowerBound = false
+        var report: SemanticReport
+        if let match {
+            let semanticText = query.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            var skipReason: String?
+            if semanticText.count <= 2 {
+                skipReason = "query shorter than 3 characters: prefix match only"
+            } else if let semantic, let why = semantic.unavailableReason {
+                skipReason = why
+            } else if semantic == nil {
+                skipReason = "no embedding model installed"
+            }
+            async let keywordHits = index.read { db in
+                try FTS5Manager.search(match: match, filter: filter, limit: candidateLimit, db: db)
+            }
+            var semanticIds: [Int64] = []
+            if skipReason == nil, let semantic {
+                do {
+                    let candidates: Set<Int64>? = filter.isEmpty ? nil : try await filteredIds(filter)
+                    semanticIds = try await semantic.rank(text: semanticText, candidates: candidates, limit: semanticLimit)
+                    report = SemanticReport(ran: true)
+                } catch {
+                    report = SemanticReport(ran: false, reason: "semantic search failed (\(error)); keyword results only")
+                }
+            } else {
+                report = SemanticReport(ran: false, reason: skipReason)
+            }
+            let hits = try await keywordHits
+            lowerBound = hits.count >= candidateLimit
+            fused = merger.merge(keyword: hits.map(\.emailId), semantic: semanticIds)
+        } else if !query.filters.isEmpty || query.scope != .allMail {
+            let ids = try await index.read { db in
+                try Int64.fetchAll(db, sql: """
+                    SELECT e.id FROM mail.emails e WHERE \(filter.condition)
+                    ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC LIMIT \(candidateLimit)
+                    """, arguments: filter.arguments)
+            }
+            lowerBound = ids.count >= candidateLimit
+            fused = ids.enumerated().map { i, id in
+                RRFMerger.Fused(emailId: id, score: 1 / (merger.k + Double(i + 1)), source: .filter, keywordRank: nil, semanticRank: nil)
+            }
+            report = SemanticReport(ran: false, reason: "filters only: no text to rank")
+        } else {
+            fused = []
+            report = SemanticReport(ran: false, reason: "empty query")
+        }
+
+        let (results, conversations) = try await buildResults(fused: fused, match: match, limit: limit)
+        let elapsed = clock.now - started
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return SearchResponse(query: query, conversationCount: conversations, conversationCountIsLowerBound: lowerBound,
+                              results: results, semantic: report, tookMs: ms)
+    }
+
+    private func filteredIds(_ filter: EmailFilterSQL) async throws -> Set<Int64> {
+        try await index.read { db in
+            Set(try Int64.fetchAll(db, sql: "SELECT e.id FROM mail.emails e WHERE \(filter.condition)", arguments: filter.arguments))
+        }
+    }
+
+    /// Groups fused emails into conversations (one row per thread, at its best message).
+    private func buildResults(fused: [RRFMerger.Fused], match: String?, limit: Int) async throws -> ([SearchResult], Int) {
+        guard !fused.isEmpty else { return ([], 0) }
+        let ids = fused.map(\.emailId)
+        let rows = try await index.read { db -> [Int64: EmailRow] in
+            var out: [Int64: EmailRow] = [:]
+            for start in stride(from: 0, to: ids.count, by: 500) {
+                let chunk = Array(ids[start..<min(ids.count, start + 500)])
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                for r in try Row.fetchAll(db, sql: """
+                    SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment
+                    FROM mail.emails WHERE id IN (\(placeholders))
+                    """, arguments: StatementArguments(chunk)) {
+                    out[r["id"]] = EmailRow(row: r)
+                }
+            }
+            return out
+        }
+        var order: [Int64] = []
+        var best: [Int64: (fused: RRFMerger.Fused, row: EmailRow)] = [:]
+        var matched: [Int64: Int] = [:]
+        for f in fused {
+            guard let row = rows[f.emailId] else { continue }
+            let thread = row.threadId ?? -row.id
+            matched[thread, default: 0] += 1
+            if best[thread] == nil {
+                best[thread] = (f, row)
+                order.append(thread)
+            }
+        }
+        let page = order.prefix(max(0, limit))
+        let keywordIds = page.compactMap { t -> Int64? in
+            guard let b = best[t], b.fused.keywordRank != nil else { return nil }
+            return b.row.id
+        }
+        var highlights: [Int64: KeywordHighlight] = [:]
+        if let match, !keywordIds.isEmpty {
+            highlights = try await index.read { db in
+                try FTS5Manager.highlights(match: match, emailIds: keywordIds, db: db)
+            }
+        }
+        let results = page.compactMap { thread -> SearchResult? in
+            guard let (f, row) = best[thread] else { return nil }
+            var subject = row.subject
+            var snippet = row.snippet
+            var ranges: [HighlightRange] = []
+            if let h = highlights[row.id] {
+                subject = h.subject
+                ranges = h.ranges.filter { $0.field == .subject }
+                let snippetRanges = h.ranges.filter { $0.field == .snippet }
+                if !snippetRanges.isEmpty {
+                    snippet = h.snippet
+                    ranges += snippetRanges
+                }
+            }
+            return SearchResult(
+                threadId: row.threadId ?? 0, emailId: row.id, subject: subject, senderName: row.fromName ?? "",
+                senderEmail: row.fromEmail ?? "", date: row.date, snippet: snippet, highlights: ranges,
+                hasAttachment: row.hasAttachment, score: f.score, matchSource: f.source, accountId: row.accountId,
+                matchedMessages: matched[thread] ?? 1)
+        }
+        return (results, order.count)
+    }
+}
+
+/// The columns a result row needs.
+private struct EmailRow: Sendable {
+    var id: Int64
+    var threadId: Int64?
+    var accountId: Int64
+    var subject: String
+    var fromName: String?
+    var fromEmail: String?
+    var date: Date?
+    var snippet: String
+    var hasAttachment: Bool
+
+    init(row: Row) {
+        id = row["id"]; threadId = row["threadId"]; accountId = row["accountId"]; subject = row["subject"]
+        fromName = row["fromName"]; fromEmail = row["fromEmail"]
+        date = (row["sortDate"] as Double?).map(Date.init(timeIntervalSince1970:))
+        snippet = row["snippet"]; hasAttachment = row["hasAttachment"]
+    }
+}

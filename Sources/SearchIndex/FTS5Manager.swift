@@ -1,0 +1,100 @@
+import Foundation
+import GRDB
+import MailModel
+
+/// One keyword match: an email and its BM25 rank (lower is better, as FTS5 reports it).
+public struct KeywordHit: Sendable, Hashable {
+    public var emailId: Int64
+    public var threadId: Int64?
+    public var rank: Double
+}
+
+/// Highlighted subject and body snippet of a keyword match.
+public struct KeywordHighlight: Sendable, Hashable {
+    public var subject: String
+    public var snippet: String
+    public var ranges: [HighlightRange]
+}
+
+/// The statements on `email_fts`. Queries are public; mutations are internal so that
+/// `SearchIndexManager` stays their single owner.
+public enum FTS5Manager {
+    static func insert(_ emails: [Email], db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """)
+        for e in emails {
+            try statement.execute(arguments: [
+                e.id, e.id, e.accountId, HighlightMarkers.clean(e.subject), HighlightMarkers.clean(e.bodyPlain),
+                HighlightMarkers.clean(e.from?.name ?? ""), e.from?.email ?? "",
+            ])
+        }
+    }
+
+    static func delete(emailIds: [Int64], db: Database) throws {
+        let statement = try db.cachedStatement(sql: "DELETE FROM email_fts WHERE rowid = ?")
+        for id in emailIds { try statement.execute(arguments: [id]) }
+    }
+
+    static func deleteAccount(_ accountId: Int64, db: Database) throws -> Int {
+        try db.execute(sql: "DELETE FROM email_fts WHERE account_id = ?", arguments: [accountId])
+        return db.changesCount
+    }
+
+    /// Refills the index from the attached mail database, `chunk` emails per statement.
+    static func fillFromMail(db: Database, afterId: Int64, chunk: Int) throws -> (count: Int, lastId: Int64?) {
+        let lastId = try Int64.fetchOne(db, sql: """
+            SELECT MAX(id) FROM (SELECT id FROM mail.emails WHERE id > ? ORDER BY id LIMIT ?)
+            """, arguments: [afterId, chunk])
+        guard let lastId else { return (0, nil) }
+        try db.execute(sql: """
+            INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email)
+            SELECT id, id, accountId,
+                   replace(replace(subject, char(2), ''), char(3), ''),
+                   replace(replace(bodyPlain, char(2), ''), char(3), ''),
+                   replace(replace(COALESCE(fromName, ''), char(2), ''), char(3), ''),
+                   COALESCE(fromEmail, '')
+            FROM mail.emails WHERE id > ? AND id <= ? ORDER BY id
+            """, arguments: [afterId, lastId])
+        return (db.changesCount, lastId)
+    }
+
+    /// Ranked matches of `match`, intersected with the filters, best first.
+    public static func search(match: String, filter: EmailFilterSQL, limit: Int, db: Database) throws -> [KeywordHit] {
+        let sql = """
+            SELECT f.rowid AS id, e.threadId AS threadId, bm25(email_fts, \(SearchDatabase.bm25Weights)) AS rank
+            FROM email_fts f JOIN mail.emails e ON e.id = f.rowid
+            WHERE email_fts MATCH ? AND \(filter.condition)
+            ORDER BY rank LIMIT ?
+            """
+        var args: StatementArguments = [match]
+        args += filter.arguments
+        args += [limit]
+        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: args).map {
+            KeywordHit(emailId: $0["id"], threadId: $0["threadId"], rank: $0["rank"])
+        }
+    }
+
+    /// Subject with highlights and a body snippet around the matches, for the given emails.
+    public static func highlights(match: String, emailIds: [Int64], db: Database) throws -> [Int64: KeywordHighlight] {
+        guard !emailIds.isEmpty else { return [:] }
+        let placeholders = Array(repeating: "?", count: emailIds.count).joined(separator: ",")
+        let sql = """
+            SELECT rowid AS id,
+                   highlight(email_fts, 2, char(2), char(3)) AS subject,
+                   snippet(email_fts, 3, char(2), char(3), '…', 16) AS snippet
+            FROM email_fts WHERE email_fts MATCH ? AND rowid IN (\(placeholders))
+            """
+        var args: StatementArguments = [match]
+        args += StatementArguments(emailIds)
+        var result: [Int64: KeywordHighlight] = [:]
+        for row in try Row.fetchAll(db, sql: sql, arguments: args) {
+            let subject = HighlightMarkers.extract(row["subject"] ?? "", field: .subject)
+            let snippet = HighlightMarkers.extract(row["snippet"] ?? "", field: .snippet)
+            result[row["id"]] = KeywordHighlight(subject: subject.text, snippet: snippet.text,
+                                                 ranges: subject.ranges + snippet.ranges)
+        }
+        return result
+    }
+}

@@ -1,0 +1,71 @@
+/// Turns any user text into a valid FTS5 MATCH expression (E-08).
+///
+/// Each whitespace-separated word becomes a quoted FTS5 string with a prefix star
+/// (`"proj"*`), so FTS5 operators (`AND`, `OR`, `NOT`, `NEAR`, `-`, `^`, `:`, `*`, parentheses,
+/// column names) typed by the user are plain words. A double-quoted phrase stays a phrase
+/// (`"deployment schedule"`, no prefix); an unbalanced quote runs to the end of the text.
+/// Words with no letter or digit are dropped, because unicode61 would index nothing for them.
+/// Terms combine with AND (FTS5's implicit operator).
+public enum FTS5QueryBuilder {
+    /// The longest query text considered; the rest is ignored (10 KB of pasted text must not hang).
+    public static let maximumInputLength = 1_000
+    /// At most this many terms reach FTS5.
+    public static let maximumTerms = 32
+
+    public struct Term: Hashable, Sendable {
+        /// The text of the term, without quotes.
+        public var text: String
+        public var isPhrase: Bool
+    }
+
+    /// The terms of `text` as they will be searched.
+    public static func terms(of text: String) -> [Term] {
+        var terms: [Term] = []
+        var current = ""
+        var inQuote = false
+        func flush(phrase: Bool) {
+            let t = current
+            current = ""
+            guard t.unicodeScalars.contains(where: isTokenCharacter) else { return }
+            terms.append(Term(text: t, isPhrase: phrase))
+        }
+        for ch in text.prefix(maximumInputLength) {
+            if ch == "\"" {
+                if inQuote { flush(phrase: true) } else { flush(phrase: false) }
+                inQuote.toggle()
+            } else if ch.isWhitespace && !inQuote {
+                flush(phrase: false)
+            } else {
+                current.append(ch)
+            }
+        }
+        flush(phrase: inQuote)
+        if terms.count > maximumTerms { terms = Array(terms.prefix(maximumTerms)) }
+        return terms
+    }
+
+    /// The MATCH expression, or nil when the text has nothing searchable.
+    /// - Parameter prefix: add `*` to non-phrase terms (search-as-you-type, FR-SEARCH-06).
+    public static func matchExpression(for text: String, prefix: Bool = true, column: String? = nil) -> String? {
+        let terms = terms(of: text)
+        guard !terms.isEmpty else { return nil }
+        let parts = terms.map { term -> String in
+            let quoted = "\"" + term.text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            return (!term.isPhrase && prefix) ? quoted + "*" : quoted
+        }
+        let body = parts.joined(separator: " ")
+        if let column { return "{\(column)} : (\(body))" }
+        return body
+    }
+
+    /// Letters and digits, as unicode61 indexes them; everything else separates tokens.
+    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber:
+            return true
+        default:
+            return false
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import GRDB
+import MailStore
+
+/// `search.sqlite`: the FTS5 index (exact FR-SEARCH-06 schema), with `mail.sqlite` attached
+/// as `mail` on every connection so that filters and rebuilds read the mail directly.
+/// It is a cache: when missing or corrupt it is recreated and refilled from `mail.sqlite`.
+final class SearchDatabase: Sendable {
+    let pool: DatabasePool
+    let url: URL
+
+    /// Column weights for bm25(): email_id, account_id, subject, body, sender_name, sender_email.
+    /// A term in the subject is the sender's own summary of the message, so it weighs 10×
+    /// the body; sender name and address weigh 5× (people search by who wrote).
+    static let bm25Weights = "0.0, 0.0, 10.0, 1.0, 5.0, 5.0"
+
+    static let schemaSQL = """
+        CREATE VIRTUAL TABLE IF NOT EXISTS email_fts USING fts5(
+            email_id UNINDEXED,
+            account_id UNINDEXED,
+            subject,
+            body,
+            sender_name,
+            sender_email,
+            tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+        """
+
+    init(url: URL, mailURL: URL) throws {
+        self.url = url
+        var config = Configuration()
+        config.busyMode = .timeout(30)
+        let mailPath = mailURL.path
+        config.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            try db.execute(sql: "ATTACH DATABASE ? AS mail", arguments: [mailPath])
+        }
+        pool = try DatabasePool(path: url.path, configuration: config)
+        try pool.write { db in
+            try db.execute(sql: Self.schemaSQL)
+            // Touch the table: a file that is not a database, or a damaged schema, fails here.
+            _ = try Int.fetchOne(db, sql: "SELECT rowid FROM email_fts LIMIT 1")
+        }
+    }
+
+    /// Removes the database files (used before a rebuild from mail.sqlite).
+    static func removeFiles(at url: URL) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: url.path + suffix)
+        }
+    }
+}

@@ -1,0 +1,241 @@
+import Foundation
+import GRDB
+import MailModel
+import MailStore
+
+/// Health and size of the search index (`mailsearch index status`, NFR-SEARCH-02).
+public struct IndexStatus: Sendable, Codable, Hashable {
+    public var path: String
+    public var bytes: Int64
+    public var indexedEmails: Int
+    public var mailEmails: Int
+    /// Emails in mail.sqlite without an FTS row, and FTS rows without an email.
+    public var missing: Int
+    public var orphaned: Int
+    public var healthy: Bool
+    public var embeddedEmails: Int
+    /// Share of emails with an embedding (0…1).
+    public var embeddingCoverage: Double
+    public var semanticSearch: String
+}
+
+/// The single owner of every search-index mutation (FR-SEARCH-08): FTS5 inserts and deletes,
+/// account removal, orphan reconciliation and rebuilds. `search.sqlite` is a cache of
+/// `mail.sqlite`: when it is missing or corrupt it is rebuilt automatically (E-05), with a
+/// one-line notice to `notices`, and nothing in `mail.sqlite` is touched.
+public final class SearchIndexManager: Sendable {
+    public let store: MailStore
+    private let notices: @Sendable (String) -> Void
+    private let current: LockedValue<SearchDatabase>
+
+    public init(store: MailStore, notices: @escaping @Sendable (String) -> Void = { _ in }) throws {
+        self.store = store
+        self.notices = notices
+        let url = store.directory.searchDatabaseURL
+        let mailURL = store.directory.mailDatabaseURL
+        let existed = FileManager.default.fileExists(atPath: url.path)
+        let database: SearchDatabase
+        do {
+            database = try SearchDatabase(url: url, mailURL: mailURL)
+        } catch {
+            notices("The search index at \(url.path) could not be read (\(Self.reason(error))); rebuilding it from mail.sqlite.")
+            SearchDatabase.removeFiles(at: url)
+            database = try SearchDatabase(url: url, mailURL: mailURL)
+        }
+        current = LockedValue(database)
+        if !existed {
+            _ = try reconcile()
+        } else {
+            try reconcileIfNeeded()
+        }
+    }
+
+    // MARK: Mutations
+
+    /// Indexes newly stored emails (called in the import pipeline, batch by batch).
+    public func index(_ emails: [Email]) throws {
+        guard !emails.isEmpty else { return }
+        try withDatabase { db in
+            try db.pool.write { try FTS5Manager.insert(emails, db: $0) }
+        }
+    }
+
+    /// Removes emails from the index (after they were deleted from the store).
+    public func remove(emailIds: [Int64]) throws {
+        guard !emailIds.isEmpty else { return }
+        try withDatabase { db in
+            try db.pool.write { try FTS5Manager.delete(emailIds: emailIds, db: $0) }
+        }
+    }
+
+    /// Deletes one email everywhere: the store, its FTS row (and its embedding, which goes with the email).
+    public func deleteEmail(id: Int64) throws {
+        try remove(emailIds: [id])
+        try store.deleteEmail(id: id)
+    }
+
+    /// Deletes an account and everything local to it: FTS rows, then the mail data.
+    /// Returns the number of emails removed.
+    @discardableResult
+    public func deleteAccount(id: Int64) throws -> Int {
+        try withDatabase { db in
+            _ = try db.pool.write { try FTS5Manager.deleteAccount(id, db: $0) }
+        }
+        return try store.deleteAccount(id: id).count
+    }
+
+    /// Brings the index in line with mail.sqlite: indexes missing emails, drops orphaned rows.
+    @discardableResult
+    public func reconcile() throws -> (added: Int, removed: Int) {
+        try withDatabase { db in
+            try db.pool.write { db in
+                let orphans = try Int64.fetchAll(db, sql: """
+                    SELECT rowid FROM email_fts WHERE rowid NOT IN (SELECT id FROM mail.emails)
+                    """)
+                try FTS5Manager.delete(emailIds: orphans, db: db)
+                let missing = try Int64.fetchAll(db, sql: """
+                    SELECT id FROM mail.emails WHERE id NOT IN (SELECT rowid FROM email_fts) ORDER BY id
+                    """)
+                var added = 0
+                for chunk in stride(from: 0, to: missing.count, by: 500) {
+                    let ids = Array(missing[chunk..<min(missing.count, chunk + 500)])
+                    let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
+                    try db.execute(sql: """
+                        INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email)
+                        SELECT id, id, accountId,
+                               replace(replace(subject, char(2), ''), char(3), ''),
+                               replace(replace(bodyPlain, char(2), ''), char(3), ''),
+                               replace(replace(COALESCE(fromName, ''), char(2), ''), char(3), ''),
+                               COALESCE(fromEmail, '')
+                        FROM mail.emails WHERE id IN (\(placeholders))
+                        """, arguments: StatementArguments(ids))
+                    added += db.changesCount
+                }
+                return (added, orphans.count)
+            }
+        }
+    }
+
+    /// Drops and rebuilds the whole index from mail.sqlite, reporting (done, total) as it goes.
+    public func rebuild(progress: (Int, Int) -> Void = { _, _ in }) throws {
+        let old = current.value
+        let url = old.url
+        let total = try store.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM emails") ?? 0 }
+        try old.pool.close()
+        SearchDatabase.removeFiles(at: url)
+        let fresh = try SearchDatabase(url: url, mailURL: store.directory.mailDatabaseURL)
+        current.set(fresh)
+        var lastId: Int64 = 0
+        var done = 0
+        progress(0, total)
+        while true {
+            let step = try fresh.pool.write { try FTS5Manager.fillFromMail(db: $0, afterId: lastId, chunk: 2_000) }
+            guard let next = step.lastId else { break }
+            lastId = next
+            done += step.count
+            progress(done, total)
+        }
+        try fresh.pool.write { try $0.execute(sql: "INSERT INTO email_fts(email_fts) VALUES('optimize')") }
+    }
+
+    // MARK: Queries
+
+    /// Ranked keyword matches of `match` (an FTS5 expression from `FTS5QueryBuilder`) within the filters.
+    public func keywordSearch(match: String, filter: EmailFilterSQL, limit: Int) throws -> [KeywordHit] {
+        try withDatabase { db in
+            try db.pool.read { try FTS5Manager.search(match: match, filter: filter, limit: limit, db: $0) }
+        }
+    }
+
+    /// Highlighted subjects and snippets for the given keyword matches.
+    public func highlights(match: String, emailIds: [Int64]) throws -> [Int64: KeywordHighlight] {
+        try withDatabase { db in
+            try db.pool.read { try FTS5Manager.highlights(match: match, emailIds: emailIds, db: $0) }
+        }
+    }
+
+    /// Runs `body` in a read transaction of the search database (mail attached as `mail`).
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try withDatabase { db in try db.pool.read(body) }
+    }
+
+    /// Runs `body` in a read transaction off the cooperative pool (GRDB's reader queues), with the
+    /// same corruption recovery as the synchronous calls.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await current.value.pool.read(body)
+        } catch let error as DatabaseError where Self.isCorruption(error) {
+            notices("The search index was damaged (\(Self.reason(error))); rebuilt it from mail.sqlite.")
+            try rebuild()
+            return try await current.value.pool.read(body)
+        }
+    }
+
+    public func status(embeddedEmails: Int = 0, semanticSearch: String = "off: no embedding model installed") throws -> IndexStatus {
+        let url = current.value.url
+        let counts = try withDatabase { db in
+            try db.pool.read { db in
+                let indexed = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM email_fts") ?? 0
+                let mail = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mail.emails") ?? 0
+                let missing = try Int.fetchOne(db, sql: """
+                    SELECT COUNT(*) FROM mail.emails WHERE id NOT IN (SELECT rowid FROM email_fts)
+                    """) ?? 0
+                let orphaned = try Int.fetchOne(db, sql: """
+                    SELECT COUNT(*) FROM email_fts WHERE rowid NOT IN (SELECT id FROM mail.emails)
+                    """) ?? 0
+                return (indexed, mail, missing, orphaned)
+            }
+        }
+        return IndexStatus(
+            path: url.path, bytes: MailStore.fileSize(url), indexedEmails: counts.0, mailEmails: counts.1,
+            missing: counts.2, orphaned: counts.3, healthy: counts.2 == 0 && counts.3 == 0,
+            embeddedEmails: embeddedEmails,
+            embeddingCoverage: counts.1 == 0 ? 0 : Double(embeddedEmails) / Double(counts.1),
+            semanticSearch: semanticSearch)
+    }
+
+    // MARK: Corruption handling (E-05)
+
+    /// Runs `body`; when SQLite reports the search database corrupt (or not a database),
+    /// rebuilds it from mail.sqlite with a notice and runs `body` once more.
+    private func withDatabase<T>(_ body: (SearchDatabase) throws -> T) throws -> T {
+        do {
+            return try body(current.value)
+        } catch let error as DatabaseError where Self.isCorruption(error) {
+            notices("The search index was damaged (\(Self.reason(error))); rebuilt it from mail.sqlite.")
+            try rebuild()
+            return try body(current.value)
+        }
+    }
+
+    /// Cheap check at open: counts and highest ids agree, else reconcile.
+    private func reconcileIfNeeded() throws {
+        let consistent = try withDatabase { db in
+            try db.pool.read { db -> Bool in
+                let a = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MAX(id) AS m FROM mail.emails")!
+                let b = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MAX(rowid) AS m FROM email_fts")!
+                return (a["n"] as Int) == (b["n"] as Int) && (a["m"] as Int64?) == (b["m"] as Int64?)
+            }
+        }
+        if !consistent { try reconcile() }
+    }
+
+    static func isCorruption(_ error: DatabaseError) -> Bool {
+        let code = error.resultCode.primaryResultCode
+        return code == .SQLITE_CORRUPT || code == .SQLITE_NOTADB
+    }
+
+    static func reason(_ error: Error) -> String {
+        if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
+        return "\(error)"
+    }
+}
+
+/// A value behind a lock, for the one piece of mutable state: which search database is open.
+final class LockedValue<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: T
+    init(_ value: T) { stored = value }
+    var value: T { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ value: T) { lock.lock(); stored = value; lock.unlock() }
+}
