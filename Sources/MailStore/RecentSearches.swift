@@ -19,7 +19,7 @@ extension MailStore {
                 """, arguments: [normalized, trimmed, date.timeIntervalSince1970])
             try db.execute(sql: """
                 DELETE FROM recent_searches WHERE normalized NOT IN
-                    (SELECT normalized FROM recent_searches ORDER BY searchedAt DESC, rowid DESC LIMIT ?)
+                    (SELECT normalized FROM recent_searches ORDER BY searchedAt DESC, normalized LIMIT ?)
                 """, arguments: [Self.recentSearchLimit])
         }
     }

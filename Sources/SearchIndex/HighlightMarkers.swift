@@ -12,7 +12,17 @@ public enum HighlightMarkers {
         var ranges: [HighlightRange] = []
         var utf16Offset = 0
         var start: Int?
+        var lastWasSpace = false
         for scalar in marked.unicodeScalars {
+            // Line breaks and runs of white space become one space: snippets are one line.
+            if scalar.properties.isWhitespace {
+                if lastWasSpace { continue }
+                lastWasSpace = true
+                text.unicodeScalars.append(" ")
+                utf16Offset += 1
+                continue
+            }
+            lastWasSpace = false
             if scalar == "\u{2}" {
                 start = utf16Offset
             } else if scalar == "\u{3}" {

@@ -38,8 +38,9 @@ struct ImportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try global.openStore()
-        let pipeline = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize)
+        let context = try SearchContext(global: global)
+        let pipeline = ImportPipeline(store: context.store, accountName: account, folderOverride: folder,
+                                      batchSize: batchSize, observer: context.index)
         let bar = TerminalProgress(label: "Importing", unit: "msgs", enabled: !quiet)
         let summary: ImportSummary
         do {

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 
 @main
-struct MailSearchCommand: ParsableCommand {
+struct MailSearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mailsearch",
         abstract: "Private, on-device hybrid email search.",
@@ -13,8 +13,9 @@ struct MailSearchCommand: ParsableCommand {
             Data lives in --data-dir, $MAILSEARCH_DATA_DIR, or ~/.local/share/mailsearch.
             """,
         subcommands: [
-            ImportCommand.self, StatsCommand.self, AccountsCommand.self, FoldersCommand.self, ShowCommand.self,
-            ExportCommand.self,
+            ImportCommand.self, SearchCommand.self, ParseCommand.self, StatsCommand.self, AccountsCommand.self,
+            AccountCommand.self, FoldersCommand.self, ShowCommand.self, ExportCommand.self, IndexCommand.self,
+            RecentCommand.self, SuggestCommand.self,
         ]
     )
 }

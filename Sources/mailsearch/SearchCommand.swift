@@ -1,0 +1,211 @@
+import ArgumentParser
+import Foundation
+import MailModel
+import MailStore
+import SearchEngine
+import SearchIndex
+
+struct SearchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "search",
+        abstract: "Search mail the way you talk.",
+        discussion: """
+            Filters are taken out of the text, the rest is searched as keywords (prefix matching, BM25):
+              mailsearch search "budget report from sarah last week with attachments"
+              mailsearch search 'from:john is:unread after:2024-03-01 "deployment schedule"'
+            Results are conversations, best first. See docs/query-language.md for every form.
+            """)
+
+    @Argument(help: "The query.")
+    var query: String
+
+    @Option(help: ArgumentHelp("all, or folder:NAME to search one folder.", valueName: "scope"))
+    var scope: String?
+
+    @Option(help: "How many conversations to show.")
+    var limit = 20
+
+    @Flag(help: "Do not add this query to the recent searches.")
+    var noHistory = false
+
+    @OptionGroup var clock: ClockOptions
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000") }
+    }
+
+    func run() async throws {
+        let context = try SearchContext(global: global)
+        let useCase = SearchEmailsUseCase(index: context.index, parser: clock.parser())
+        let response = try await useCase.search(query, scope: try context.scope(scope), limit: limit)
+        if !noHistory { try context.store.recordSearch(query) }
+        if global.json {
+            try Output.printJSON(SearchJSON(response))
+            return
+        }
+        if response.results.isEmpty {
+            print("No results for \"\(query)\" — try fewer words or remove a filter")
+            return
+        }
+        let count = "\(response.conversationCount)\(response.conversationCountIsLowerBound ? "+" : "")"
+        print("\(count) conversation\(response.conversationCount == 1 ? "" : "s")  (\(String(format: "%.1f", response.tookMs)) ms)")
+        let bold = Output.stdoutIsTerminal
+        for r in response.results {
+            let sender = r.senderName.isEmpty ? r.senderEmail : r.senderName
+            let subject = Self.render(r.subject, r.highlights.filter { $0.field == .subject }, bold: bold)
+            let snippet = Self.render(r.snippet, r.highlights.filter { $0.field == .snippet }, bold: bold)
+            let clip = r.hasAttachment ? " 📎" : ""
+            let count = r.matchedMessages > 1 ? " (\(r.matchedMessages))" : ""
+            print("")
+            print("t\(r.threadId)  \(Output.date(r.date))  \(sender)\(count)\(clip)")
+            print("  \(subject.isEmpty ? "(no subject)" : subject)")
+            if !snippet.isEmpty { print("  \(snippet)") }
+        }
+    }
+
+    /// Renders highlight ranges as ANSI bold (or leaves the text plain).
+    static func render(_ text: String, _ ranges: [HighlightRange], bold: Bool) -> String {
+        guard bold, !ranges.isEmpty else { return text }
+        let units = Array(text.utf16)
+        var out: [UInt16] = []
+        var pos = 0
+        for r in ranges.sorted(by: { $0.start < $1.start }) where r.start >= pos && r.start + r.length <= units.count {
+            out += units[pos..<r.start]
+            out += Array("\u{1B}[1m".utf16) + units[r.start..<r.start + r.length] + Array("\u{1B}[0m".utf16)
+            pos = r.start + r.length
+        }
+        out += units[pos...]
+        return String(decoding: out, as: UTF16.self)
+    }
+}
+
+/// The `search --json` shape.
+struct SearchJSON: Encodable {
+    struct QueryJSON: Encodable {
+        var text: String
+        var filters: SearchFilters
+        /// "all", or "folder:ID".
+        var scope: String
+
+        init(text: String, filters: SearchFilters, scope: SearchScope) {
+            self.text = text
+            self.filters = filters
+            switch scope {
+            case .allMail: self.scope = "all"
+            case .currentFolder(let id): self.scope = "folder:\(id)"
+            }
+        }
+    }
+
+    struct ResultJSON: Encodable {
+        var threadId: Int64
+        var emailId: Int64
+        var subject: String
+        var senderName: String
+        var senderEmail: String
+        var date: Date?
+        var snippet: String
+        var highlights: [HighlightRange]
+        var score: Double
+        var matchSource: MatchSource
+        var accountId: Int64
+        var hasAttachment: Bool
+        var matchedMessages: Int
+    }
+
+    var query: QueryJSON
+    var conversationCount: Int
+    var conversationCountIsLowerBound: Bool
+    var results: [ResultJSON]
+    var semantic: SemanticReport
+    var tookMs: Double
+
+    init(_ r: SearchResponse) {
+        query = QueryJSON(text: r.query.text, filters: r.query.filters, scope: r.query.scope)
+        conversationCount = r.conversationCount
+        conversationCountIsLowerBound = r.conversationCountIsLowerBound
+        results = r.results.map {
+            ResultJSON(threadId: $0.threadId, emailId: $0.emailId, subject: $0.subject, senderName: $0.senderName,
+                       senderEmail: $0.senderEmail, date: $0.date, snippet: $0.snippet, highlights: $0.highlights,
+                       score: $0.score, matchSource: $0.matchSource, accountId: $0.accountId,
+                       hasAttachment: $0.hasAttachment, matchedMessages: $0.matchedMessages)
+        }
+        semantic = r.semantic
+        tookMs = r.tookMs
+    }
+}
+
+struct ParseCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "parse", abstract: "Show how a query is understood: free text, filters and scope.")
+
+    @Argument(help: "The query.")
+    var query: String
+
+    @OptionGroup var clock: ClockOptions
+
+    @Flag(help: "Print JSON (the default output is JSON too; the flag is accepted for symmetry).")
+    var json = false
+
+    func run() throws {
+        let parsed = clock.parser().parse(query)
+        try Output.printJSON(SearchJSON.QueryJSON(text: parsed.text, filters: parsed.filters, scope: parsed.scope))
+    }
+}
+
+struct RecentCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "recent", abstract: "The last 10 searches, most recent first.")
+
+    @Flag(help: "Forget all recent searches.")
+    var clear = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let store = try global.openStore()
+        if clear {
+            try store.clearRecentSearches()
+            if !global.json { print("Recent searches cleared.") } else { try Output.printJSON([String]()) }
+            return
+        }
+        let recent = try store.recentSearches()
+        if global.json { return try Output.printJSON(recent) }
+        if recent.isEmpty { print("No recent searches.") }
+        recent.forEach { print($0) }
+    }
+}
+
+struct SuggestCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "suggest", abstract: "The zero state: recent searches and the five most frequent contacts.")
+
+    @OptionGroup var global: GlobalOptions
+
+    struct Suggestions: Encodable {
+        var recentSearches: [String]
+        var contacts: [ContactJSON]
+    }
+
+    struct ContactJSON: Encodable {
+        var email: String
+        var name: String?
+        var frequency: Int
+        var suggestedQuery: String
+    }
+
+    func run() throws {
+        let store = try global.openStore()
+        let contacts = try store.topContacts(limit: 5).map {
+            ContactJSON(email: $0.email, name: $0.displayName, frequency: $0.frequency, suggestedQuery: "from:\($0.email)")
+        }
+        let s = Suggestions(recentSearches: try store.recentSearches(), contacts: contacts)
+        if global.json { return try Output.printJSON(s) }
+        print("Recent searches:")
+        if s.recentSearches.isEmpty { print("  (none)") }
+        s.recentSearches.forEach { print("  \($0)") }
+        print("Frequent contacts:")
+        if s.contacts.isEmpty { print("  (none)") }
+        s.contacts.forEach { print("  \($0.name.map { "\($0) " } ?? "")<\($0.email)>  — try: \($0.suggestedQuery)") }
+    }
+}
