@@ -6,7 +6,7 @@ SHARED ?= ../shared
 DEMO_DIR ?= .demo
 export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 
-.PHONY: run test deps build release corpora model bench fuzz-mime clean
+.PHONY: run test deps build release corpora model bench fuzz-mime fuzz-query clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats.
 run: deps release
@@ -42,6 +42,10 @@ bench: deps corpora
 ## make fuzz-mime [FUZZ_SECONDS=600]: libFuzzer over the MIME parser, seeded from the corpora.
 fuzz-mime: deps corpora
 	./Fuzz/run-mime-fuzzer.sh $(FUZZ_SECONDS)
+
+## make fuzz-query [FUZZ_SECONDS=600]: libFuzzer over the query parser.
+fuzz-query: deps
+	./Fuzz/run-query-fuzzer.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build $(DEMO_DIR)

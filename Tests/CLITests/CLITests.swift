@@ -1,0 +1,120 @@
+import Foundation
+import XCTest
+
+final class CLITests: CLITestCase {
+    func testHelpListsTheCommands() throws {
+        let r = try mailsearch(["--help"])
+        XCTAssertEqual(r.status, 0)
+        for command in ["import", "search", "stats", "export", "show", "accounts", "folders", "index", "recent", "suggest", "parse"] {
+            XCTAssertTrue(r.stdout.contains(command), "--help mentions \(command)")
+        }
+    }
+
+    func testImportStatsSearchShowExport() throws {
+        let mbox = try writeMbox(count: 100)
+        let imported = try mailsearch(["import", mbox, "--account", "demo", "--json"])
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let summary = try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as! [String: Any]
+        XCTAssertEqual(summary["imported"] as? Int, 100)
+        XCTAssertEqual(summary["duplicates"] as? Int, 0)
+        XCTAssertEqual(summary["failed"] as? Int, 0)
+        XCTAssertNotNil(summary["seconds"] as? Double)
+
+        let stats = try JSONSerialization.jsonObject(with: Data(try mailsearch(["stats", "--json"]).stdout.utf8)) as! [String: Any]
+        XCTAssertEqual(stats["emails"] as? Int, 100)
+        XCTAssertEqual(stats["threads"] as? Int, 20)
+
+        let search = try mailsearch(["search", "topic 7 budget", "--json"])
+        XCTAssertEqual(search.status, 0, search.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(search.stdout.utf8)) as! [String: Any]
+        let results = json["results"] as! [[String: Any]]
+        XCTAssertEqual(json["conversationCount"] as? Int, results.count)
+        XCTAssertGreaterThan(results.count, 0)
+        XCTAssertEqual(results.first?["subject"] as? String, "Topic 7 budget")
+        let threadId = results.first?["threadId"] as! Int
+
+        let show = try mailsearch(["show", "t\(threadId)"])
+        XCTAssertEqual(show.status, 0)
+        XCTAssertTrue(show.stdout.contains("5 messages"))
+
+        let export = try mailsearch(["export", "--format", "jsonl"])
+        let lines = export.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 100)
+        let first = try JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as! [String: Any]
+        for key in ["emailId", "messageId", "threadId", "accountId", "folders", "date", "from", "subject", "hasAttachment", "isRead", "category"] {
+            XCTAssertNotNil(first[key], "export has \(key)")
+        }
+        XCTAssertEqual(try mailsearch(["recent"]).stdout, "topic 7 budget\n")
+    }
+
+    func testEmptyResultsSayWhatToDo() throws {
+        _ = try mailsearch(["import", try writeMbox(count: 5)])
+        let r = try mailsearch(["search", "xyznonexistent12345"])
+        XCTAssertEqual(r.status, 0)
+        XCTAssertTrue(r.stdout.contains("No results for \"xyznonexistent12345\" — try fewer words or remove a filter"))
+    }
+
+    func testErrorsNameTheInput() throws {
+        let r = try mailsearch(["import", "/nonexistent/path.mbox"])
+        XCTAssertNotEqual(r.status, 0)
+        XCTAssertTrue(r.stderr.contains("/nonexistent/path.mbox"), r.stderr)
+        let bad = try mailsearch(["show", "zzz"])
+        XCTAssertNotEqual(bad.status, 0)
+    }
+
+    func testParsePrintsTheSearchQuery() throws {
+        let r = try mailsearch(["parse", "unread promotions from john", "--now", "2024-06-15T10:00:00Z", "--time-zone", "UTC"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        let filters = json["filters"] as! [String: Any]
+        XCTAssertEqual(filters["sender"] as? String, "john")
+        XCTAssertEqual(filters["category"] as? String, "promotions")
+        XCTAssertEqual(filters["isRead"] as? Bool, false)
+        XCTAssertEqual(json["text"] as? String, "")
+    }
+
+    func testCorruptSearchIndexIsRebuiltWithANotice() throws {
+        _ = try mailsearch(["import", try writeMbox(count: 40)])
+        let data = work.appendingPathComponent("data")
+        let mailBefore = try Data(contentsOf: data.appendingPathComponent("mail.sqlite"))
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(at: data.appendingPathComponent("search.sqlite" + suffix)) }
+        try Data(repeating: 0x5A, count: 40_000).write(to: data.appendingPathComponent("search.sqlite"))
+        let r = try mailsearch(["search", "budget", "--json", "--limit", "100"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertTrue(r.stderr.contains("note:"), r.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        XCTAssertEqual(json["conversationCount"] as? Int, 8)
+        XCTAssertEqual(try Data(contentsOf: data.appendingPathComponent("mail.sqlite")), mailBefore)
+    }
+}
+
+/// Import is resumable: kill -9 at any point, run again, and the store ends exactly as after one clean run.
+final class ResumableImportTests: CLITestCase {
+    func testKillNineMidImportThenRerunEqualsACleanRun() throws {
+        let mbox = try writeMbox(count: 3000)
+        let clean = try mailsearch(["import", mbox, "--account", "a", "--batch-size", "50", "--quiet"], dataDir: "clean")
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        let expected = try mailsearch(["export"], dataDir: "clean").stdout
+        XCTAssertEqual(expected.split(separator: "\n").count, 3000)
+
+        var killedMidway = 0
+        for delay in [0.4, 1.2, 2.5] {
+            let process = try start(["import", mbox, "--account", "a", "--batch-size", "50", "--quiet"], dataDir: "killed")
+            Thread.sleep(forTimeInterval: delay)
+            if process.isRunning {
+                kill(process.processIdentifier, SIGKILL)
+                killedMidway += 1
+            }
+            process.waitUntilExit()
+        }
+        XCTAssertGreaterThan(killedMidway, 0, "at least one import was killed before it finished")
+        let rerun = try mailsearch(["import", mbox, "--account", "a", "--batch-size", "50", "--quiet", "--json"], dataDir: "killed")
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        let resumed = try mailsearch(["export"], dataDir: "killed").stdout
+        XCTAssertEqual(resumed, expected)
+        let status = try mailsearch(["index", "status", "--json"], dataDir: "killed")
+        let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [String: Any]
+        XCTAssertEqual(json["healthy"] as? Bool, true)
+        XCTAssertEqual(json["indexedEmails"] as? Int, 3000)
+    }
+}

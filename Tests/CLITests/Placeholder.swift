@@ -1,5 +1,0 @@
-import XCTest
-
-final class CLITestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}

@@ -1,0 +1,182 @@
+import Foundation
+import GRDB
+import MailImport
+import MailModel
+import MailParsing
+import MailStore
+import XCTest
+
+final class ImportTests: XCTestCase {
+    var directory: URL!
+    var store: MailStore!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        store = try MailStore(directory: DataDirectory(url: directory.appendingPathComponent("data")))
+    }
+
+    override func tearDownWithError() throws {
+        store = nil
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    func message(id: String?, subject: String, extra: String = "", body: String = "Hello there.") -> String {
+        var s = ""
+        if let id { s += "Message-ID: <\(id)>\n" }
+        s += "From: Ann Example <ann@example.com>\nTo: bob@example.com\nSubject: \(subject)\n"
+        s += "Date: Mon, 4 Mar 2024 14:11:14 -0800\n\(extra)\n\(body)\n"
+        return s
+    }
+
+    func write(_ text: String, to path: String) throws {
+        let url = directory.appendingPathComponent(path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    func run(_ path: String, account: String = "acct") throws -> ImportSummary {
+        try ImportPipeline(store: store, accountName: account, batchSize: 3).run(path: directory.appendingPathComponent(path).path)
+    }
+
+    func testDirectoryTreeFoldersComeFromThePathAndReimportAddsNothing() throws {
+        try write(message(id: "a@x", subject: "one"), to: "tree/alice/inbox/1")
+        try write(message(id: "b@x", subject: "two"), to: "tree/alice/inbox/2")
+        try write(message(id: "c@x", subject: "three"), to: "tree/bob/sent/1")
+        try write(message(id: nil, subject: "no id"), to: "tree/bob/sent/2")
+        let first = try run("tree")
+        XCTAssertEqual(first.kind, .directory)
+        XCTAssertEqual([first.imported, first.duplicates, first.failed], [4, 0, 0])
+        XCTAssertEqual(Set(try store.folders().map(\.path)), ["alice/inbox", "bob/sent"])
+        let again = try run("tree")
+        XCTAssertEqual([again.imported, again.duplicates], [0, 4])
+        XCTAssertEqual(try store.statistics().emails, 4)
+    }
+
+    func testMessagesWithoutMessageIdAreIdentifiedByContent() throws {
+        try write(message(id: nil, subject: "same"), to: "t/a/1")
+        try write(message(id: nil, subject: "same"), to: "t/b/1")
+        try write(message(id: nil, subject: "different"), to: "t/b/2")
+        let s = try run("t")
+        XCTAssertEqual([s.imported, s.duplicates], [2, 1])
+        XCTAssertEqual(try store.statistics().folderLinks, 3, "the identical copy is linked to its second folder")
+    }
+
+    func testMaildirFlagsAndSubfolders() throws {
+        try write(message(id: "r@x", subject: "read and flagged"), to: "md/cur/1700000000.1.host:2,FS")
+        try write(message(id: "u@x", subject: "unread"), to: "md/new/1700000001.2.host")
+        try write(message(id: "s@x", subject: "sent"), to: "md/.Sent/cur/1700000002.3.host:2,S")
+        try write(message(id: "d@x", subject: "draft"), to: "md/.Drafts.Old/cur/1700000003.4.host:2,DS")
+        let s = try run("md")
+        XCTAssertEqual(s.kind, .maildir)
+        XCTAssertEqual(s.imported, 4)
+        let rows = try store.database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT e.messageId, e.isRead, e.isStarred, e.isDraft, f.path FROM emails e
+                JOIN email_folders ef ON ef.emailId = e.id JOIN folders f ON f.id = ef.folderId ORDER BY e.messageId
+                """)
+        }
+        let byId = Dictionary(uniqueKeysWithValues: rows.map { ($0["messageId"] as String, $0) })
+        XCTAssertEqual(byId["r@x"]?["isRead"], true)
+        XCTAssertEqual(byId["r@x"]?["isStarred"], true)
+        XCTAssertEqual(byId["r@x"]?["path"], "INBOX")
+        XCTAssertEqual(byId["u@x"]?["isRead"], false)
+        XCTAssertEqual(byId["s@x"]?["path"], "Sent")
+        XCTAssertEqual(byId["d@x"]?["path"], "Drafts/Old")
+        XCTAssertEqual(byId["d@x"]?["isDraft"], true)
+        XCTAssertEqual(try store.folders().first { $0.path == "Sent" }?.folderType, .sent)
+    }
+
+    func testGmailTakeoutLabelsBecomeFoldersFlagsAndCategories() throws {
+        let a = message(id: "g1@x", subject: "deal", extra: "X-Gmail-Labels: Inbox,Unread,Category Promotions,\"Trips, 2024\"\n")
+        let b = message(id: "g2@x", subject: "fav", extra: "X-Gmail-Labels: Archived,Starred,Opened\n")
+        let mbox = "From 1@xxx Mon Mar  4 14:11:14 2024\n" + a + "\nFrom 2@xxx Mon Mar  4 15:00:00 2024\n" + b
+        try write(mbox, to: "takeout.mbox")
+        let s = try run("takeout.mbox")
+        XCTAssertEqual(s.kind, .mbox)
+        XCTAssertEqual(s.imported, 2)
+        let g1 = try XCTUnwrap(try store.email(id: 1))
+        XCTAssertEqual(g1.email.isRead, false)
+        XCTAssertEqual(g1.email.category, .promotions)
+        XCTAssertEqual(g1.folders, ["Inbox", "Trips, 2024"])
+        let g2 = try XCTUnwrap(try store.email(id: 2))
+        XCTAssertEqual(g2.email.isRead, true)
+        XCTAssertEqual(g2.email.isStarred, true)
+        XCTAssertEqual(g2.folders, ["Archive", "Starred"])
+    }
+
+    func testEmptyFilesFailWithTheirPathAndTheImportGoesOn() throws {
+        try write("", to: "t2/x/empty")
+        try write("\n\n  \n", to: "t2/x/blank")
+        try write(message(id: "ok@x", subject: "fine"), to: "t2/x/ok")
+        let s = try run("t2")
+        XCTAssertEqual([s.imported, s.failed], [1, 2])
+        XCTAssertTrue(s.failures.contains { $0.source.hasSuffix("t2/x/empty") && $0.reason == "empty message" })
+    }
+
+    func testAMissingPathSaysWhatToDo() {
+        XCTAssertThrowsError(try run("does-not-exist")) { error in
+            XCTAssertTrue("\(error)".contains("does-not-exist"))
+            XCTAssertTrue("\(error)".contains("mbox"))
+        }
+    }
+
+    /// The usrp-users sample: every message imports; threads equal References/In-Reply-To
+    /// connectivity, except where the subject fallback joined messages that carry no such header.
+    func testUsrpSampleImportsAndThreadsFollowReferences() throws {
+        let mbox = Self.packageRoot.appendingPathComponent("corpora/usrp-users.mbox")
+        guard FileManager.default.fileExists(atPath: mbox.path) else { throw XCTSkip("corpora not unpacked (make corpora)") }
+        let s = try ImportPipeline(store: store, accountName: "usrp").run(path: mbox.path)
+        XCTAssertEqual(s.imported, 3000)
+        XCTAssertEqual(s.failed, 0)
+
+        // Union-find over Message-IDs from the parser, independent of the store's threading.
+        var parent: [String: String] = [:]
+        func find(_ x: String) -> String {
+            var r = x
+            while let p = parent[r], p != r { r = p }
+            var c = x
+            while let p = parent[c], p != r { parent[c] = r; c = p }
+            return r
+        }
+        func union(_ a: String, _ b: String) {
+            if parent[a] == nil { parent[a] = a }
+            if parent[b] == nil { parent[b] = b }
+            let ra = find(a), rb = find(b)
+            if ra != rb { parent[ra] = rb }
+        }
+        var hasRefs: [String: Bool] = [:]
+        for m in try MboxReader(path: mbox.path) {
+            let p = MIMEParser.parse(m.bytes)
+            guard let id = p.messageId else { continue }
+            union(id, id)
+            for r in p.inReplyTo + p.references { union(id, r) }
+            hasRefs[id] = !(p.inReplyTo.isEmpty && p.references.isEmpty)
+        }
+        let rows = try store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT messageId, threadId FROM emails WHERE messageIdIsSynthetic = 0")
+        }
+        var threadOfComponent: [String: Int64] = [:]
+        var componentsOfThread: [Int64: Set<String>] = [:]
+        for row in rows {
+            let id: String = row["messageId"]
+            let thread: Int64 = row["threadId"]
+            let component = find(id)
+            if let t = threadOfComponent[component] {
+                XCTAssertEqual(t, thread, "messages linked by References must share a thread (\(id))")
+            }
+            threadOfComponent[component] = thread
+            componentsOfThread[thread, default: []].insert(component)
+        }
+        // A thread holding several reference components was joined by the subject fallback,
+        // which only messages without References/In-Reply-To may trigger.
+        for (thread, components) in componentsOfThread where components.count > 1 {
+            let members = rows.filter { ($0["threadId"] as Int64) == thread }.map { $0["messageId"] as String }
+            XCTAssertTrue(members.contains { hasRefs[$0] == false }, "thread \(thread) merged without a subject-fallback message")
+        }
+    }
+}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class MailImportTestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}

@@ -1,5 +1,0 @@
-import XCTest
-
-final class SearchEngineTestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}

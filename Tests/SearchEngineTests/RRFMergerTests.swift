@@ -1,0 +1,73 @@
+import MailModel
+import SearchEngine
+import XCTest
+
+/// The five RRFMerger scenarios of spec 002 §6.
+final class RRFMergerTests: XCTestCase {
+    let merger = RRFMerger()
+
+    func testSingleSource() {
+        let fused = merger.merge(keyword: [3, 1, 2], semantic: [])
+        XCTAssertEqual(fused.map(\.emailId), [3, 1, 2])
+        XCTAssertEqual(fused[0].score, 1.0 / 61, accuracy: 1e-12)
+        XCTAssertTrue(fused.allSatisfy { $0.source == .keyword })
+        XCTAssertEqual(merger.merge(keyword: [], semantic: [9]).first?.source, .semantic)
+    }
+
+    func testDualSourceSumsContributions() {
+        let fused = merger.merge(keyword: [1, 2], semantic: [2, 3])
+        let byId = Dictionary(uniqueKeysWithValues: fused.map { ($0.emailId, $0) })
+        XCTAssertEqual(byId[2]!.score, 1.0 / 62 + 1.5 / 61, accuracy: 1e-12)
+        XCTAssertEqual(byId[2]!.source, .both)
+        XCTAssertEqual(fused.first?.emailId, 2)
+    }
+
+    func testSemanticWeightIsOnePointFive() {
+        let fused = merger.merge(keyword: [1], semantic: [2])
+        XCTAssertEqual(fused.map(\.emailId), [2, 1], "rank 1 semantic (1.5/61) beats rank 1 keyword (1/61)")
+        let unweighted = RRFMerger(semanticWeight: 1.0).merge(keyword: [1], semantic: [2])
+        XCTAssertEqual(unweighted.map(\.emailId), [1, 2], "equal scores break on the keyword rank")
+    }
+
+    func testDuplicatesCountOnceAtTheirBestRank() {
+        let fused = merger.merge(keyword: [5, 5, 6], semantic: [7, 7])
+        XCTAssertEqual(fused.count, 3)
+        XCTAssertEqual(fused.first { $0.emailId == 5 }!.score, 1.0 / 61, accuracy: 1e-12)
+        XCTAssertEqual(fused.first { $0.emailId == 7 }!.score, 1.5 / 61, accuracy: 1e-12)
+    }
+
+    func testEmpty() {
+        XCTAssertTrue(merger.merge(keyword: [], semantic: []).isEmpty)
+    }
+}
+
+final class SearchCacheTests: XCTestCase {
+    final class Clock: @unchecked Sendable { var now = Date(timeIntervalSince1970: 0) }
+
+    func testKeysAreNormalisedAndEntriesExpireAfterTwoMinutes() {
+        let clock = Clock()
+        let cache = SearchCache<Int>(now: { clock.now })
+        cache.insert(1, for: "  Budget ", generation: 0)
+        XCTAssertEqual(cache.value(for: "budget", generation: 0), 1)
+        clock.now = clock.now.addingTimeInterval(119)
+        XCTAssertEqual(cache.value(for: "BUDGET", generation: 0), 1)
+        clock.now = clock.now.addingTimeInterval(2)
+        XCTAssertNil(cache.value(for: "budget", generation: 0))
+    }
+
+    func testAtMostTwentyEntriesLeastRecentlyUsedGoesFirst() {
+        let cache = SearchCache<Int>()
+        for i in 0..<20 { cache.insert(i, for: "q\(i)", generation: 0) }
+        _ = cache.value(for: "q0", generation: 0)
+        cache.insert(20, for: "q20", generation: 0)
+        XCTAssertEqual(cache.count, 20)
+        XCTAssertEqual(cache.value(for: "q0", generation: 0), 0)
+        XCTAssertNil(cache.value(for: "q1", generation: 0), "q1 was the least recently used")
+    }
+
+    func testAnIndexChangeInvalidates() {
+        let cache = SearchCache<Int>()
+        cache.insert(1, for: "x", generation: 3)
+        XCTAssertNil(cache.value(for: "x", generation: 4))
+    }
+}

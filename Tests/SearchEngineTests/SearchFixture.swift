@@ -1,0 +1,115 @@
+import Foundation
+import GRDB
+import MailModel
+import MailStore
+import SearchEngine
+import SearchIndex
+import XCTest
+
+/// A temporary store + index filled with hand-made emails, and a parser with a pinned clock.
+final class SearchFixture {
+    static let now = Date(timeIntervalSince1970: 1_718_445_600) // 2024-06-15T10:00:00Z
+    static let day: TimeInterval = 86_400
+
+    let directory: URL
+    let store: MailStore
+    let index: SearchIndexManager
+    let accountId: Int64
+    var notices: [String] { noticeBox.values }
+    private let noticeBox = NoticeBox()
+    private var nextId = 0
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("search-\(UUID().uuidString)")
+        store = try MailStore(directory: DataDirectory(url: directory))
+        let box = noticeBox
+        index = try SearchIndexManager(store: store, notices: { box.append($0) })
+        accountId = try store.account(named: "test").id
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    static var parser: SearchQueryParser {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        return SearchQueryParser(calendar: calendar, now: { SearchFixture.now })
+    }
+
+    func useCase(semantic: (any SemanticRanker)? = nil) -> SearchEmailsUseCase {
+        SearchEmailsUseCase(index: index, parser: Self.parser, semantic: semantic)
+    }
+
+    struct Spec {
+        var subject = "Hello"
+        var body = "Nothing to see here."
+        var from = "someone@example.com"
+        var fromName: String? = nil
+        var to = "me@example.com"
+        var daysAgo: Double = 30
+        var folders = ["Inbox"]
+        var hasAttachment = false
+        var isRead = true
+        var category: AICategory = .uncategorized
+        var messageId: String? = nil
+        var inReplyTo: String? = nil
+    }
+
+    /// Stores and indexes emails; returns their ids in order.
+    @discardableResult
+    func add(_ specs: [Spec], accountId: Int64? = nil) throws -> [Int64] {
+        let account = accountId ?? self.accountId
+        let items = specs.map { s -> IncomingEmail in
+            nextId += 1
+            let id = s.messageId ?? "m\(nextId)-\(UUID().uuidString)@test"
+            return IncomingEmail(
+                email: Email(accountId: account, messageId: id, inReplyTo: s.inReplyTo,
+                             references: s.inReplyTo.map { [$0] } ?? [],
+                             from: Address(name: s.fromName, email: s.from), to: [Address(email: s.to)],
+                             subject: s.subject, bodyPlain: s.body, snippet: String(s.body.prefix(100)),
+                             dateSent: Self.now.addingTimeInterval(-s.daysAgo * Self.day), isRead: s.isRead,
+                             category: s.category, hasAttachment: s.hasAttachment,
+                             attachments: s.hasAttachment ? [Attachment(filename: "file.pdf", mimeType: "application/pdf", sizeBytes: 100)] : []),
+                folders: s.folders.map { FolderSpec(path: $0) })
+        }
+        let result = try store.ingest(items, accountId: account)
+        try index.index(result.inserted)
+        return result.inserted.map(\.id)
+    }
+
+    func add(_ spec: Spec) throws -> Int64 { try add([spec])[0] }
+
+    func folderId(_ path: String) throws -> Int64 {
+        try XCTUnwrap(try store.folders().first { $0.path == path }?.id)
+    }
+
+    /// Ids of the best emails of the result conversations.
+    func emailIds(_ response: SearchResponse) -> Set<Int64> { Set(response.results.map(\.emailId)) }
+}
+
+final class NoticeBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+    func append(_ s: String) { lock.lock(); stored.append(s); lock.unlock() }
+    var values: [String] { lock.lock(); defer { lock.unlock() }; return stored }
+}
+
+/// A semantic ranker that returns a fixed ranking and records its calls.
+final class FakeSemanticRanker: SemanticRanker, @unchecked Sendable {
+    let ranking: [Int64]
+    let unavailableReason: String?
+    let failure: Error?
+    private let lock = NSLock()
+    private(set) var calls: [(text: String, candidates: Set<Int64>?)] = []
+
+    init(ranking: [Int64] = [], unavailableReason: String? = nil, failure: Error? = nil) {
+        self.ranking = ranking
+        self.unavailableReason = unavailableReason
+        self.failure = failure
+    }
+
+    func rank(text: String, candidates: Set<Int64>?, limit: Int) async throws -> [Int64] {
+        lock.lock(); calls.append((text, candidates)); lock.unlock()
+        if let failure { throw failure }
+        return Array(ranking.filter { candidates?.contains($0) ?? true }.prefix(limit))
+    }
+}

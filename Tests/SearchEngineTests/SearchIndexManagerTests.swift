@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+import MailModel
+import MailStore
+import SearchEngine
+import SearchIndex
+import XCTest
+
+final class SearchIndexManagerTests: XCTestCase {
+    typealias Spec = SearchFixture.Spec
+
+    func testReconcileAddsMissingRowsAndDropsOrphans() throws {
+        let f = try SearchFixture()
+        // Mail stored but never indexed (an import killed between the two commits).
+        let result = try f.store.ingest([IncomingEmail(
+            email: Email(accountId: f.accountId, messageId: "lost@x", subject: "penguin"), folders: [FolderSpec(path: "Inbox")])],
+            accountId: f.accountId)
+        XCTAssertEqual(try f.index.status().missing, 1)
+        // An FTS row whose email is gone.
+        let id = try f.add(Spec(subject: "orphan"))
+        try f.store.deleteEmail(id: id)
+        XCTAssertEqual(try f.index.status().orphaned, 1)
+        let fixed = try f.index.reconcile()
+        XCTAssertEqual(fixed.added, 1)
+        XCTAssertEqual(fixed.removed, 1)
+        XCTAssertTrue(try f.index.status().healthy)
+        XCTAssertEqual(result.inserted.count, 1)
+    }
+
+    func testReopeningReconcilesAutomatically() throws {
+        let f = try SearchFixture()
+        _ = try f.store.ingest([IncomingEmail(
+            email: Email(accountId: f.accountId, messageId: "late@x", subject: "otter"), folders: [])], accountId: f.accountId)
+        let reopened = try SearchIndexManager(store: f.store)
+        XCTAssertTrue(try reopened.status().healthy)
+    }
+
+    func testRebuildRecreatesTheSameRows() throws {
+        let f = try SearchFixture()
+        try f.add((0..<120).map { i in Spec(subject: "mole \(i)") })
+        var progress: [(Int, Int)] = []
+        try f.index.rebuild { progress.append(($0, $1)) }
+        XCTAssertEqual(progress.last?.0, 120)
+        XCTAssertEqual(try f.index.status().indexedEmails, 120)
+        XCTAssertTrue(try f.index.status().healthy)
+    }
+
+    func testSearchesRunWhileIndexing() async throws {
+        let f = try SearchFixture()
+        try f.add((0..<50).map { i in Spec(subject: "lynx \(i)") })
+        let useCase = f.useCase()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for batch in 0..<10 { try f.add((0..<50).map { i in Spec(subject: "lynx late \(batch)-\(i)") }) }
+            }
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<20 {
+                        let r = try await useCase.search("lynx", limit: 1000)
+                        XCTAssertGreaterThanOrEqual(r.results.count, 50)
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let final = try await useCase.search("lynx", limit: 1000)
+        XCTAssertEqual(final.results.count, 550)
+    }
+
+    func testIndexStatusReportsSizesAndNoSemanticYet() throws {
+        let f = try SearchFixture()
+        try f.add(Spec(subject: "size"))
+        let s = try f.index.status()
+        XCTAssertGreaterThan(s.bytes, 0)
+        XCTAssertEqual(s.indexedEmails, 1)
+        XCTAssertEqual(s.embeddingCoverage, 0)
+    }
+}
