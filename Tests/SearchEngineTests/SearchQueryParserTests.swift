@@ -110,7 +110,8 @@ final class SearchQueryParserTests: XCTestCase {
     }
 
     func test_recipient_toInsideProseIsText() {
-        for text in ["how to deploy", "reply to the budget", "welcome to Berlin", "to do list", "going to the party"] {
+        for text in ["how to deploy", "reply to the budget", "welcome to Berlin", "to do list", "going to the party",
+                     "to march", "postponed to friday"] {
             let query = parse(text)
             XCTAssertNil(query.filters.recipient, text)
             XCTAssertEqual(query.text, text)
@@ -241,6 +242,15 @@ final class SearchQueryParserTests: XCTestCase {
                        DateRange(start: losAngeles.day(2024, 6, 14), end: losAngeles.day(2024, 6, 15)))
         XCTAssertEqual(parser.parse("after:2024-03-01").filters.dateRange,
                        DateRange(start: losAngeles.day(2024, 3, 1), end: nil))
+    }
+
+    func test_date_rangesFromToAndBetween() {
+        assertRange("from March to May", berlin.day(2024, 3, 1), berlin.day(2024, 6, 1))
+        assertRange("from 2024-01-01 until 2024-01-31", berlin.day(2024, 1, 1), berlin.day(2024, 2, 1))
+        assertRange("between 2023 and 2024", berlin.day(2023, 1, 1), berlin.day(2025, 1, 1))
+        assertRange("from December to February", berlin.day(2023, 12, 1), berlin.day(2024, 3, 1))
+        XCTAssertEqual(parse("between friends").text, "between friends")
+        XCTAssertEqual(parse("between March").text, "between March")
     }
 
     func test_date_twoDatePhrasesIntersect() {

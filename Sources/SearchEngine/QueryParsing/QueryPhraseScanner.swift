@@ -107,7 +107,7 @@ struct QueryPhraseScanner {
         return tokens[k].word
     }
 
-    private mutating func phrase(at index: Int) -> Phrase? {
+    private func phrase(at index: Int) -> Phrase? {
         if let phrase = operatorPhrase(at: index) { return phrase }
         guard let word = word(index) else { return nil }
 
@@ -164,7 +164,7 @@ struct QueryPhraseScanner {
     /// "to sarah", "sent to Sarah Jones", "emails to bob@example.com". A lower-case or capitalised
     /// name counts only at the start of the query or right after a filter, a mail noun or a
     /// sending verb, so "how to deploy" stays text; an email address counts anywhere.
-    private mutating func recipientPhrase(at index: Int) -> Phrase? {
+    private func recipientPhrase(at index: Int) -> Phrase? {
         guard let person = person(at: index + 1) else { return nil }
         let previous = word(index - 1)
         if let previous, Vocabulary.recipientVerbs.contains(previous), roles[index - 1] == .text {
@@ -214,7 +214,11 @@ struct QueryPhraseScanner {
         guard let word = word(k), isPersonWord(word) else { return nil }
         let token = tokens[k]
         if word.contains("@") { return (1, String(token.core)) }
-        guard token.isCapitalized else { return (1, String(token.core)) }
+        guard token.isCapitalized else {
+            // "to march" is not a person; "to March" may be.
+            guard Vocabulary.months[word] == nil, Vocabulary.weekdays[word] == nil else { return nil }
+            return (1, String(token.core))
+        }
         var parts = [token.core]
         var next = k + 1
         while parts.count < 4, !tokens[next - 1].hasTrailingPunctuation, next < tokens.count,
