@@ -1,7 +1,7 @@
 import Foundation
 import MailModel
 import XCTest
-@testable import SearchEngine
+import SearchEngine
 
 /// FR-SEARCH-04 / AC-S-05: natural-language and operator query parsing.
 /// The clock is pinned to Saturday 2024-06-15 10:00 local time; weeks start on Monday.
@@ -383,6 +383,16 @@ final class SearchQueryParserTests: XCTestCase {
         XCTAssertEqual(query.text, "notes")
     }
 
+    func test_ambiguity_demotionRunsThroughChainsOfAmbiguousWords() {
+        let query = parse("read updates on the project")
+        XCTAssertTrue(query.filters.isEmpty)
+        XCTAssertEqual(query.text, "read updates on the project")
+        XCTAssertEqual(parse("read social promotions").filters.isRead, true)
+        let long = String(repeating: "read social ", count: 300) + "budget"
+        XCTAssertTrue(parse(long).filters.isEmpty)
+        XCTAssertEqual(parse(long).text, long.trimmingCharacters(in: .whitespaces))
+    }
+
     func test_ambiguity_mailNounsAreTextWithoutAFilter() {
         XCTAssertEqual(parse("emails").text, "emails")
         XCTAssertEqual(parse("budget emails").text, "budget emails")
@@ -442,6 +452,7 @@ final class SearchQueryParserTests: XCTestCase {
             "from John John John John John John", "after:9999-99-99", "99999 days ago", "9999 years ago",
             "before:1900-01-01 after:2199-12-31", String(repeating: "from ", count: 500),
             String(repeating: "x", count: 10_240), String(repeating: "é🎉 from: \"a ", count: 800),
+            String(repeating: "read social ", count: 850) + "budget", "from " + String(repeating: "John ", count: 2000),
         ]
         for input in inputs {
             let query = parse(input)

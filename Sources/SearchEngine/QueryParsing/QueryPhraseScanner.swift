@@ -72,22 +72,29 @@ struct QueryPhraseScanner {
     /// Demotes ambiguous phrases that touch free text where they must not, until nothing changes;
     /// then drops noise words unless a real filter survived.
     private mutating func resolveTentativePhrases() {
+        // Sweeping forwards and then backwards carries a demotion along a whole run of
+        // ambiguous words in one round, so long runs stay linear.
         var changed = true
         while changed {
             changed = false
-            for id in phrases.indices where phrases[id].isTentative && !phrases[id].isDemoted {
-                let phrase = phrases[id]
-                if (phrase.needsFilterBefore && isText(phrase.start - 1))
-                    || (phrase.needsFilterAfter && isText(phrase.start + phrase.length)) {
-                    phrases[id].isDemoted = true
-                    changed = true
-                }
-            }
+            for id in phrases.indices where demoteIfTouchingText(id) { changed = true }
+            for id in phrases.indices.reversed() where demoteIfTouchingText(id) { changed = true }
         }
         let hasRealFilter = phrases.contains { !$0.isDemoted && !$0.isNoise }
         if !hasRealFilter {
             for id in phrases.indices where phrases[id].isNoise { phrases[id].isDemoted = true }
         }
+    }
+
+    /// Demotes tentative phrase `id` when free text touches a side that must be a filter;
+    /// true when it did.
+    private mutating func demoteIfTouchingText(_ id: Int) -> Bool {
+        let phrase = phrases[id]
+        guard phrase.isTentative, !phrase.isDemoted else { return false }
+        guard (phrase.needsFilterBefore && isText(phrase.start - 1))
+            || (phrase.needsFilterAfter && isText(phrase.start + phrase.length)) else { return false }
+        phrases[id].isDemoted = true
+        return true
     }
 
     /// True when token `k` is free text (false outside the query: its edges count as filters).
