@@ -85,6 +85,25 @@ public enum AddressParser {
     private static func isWS(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A }
 
     private static func parseItem(_ s: ArraySlice<UInt8>, decoder: CharsetDecoder) -> Item? {
+        // Fast path: a bare addr-spec with nothing special in it (most addresses in practice).
+        var lo = s.startIndex, hi = s.endIndex
+        while lo < hi && isWS(s[lo]) { lo += 1 }
+        while hi > lo && isWS(s[hi - 1]) { hi -= 1 }
+        if lo == hi { return nil }
+        var simple = true
+        var hasAt = false
+        for k in lo..<hi {
+            let c = s[k]
+            if c == UInt8(ascii: "@") { hasAt = true }
+            if isWS(c) || c == UInt8(ascii: "\"") || c == UInt8(ascii: "(") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">")
+                || c == UInt8(ascii: "'") || c == UInt8(ascii: "=") || c >= 0x80 || c == UInt8(ascii: ":") {
+                simple = false
+                break
+            }
+        }
+        if simple && hasAt {
+            return Item(name: nil, address: String(decoding: s[lo..<hi], as: UTF8.self), hasAngle: false, bareWord: nil, phraseQuoted: false)
+        }
         var phrase: [UInt8] = []
         var commentText: [UInt8] = []
         var angle: [UInt8]? = nil

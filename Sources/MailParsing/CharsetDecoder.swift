@@ -130,11 +130,16 @@ public final class CharsetDecoder {
 
     /// Lower-cased, trimmed charset label without quotes or an RFC 2231 `*language` suffix.
     static func normalizedLabel(_ charset: String?) -> String {
-        guard var s = charset?.trimmingCharacters(in: .whitespacesAndNewlines), !s.isEmpty else { return "" }
-        if s.hasPrefix("\"") || s.hasPrefix("'") { s.removeFirst() }
-        if s.hasSuffix("\"") || s.hasSuffix("'") { s = String(s.dropLast()) }
-        if let star = s.firstIndex(of: "*") { s = String(s[..<star]) }
-        return s.lowercased().trimmingCharacters(in: .whitespaces)
+        guard let charset, !charset.isEmpty else { return "" }
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        for c in charset.utf8 {
+            if c == UInt8(ascii: "*") { break }  // RFC 2231 language suffix
+            if c <= 0x20 || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") { continue }
+            out.append(c >= 0x41 && c <= 0x5A ? c | 0x20 : c)
+            if out.count > 64 { break }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func isASCIIIncompatible(_ label: String) -> Bool {

@@ -243,7 +243,8 @@ public enum MailDateParser {
             }
         }
         guard month >= 1, month <= 12, day >= 1, day <= 31, year >= 0 else { return nil }
-        if yearDigits <= 2 { year += year < 50 ? 2000 : 1900 } else if yearDigits == 3 { year += 1900 }
+        // Two-digit years (also written "0001" by some clients): 00-49 are 2000s, 50-99 1900s (RFC 5322 4.3).
+        if year < 50 { year += 2000 } else if year < 100 { year += 1900 } else if year < 1000 { year += 1900 }
         guard year >= 1000, year <= 9999 else { return nil }
         if hour < 0 { hour = 0; minute = 0; second = 0 }
         if let pm = pm {

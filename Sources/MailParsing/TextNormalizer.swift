@@ -46,33 +46,51 @@ enum TextNormalizer {
         bytes = out
     }
 
-    /// About `limit` characters from the start of `text`, whitespace collapsed, cut at a word boundary
-    /// when one falls in the last third.
+    /// About `limit` characters (Unicode scalars) from the start of `text`, whitespace collapsed,
+    /// cut at a word boundary when one falls in the last third.
     static func snippet(_ text: String, limit: Int = 100) -> String {
-        var out = ""
+        var out = [UInt8]()
+        out.reserveCapacity(limit + 16)
         var count = 0
         var pendingSpace = false
-        var lastSpaceIndex: String.Index? = nil
+        var lastSpace: Int? = nil
+        var lastSpaceCount = 0
         var truncated = false
-        for ch in text {
-            if ch.isWhitespace {
+        var prevWasC2 = false
+        for c in text.utf8 {
+            // U+00A0 (C2 A0) counts as whitespace.
+            if prevWasC2 {
+                prevWasC2 = false
+                if c == 0xA0 {
+                    out.removeLast()
+                    count -= 1
+                    pendingSpace = count > 0
+                    continue
+                }
+            }
+            if isWS(c) {
                 pendingSpace = count > 0
                 continue
             }
-            if pendingSpace {
+            let startsScalar = c & 0xC0 != 0x80
+            if startsScalar {
+                if pendingSpace {
+                    if count >= limit { truncated = true; break }
+                    lastSpace = out.count
+                    lastSpaceCount = count
+                    out.append(0x20)
+                    count += 1
+                    pendingSpace = false
+                }
                 if count >= limit { truncated = true; break }
-                lastSpaceIndex = out.endIndex
-                out.append(" ")
                 count += 1
-                pendingSpace = false
             }
-            if count >= limit { truncated = true; break }
-            out.append(ch)
-            count += 1
+            out.append(c)
+            if c == 0xC2 { prevWasC2 = true }
         }
-        if truncated, let cut = lastSpaceIndex, out.distance(from: out.startIndex, to: cut) >= limit * 2 / 3 {
-            out = String(out[..<cut])
+        if truncated, let cut = lastSpace, lastSpaceCount >= limit * 2 / 3 {
+            out.removeSubrange(cut...)
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 }

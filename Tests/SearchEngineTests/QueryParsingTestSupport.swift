@@ -1,6 +1,6 @@
 import Foundation
 import MailModel
-@testable import SearchEngine
+import SearchEngine
 
 /// A pinned clock (Saturday 2024-06-15 10:00 local) and calendar (weeks from Monday) in one zone.
 struct QueryParsingClock {

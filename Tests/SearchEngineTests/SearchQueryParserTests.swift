@@ -1,7 +1,7 @@
 import Foundation
 import MailModel
 import XCTest
-@testable import SearchEngine
+import SearchEngine
 
 /// FR-SEARCH-04 / AC-S-05: natural-language and operator query parsing.
 /// The clock is pinned to Saturday 2024-06-15 10:00 local time; weeks start on Monday.
@@ -110,7 +110,8 @@ final class SearchQueryParserTests: XCTestCase {
     }
 
     func test_recipient_toInsideProseIsText() {
-        for text in ["how to deploy", "reply to the budget", "welcome to Berlin", "to do list", "going to the party"] {
+        for text in ["how to deploy", "reply to the budget", "welcome to Berlin", "to do list", "going to the party",
+                     "to march", "postponed to friday"] {
             let query = parse(text)
             XCTAssertNil(query.filters.recipient, text)
             XCTAssertEqual(query.text, text)
@@ -243,6 +244,15 @@ final class SearchQueryParserTests: XCTestCase {
                        DateRange(start: losAngeles.day(2024, 3, 1), end: nil))
     }
 
+    func test_date_rangesFromToAndBetween() {
+        assertRange("from March to May", berlin.day(2024, 3, 1), berlin.day(2024, 6, 1))
+        assertRange("from 2024-01-01 until 2024-01-31", berlin.day(2024, 1, 1), berlin.day(2024, 2, 1))
+        assertRange("between 2023 and 2024", berlin.day(2023, 1, 1), berlin.day(2025, 1, 1))
+        assertRange("from December to February", berlin.day(2023, 12, 1), berlin.day(2024, 3, 1))
+        XCTAssertEqual(parse("between friends").text, "between friends")
+        XCTAssertEqual(parse("between March").text, "between March")
+    }
+
     func test_date_twoDatePhrasesIntersect() {
         assertRange("in 2023 after 2023-06-30", berlin.day(2023, 7, 1), berlin.day(2024, 1, 1))
     }
@@ -373,6 +383,16 @@ final class SearchQueryParserTests: XCTestCase {
         XCTAssertEqual(query.text, "notes")
     }
 
+    func test_ambiguity_demotionRunsThroughChainsOfAmbiguousWords() {
+        let query = parse("read updates on the project")
+        XCTAssertTrue(query.filters.isEmpty)
+        XCTAssertEqual(query.text, "read updates on the project")
+        XCTAssertEqual(parse("read social promotions").filters.isRead, true)
+        let long = String(repeating: "read social ", count: 300) + "budget"
+        XCTAssertTrue(parse(long).filters.isEmpty)
+        XCTAssertEqual(parse(long).text, long.trimmingCharacters(in: .whitespaces))
+    }
+
     func test_ambiguity_mailNounsAreTextWithoutAFilter() {
         XCTAssertEqual(parse("emails").text, "emails")
         XCTAssertEqual(parse("budget emails").text, "budget emails")
@@ -432,6 +452,7 @@ final class SearchQueryParserTests: XCTestCase {
             "from John John John John John John", "after:9999-99-99", "99999 days ago", "9999 years ago",
             "before:1900-01-01 after:2199-12-31", String(repeating: "from ", count: 500),
             String(repeating: "x", count: 10_240), String(repeating: "é🎉 from: \"a ", count: 800),
+            String(repeating: "read social ", count: 850) + "budget", "from " + String(repeating: "John ", count: 2000),
         ]
         for input in inputs {
             let query = parse(input)

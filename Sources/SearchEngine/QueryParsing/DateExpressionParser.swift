@@ -72,7 +72,7 @@ struct DateExpressionParser {
                   let instant = calendar.date(byAdding: unit.component, value: -count, to: now) else { return nil }
             let range = first == "older" ? DateRange(end: instant) : DateRange(start: instant)
             return Match(length: 4, range: range, needsFilterAfter: false)
-        case "before", "after", "since", "until", "till", "on", "from":
+        case "before", "after", "since", "until", "till", "on", "from", "between":
             return anchored(first, tokens, at: index)
         default:
             // "3 days ago", "a week ago"
@@ -110,30 +110,20 @@ struct DateExpressionParser {
         return Match(length: 2, range: period.range, needsFilterAfter: false)
     }
 
-    /// "before March", "after 2024-03-01", "since Monday", "on 2024-03-01", "until 2023", "from last week".
+    /// "before March", "after 2024-03-01", "since Monday", "on 2024-03-01", "until 2023",
+    /// "from last week", and the ranges "from March to May", "between 2024-01-01 and 2024-02-01".
     private func anchored(_ preposition: String, _ tokens: [QueryToken], at index: Int) -> Match? {
-        var length = 0
-        var period: Period?
-        var weak = false
-        let next = index + 1
-        if let nextWord = word(tokens, next) {
-            if let day = dateLiteral(nextWord) {
-                length = 1; period = day
-            } else if nextWord == "today" || nextWord == "yesterday" {
-                length = 1; period = periodWord(nextWord)
-            } else if let weekday = QueryVocabulary.weekdays[nextWord] {
-                length = 1; period = mostRecent(weekday: weekday, includingToday: true)
-                weak = preposition == "on"
-            } else if let (count, found) = monthOrYear(tokens, at: next) {
-                length = count; period = found
-            } else if preposition == "since" || preposition == "from",
-                      let inner = match(tokens, at: next), !inner.needsFilterAfter,
-                      word(tokens, next) == "last" || word(tokens, next) == "past" || word(tokens, next) == "this" {
-                length = inner.length
-                period = inner.range.start.map { Period(start: $0, end: inner.range.end) }
-            }
+        guard let (length, period, isWeekday) = anchor(tokens, at: index + 1,
+                                                        allowRelative: preposition == "since" || preposition == "from")
+        else { return nil }
+        if preposition == "from" || preposition == "between",
+           let joiner = word(tokens, index + 1 + length),
+           joiner == (preposition == "between" ? "and" : "to") || (preposition == "from" && (joiner == "until" || joiner == "till")),
+           let (endLength, endPeriod, _) = anchor(tokens, at: index + 2 + length, allowRelative: false),
+           let end = endPeriod.end, period.start < end {
+            return Match(length: length + endLength + 2, range: DateRange(start: period.start, end: end),
+                         needsFilterAfter: false)
         }
-        guard let period, length > 0 else { return nil }
         let range: DateRange
         switch preposition {
         case "before": range = DateRange(end: period.start)
@@ -144,9 +134,27 @@ struct DateExpressionParser {
         case "until", "till":
             guard let end = period.end else { return nil }
             range = DateRange(end: end)
-        default: range = period.range  // "on", "from"
+        case "on", "from": range = period.range
+        default: return nil  // "between" without its second half
         }
-        return Match(length: length + 1, range: range, needsFilterAfter: weak)
+        return Match(length: length + 1, range: range, needsFilterAfter: isWeekday && preposition == "on")
+    }
+
+    /// The period a preposition points at: a date literal, `today`, `yesterday`, a weekday,
+    /// a month with or without year, a year, or (when `allowRelative`) "last/past/this …".
+    private func anchor(_ tokens: [QueryToken], at index: Int, allowRelative: Bool) -> (Int, Period, Bool)? {
+        guard let first = word(tokens, index) else { return nil }
+        if let day = dateLiteral(first) { return (1, day, false) }
+        if first == "today" || first == "yesterday" { return periodWord(first).map { (1, $0, false) } }
+        if let weekday = QueryVocabulary.weekdays[first] {
+            return mostRecent(weekday: weekday, includingToday: true).map { (1, $0, true) }
+        }
+        if let (length, period) = monthOrYear(tokens, at: index) { return (length, period, false) }
+        if allowRelative, first == "last" || first == "past" || first == "this",
+           let inner = match(tokens, at: index), let start = inner.range.start {
+            return (inner.length, Period(start: start, end: inner.range.end), false)
+        }
+        return nil
     }
 
     /// "March", "March 2024", "2023" starting at `index`: the token count and the period.

@@ -72,22 +72,29 @@ struct QueryPhraseScanner {
     /// Demotes ambiguous phrases that touch free text where they must not, until nothing changes;
     /// then drops noise words unless a real filter survived.
     private mutating func resolveTentativePhrases() {
+        // Sweeping forwards and then backwards carries a demotion along a whole run of
+        // ambiguous words in one round, so long runs stay linear.
         var changed = true
         while changed {
             changed = false
-            for id in phrases.indices where phrases[id].isTentative && !phrases[id].isDemoted {
-                let phrase = phrases[id]
-                if (phrase.needsFilterBefore && isText(phrase.start - 1))
-                    || (phrase.needsFilterAfter && isText(phrase.start + phrase.length)) {
-                    phrases[id].isDemoted = true
-                    changed = true
-                }
-            }
+            for id in phrases.indices where demoteIfTouchingText(id) { changed = true }
+            for id in phrases.indices.reversed() where demoteIfTouchingText(id) { changed = true }
         }
         let hasRealFilter = phrases.contains { !$0.isDemoted && !$0.isNoise }
         if !hasRealFilter {
             for id in phrases.indices where phrases[id].isNoise { phrases[id].isDemoted = true }
         }
+    }
+
+    /// Demotes tentative phrase `id` when free text touches a side that must be a filter;
+    /// true when it did.
+    private mutating func demoteIfTouchingText(_ id: Int) -> Bool {
+        let phrase = phrases[id]
+        guard phrase.isTentative, !phrase.isDemoted else { return false }
+        guard (phrase.needsFilterBefore && isText(phrase.start - 1))
+            || (phrase.needsFilterAfter && isText(phrase.start + phrase.length)) else { return false }
+        phrases[id].isDemoted = true
+        return true
     }
 
     /// True when token `k` is free text (false outside the query: its edges count as filters).
@@ -107,7 +114,7 @@ struct QueryPhraseScanner {
         return tokens[k].word
     }
 
-    private mutating func phrase(at index: Int) -> Phrase? {
+    private func phrase(at index: Int) -> Phrase? {
         if let phrase = operatorPhrase(at: index) { return phrase }
         guard let word = word(index) else { return nil }
 
@@ -164,7 +171,7 @@ struct QueryPhraseScanner {
     /// "to sarah", "sent to Sarah Jones", "emails to bob@example.com". A lower-case or capitalised
     /// name counts only at the start of the query or right after a filter, a mail noun or a
     /// sending verb, so "how to deploy" stays text; an email address counts anywhere.
-    private mutating func recipientPhrase(at index: Int) -> Phrase? {
+    private func recipientPhrase(at index: Int) -> Phrase? {
         guard let person = person(at: index + 1) else { return nil }
         let previous = word(index - 1)
         if let previous, Vocabulary.recipientVerbs.contains(previous), roles[index - 1] == .text {
@@ -214,7 +221,11 @@ struct QueryPhraseScanner {
         guard let word = word(k), isPersonWord(word) else { return nil }
         let token = tokens[k]
         if word.contains("@") { return (1, String(token.core)) }
-        guard token.isCapitalized else { return (1, String(token.core)) }
+        guard token.isCapitalized else {
+            // "to march" is not a person; "to March" may be.
+            guard Vocabulary.months[word] == nil, Vocabulary.weekdays[word] == nil else { return nil }
+            return (1, String(token.core))
+        }
         var parts = [token.core]
         var next = k + 1
         while parts.count < 4, !tokens[next - 1].hasTrailingPunctuation, next < tokens.count,

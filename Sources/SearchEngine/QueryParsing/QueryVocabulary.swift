@@ -25,7 +25,7 @@ enum QueryVocabulary {
     static let filterWords: Set<String> = [
         "from", "to", "with", "has", "have", "having", "in", "on", "before", "after", "since", "until",
         "till", "last", "past", "this", "today", "yesterday", "unread", "read", "starred", "subject",
-        "older", "newer", "ago", "during", "within", "attachment", "attachments", "files",
+        "older", "newer", "ago", "during", "within", "between", "attachment", "attachments", "files",
         "promotions", "social", "updates", "forums", "primary",
     ]
 

@@ -1,0 +1,245 @@
+import Foundation
+
+/// A BERT encoder with mean pooling and L2 normalisation (the sentence-transformers pipeline of
+/// all-MiniLM-L6-v2), running on CBLAS matrix products.
+///
+/// The sequences of a batch are packed one after the other without padding: every step but
+/// attention works token by token, and attention runs per sequence over its own tokens, which
+/// is exactly what the padding mask computes. Not thread-safe on its own: `MiniLMEmbedder`
+/// serialises calls.
+final class BertEncoder {
+    let configuration: BertConfiguration
+
+    private let file: SafeTensorsFile
+    private var storage: [FloatStorage] = []
+    private let wordEmbeddings: UnsafePointer<Float>
+    private let positionEmbeddings: UnsafePointer<Float>
+    private let tokenTypeEmbeddings: UnsafePointer<Float>
+    private let embeddingNormGamma: UnsafePointer<Float>
+    private let embeddingNormBeta: UnsafePointer<Float>
+    private var layers: [Layer] = []
+
+    /// One transformer layer's parameters; query, key and value projections fused into one matrix.
+    private struct Layer {
+        var qkvWeight: UnsafePointer<Float>  // (3·hidden) × hidden
+        var qkvBias: UnsafePointer<Float>
+        var attentionOutputWeight: UnsafePointer<Float>  // hidden × hidden
+        var attentionOutputBias: UnsafePointer<Float>
+        var attentionNormGamma: UnsafePointer<Float>
+        var attentionNormBeta: UnsafePointer<Float>
+        var intermediateWeight: UnsafePointer<Float>  // intermediate × hidden
+        var intermediateBias: UnsafePointer<Float>
+        var outputWeight: UnsafePointer<Float>  // hidden × intermediate
+        var outputBias: UnsafePointer<Float>
+        var outputNormGamma: UnsafePointer<Float>
+        var outputNormBeta: UnsafePointer<Float>
+    }
+
+    init(weightsFile url: URL, configuration: BertConfiguration) throws {
+        self.configuration = configuration
+        let file = try SafeTensorsFile(url: url)
+        self.file = file
+        let hidden = configuration.hiddenSize
+        var storage: [FloatStorage] = []
+        func load(_ name: String, _ shape: [Int]) throws -> UnsafePointer<Float> {
+            let buffer = FloatStorage(try file.floats(name, shape: shape))
+            storage.append(buffer)
+            return UnsafePointer(buffer.pointer)
+        }
+        func loadConcatenated(_ names: [String], _ shape: [Int]) throws -> UnsafePointer<Float> {
+            let buffer = FloatStorage(try names.flatMap { try file.floats($0, shape: shape) })
+            storage.append(buffer)
+            return UnsafePointer(buffer.pointer)
+        }
+        // The word embeddings are only gathered row by row: read them in place from the mapping.
+        let wordName = "embeddings.word_embeddings.weight"
+        if let info = file.tensors[wordName], info.dtype == "F32",
+           info.shape == [configuration.vocabularySize, hidden] {
+            let raw = try file.bytes(of: wordName)
+            if Int(bitPattern: raw.baseAddress) % MemoryLayout<Float>.alignment == 0 {
+                wordEmbeddings = raw.baseAddress!.assumingMemoryBound(to: Float.self)
+            } else {
+                wordEmbeddings = try load(wordName, [configuration.vocabularySize, hidden])
+            }
+        } else {
+            wordEmbeddings = try load(wordName, [configuration.vocabularySize, hidden])
+        }
+        positionEmbeddings = try load("embeddings.position_embeddings.weight", [configuration.maxPositions, hidden])
+        tokenTypeEmbeddings = try load("embeddings.token_type_embeddings.weight", [configuration.tokenTypeCount, hidden])
+        embeddingNormGamma = try load("embeddings.LayerNorm.weight", [hidden])
+        embeddingNormBeta = try load("embeddings.LayerNorm.bias", [hidden])
+        var layers: [Layer] = []
+        for index in 0..<configuration.layerCount {
+            let prefix = "encoder.layer.\(index)."
+            let attention = prefix + "attention."
+            let projections = ["query", "key", "value"].map { attention + "self." + $0 }
+            layers.append(Layer(
+                qkvWeight: try loadConcatenated(projections.map { $0 + ".weight" }, [hidden, hidden]),
+                qkvBias: try loadConcatenated(projections.map { $0 + ".bias" }, [hidden]),
+                attentionOutputWeight: try load(attention + "output.dense.weight", [hidden, hidden]),
+                attentionOutputBias: try load(attention + "output.dense.bias", [hidden]),
+                attentionNormGamma: try load(attention + "output.LayerNorm.weight", [hidden]),
+                attentionNormBeta: try load(attention + "output.LayerNorm.bias", [hidden]),
+                intermediateWeight: try load(prefix + "intermediate.dense.weight", [configuration.intermediateSize, hidden]),
+                intermediateBias: try load(prefix + "intermediate.dense.bias", [configuration.intermediateSize]),
+                outputWeight: try load(prefix + "output.dense.weight", [hidden, configuration.intermediateSize]),
+                outputBias: try load(prefix + "output.dense.bias", [hidden]),
+                outputNormGamma: try load(prefix + "output.LayerNorm.weight", [hidden]),
+                outputNormBeta: try load(prefix + "output.LayerNorm.bias", [hidden])))
+        }
+        self.layers = layers
+        self.storage = storage
+    }
+
+    /// Multiply-add operations of one forward pass over sequences of these lengths
+    /// (matrix products only; used to report achieved GFLOP/s).
+    func multiplyAdds(lengths: [Int]) -> Int {
+        let h = configuration.hiddenSize
+        let i = configuration.intermediateSize
+        let perToken = 4 * h * h + 2 * h * i
+        let tokens = lengths.reduce(0, +)
+        let attention = lengths.reduce(0) { $0 + 2 * $1 * $1 * h }
+        return configuration.layerCount * (tokens * perToken + attention)
+    }
+
+    /// Encodes token-id sequences (each already `[CLS] … [SEP]`, at most `maxPositions` long) and
+    /// writes one L2-normalised, mean-pooled vector of `hiddenSize` floats per sequence to `output`.
+    func encode(_ sequences: [[Int32]], into output: UnsafeMutablePointer<Float>) {
+        let hidden = configuration.hiddenSize
+        let inner = configuration.intermediateSize
+        let heads = configuration.headCount
+        let headSize = hidden / heads
+        let lengths = sequences.map { min($0.count, configuration.maxPositions) }
+        let tokens = lengths.reduce(0, +)
+        guard tokens > 0 else {
+            output.initialize(repeating: 0, count: sequences.count * hidden)
+            return
+        }
+        let longest = lengths.max() ?? 0
+        var starts: [Int] = []
+        starts.reserveCapacity(lengths.count)
+        var offset = 0
+        for length in lengths {
+            starts.append(offset)
+            offset += length
+        }
+
+        // Work buffers for the whole batch, reused by every layer.
+        let x = FloatStorage(count: tokens * hidden)
+        let qkv = FloatStorage(count: tokens * 3 * hidden)
+        let context = FloatStorage(count: tokens * hidden)
+        let projected = FloatStorage(count: tokens * hidden)
+        let intermediate = FloatStorage(count: tokens * inner)
+        let scores = FloatStorage(count: longest * longest)
+
+        // Embeddings: word + position + token type (all type 0), then LayerNorm.
+        for (sequence, ids) in sequences.enumerated() {
+            for position in 0..<lengths[sequence] {
+                let row = x.pointer + (starts[sequence] + position) * hidden
+                let vocabularyIndex = min(max(Int(ids[position]), 0), configuration.vocabularySize - 1)
+                let word = wordEmbeddings + vocabularyIndex * hidden
+                let place = positionEmbeddings + position * hidden
+                for i in 0..<hidden { row[i] = word[i] + place[i] + tokenTypeEmbeddings[i] }
+            }
+        }
+        VectorMath.addLayerNorm(
+            x.pointer, residual: nil, rows: tokens, width: hidden,
+            gamma: embeddingNormGamma, beta: embeddingNormBeta, epsilon: configuration.layerNormEpsilon)
+
+        let scale = 1 / Float(headSize).squareRoot()
+        for layer in layers {
+            // Q, K, V for every token at once.
+            Self.linear(
+                x.pointer, rows: tokens, inputs: hidden, weight: layer.qkvWeight, bias: layer.qkvBias,
+                outputs: 3 * hidden, into: qkv.pointer)
+            // Attention, sequence by sequence and head by head.
+            for (sequence, length) in lengths.enumerated() where length > 0 {
+                let base = qkv.pointer + starts[sequence] * 3 * hidden
+                for head in 0..<heads {
+                    let query = base + head * headSize
+                    let key = base + hidden + head * headSize
+                    let value = base + 2 * hidden + head * headSize
+                    BLAS.gemm(
+                        m: length, n: length, k: headSize, alpha: scale,
+                        a: query, lda: 3 * hidden, b: key, ldb: 3 * hidden, transposeB: true,
+                        beta: 0, c: scores.pointer, ldc: length)
+                    VectorMath.softmaxRows(scores.pointer, rows: length, width: length)
+                    BLAS.gemm(
+                        m: length, n: headSize, k: length,
+                        a: scores.pointer, lda: length, b: value, ldb: 3 * hidden, transposeB: false,
+                        beta: 0, c: context.pointer + starts[sequence] * hidden + head * headSize, ldc: hidden)
+                }
+            }
+            Self.linear(
+                context.pointer, rows: tokens, inputs: hidden, weight: layer.attentionOutputWeight,
+                bias: layer.attentionOutputBias, outputs: hidden, into: projected.pointer)
+            VectorMath.addLayerNorm(
+                x.pointer, residual: projected.pointer, rows: tokens, width: hidden,
+                gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta, epsilon: configuration.layerNormEpsilon)
+            // Feed-forward.
+            Self.linear(
+                x.pointer, rows: tokens, inputs: hidden, weight: layer.intermediateWeight,
+                bias: layer.intermediateBias, outputs: inner, into: intermediate.pointer)
+            VectorMath.gelu(intermediate.pointer, tokens * inner)
+            Self.linear(
+                intermediate.pointer, rows: tokens, inputs: inner, weight: layer.outputWeight,
+                bias: layer.outputBias, outputs: hidden, into: projected.pointer)
+            VectorMath.addLayerNorm(
+                x.pointer, residual: projected.pointer, rows: tokens, width: hidden,
+                gamma: layer.outputNormGamma, beta: layer.outputNormBeta, epsilon: configuration.layerNormEpsilon)
+        }
+
+        // Mean pooling over each sequence's tokens, then L2 normalisation.
+        for (sequence, length) in lengths.enumerated() {
+            let vector = output + sequence * hidden
+            vector.initialize(repeating: 0, count: hidden)
+            guard length > 0 else { continue }
+            for position in 0..<length {
+                let row = x.pointer + (starts[sequence] + position) * hidden
+                for i in 0..<hidden { vector[i] += row[i] }
+            }
+            let inverseLength = 1 / Float(length)
+            for i in 0..<hidden { vector[i] *= inverseLength }
+            let norm = VectorMath.sumOfSquares(vector, hidden, minus: 0).squareRoot()
+            let inverseNorm = 1 / max(norm, 1e-12)
+            for i in 0..<hidden { vector[i] *= inverseNorm }
+        }
+    }
+
+    /// output[rows × outputs] = input[rows × inputs] · weightᵀ + bias, weight stored outputs × inputs.
+    private static func linear(
+        _ input: UnsafePointer<Float>, rows: Int, inputs: Int,
+        weight: UnsafePointer<Float>, bias: UnsafePointer<Float>, outputs: Int,
+        into output: UnsafeMutablePointer<Float>
+    ) {
+        for row in 0..<rows {
+            (output + row * outputs).update(from: bias, count: outputs)
+        }
+        BLAS.gemm(
+            m: rows, n: outputs, k: inputs, a: input, lda: inputs, b: weight, ldb: inputs, transposeB: true,
+            beta: 1, c: output, ldc: outputs)
+    }
+}
+
+/// A 64-byte-aligned float buffer freed with its owner.
+final class FloatStorage {
+    let pointer: UnsafeMutablePointer<Float>
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * MemoryLayout<Float>.stride, alignment: 64)
+        pointer = raw.bindMemory(to: Float.self, capacity: max(1, count))
+        pointer.initialize(repeating: 0, count: count)
+    }
+
+    convenience init(_ values: [Float]) {
+        self.init(count: values.count)
+        guard !values.isEmpty else { return }
+        values.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: values.count) }
+    }
+
+    deinit {
+        pointer.deallocate()
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+
+/// all-MiniLM-L6-v2 sentence embeddings (384 floats, L2-normalised), computed on the CPU from
+/// the model's `model.safetensors`, `vocab.txt` and `config.json`.
+///
+/// Safe to call from concurrent tasks: batches are encoded one at a time (each already uses
+/// every core through the BLAS library), in chunks of at most `maxBatchTokens` tokens so that a
+/// short query waits at most for one chunk of a long indexing run.
+public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
+    public let dimension: Int
+    public let tokenizer: WordPieceTokenizer
+    public let configuration: BertConfiguration
+    /// The most tokens encoded in one pass.
+    public let maxBatchTokens: Int
+
+    private let encoder: BertEncoder
+    private let lock = NSLock()
+
+    /// Loads the model from `modelDirectory`. Texts are cut at `maxSequenceLength` tokens
+    /// (256, as sentence-transformers does for this model).
+    public init(modelDirectory: URL, maxSequenceLength: Int = 256, maxBatchTokens: Int = 4096) throws {
+        let problems = ModelFiles.required.compactMap { file -> String? in
+            FileManager.default.fileExists(atPath: modelDirectory.appendingPathComponent(file.name).path)
+                ? nil : "missing \(file.name)"
+        }
+        guard problems.isEmpty else {
+            throw EmbeddingError.modelNotInstalled(directory: modelDirectory.path, problems: problems)
+        }
+        configuration = try BertConfiguration(contentsOf: modelDirectory.appendingPathComponent("config.json"))
+        tokenizer = try WordPieceTokenizer(
+            vocabularyFile: modelDirectory.appendingPathComponent("vocab.txt"),
+            maxLength: min(maxSequenceLength, configuration.maxPositions))
+        encoder = try BertEncoder(
+            weightsFile: modelDirectory.appendingPathComponent("model.safetensors"), configuration: configuration)
+        dimension = configuration.hiddenSize
+        self.maxBatchTokens = max(maxBatchTokens, tokenizer.maxLength)
+    }
+
+    /// The token ids the model sees for `text`, `[CLS]` and `[SEP]` included.
+    public func tokenize(_ text: String) -> [Int32] {
+        tokenizer.tokenize(text)
+    }
+
+    public func embed(_ texts: [String]) throws -> [[Float]] {
+        embed(tokenized: texts.map(tokenizer.tokenize))
+    }
+
+    /// Embeds already tokenized texts (from `tokenize`).
+    public func embed(tokenized sequences: [[Int32]]) -> [[Float]] {
+        guard !sequences.isEmpty else { return [] }
+        var results = [[Float]](repeating: [], count: sequences.count)
+        // Similar lengths together keep the attention work per chunk even; order is restored below.
+        let order = sequences.indices.sorted { sequences[$0].count < sequences[$1].count }
+        var chunk: [Int] = []
+        var chunkTokens = 0
+        func flush() {
+            guard !chunk.isEmpty else { return }
+            let batch = chunk.map { sequences[$0] }
+            var output = [Float](repeating: 0, count: batch.count * dimension)
+            output.withUnsafeMutableBufferPointer { buffer in
+                lock.lock()
+                defer { lock.unlock() }
+                encoder.encode(batch, into: buffer.baseAddress!)
+            }
+            for (position, index) in chunk.enumerated() {
+                results[index] = Array(output[(position * dimension)..<((position + 1) * dimension)])
+            }
+            chunk.removeAll(keepingCapacity: true)
+            chunkTokens = 0
+        }
+        for index in order {
+            let count = min(sequences[index].count, configuration.maxPositions)
+            if chunkTokens + count > maxBatchTokens { flush() }
+            chunk.append(index)
+            chunkTokens += count
+        }
+        flush()
+        return results
+    }
+
+    /// Multiply-adds of the matrix products for sequences of these lengths.
+    public func multiplyAdds(lengths: [Int]) -> Int {
+        encoder.multiplyAdds(lengths: lengths)
+    }
+}

@@ -1,0 +1,74 @@
+import Embedding
+import XCTest
+
+final class MiniLMEmbedderTests: XCTestCase {
+    private static func cosine(_ a: [Float], _ b: [Float]) -> Double {
+        var dot = 0.0, normA = 0.0, normB = 0.0
+        for (x, y) in zip(a, b) {
+            dot += Double(x) * Double(y)
+            normA += Double(x) * Double(x)
+            normB += Double(y) * Double(y)
+        }
+        return dot / max((normA * normB).squareRoot(), 1e-30)
+    }
+
+    /// Every reference text embeds to the sentence-transformers vector (cosine ≥ 0.9999).
+    func testEmbeddingsMatchSentenceTransformers() throws {
+        let embedder = try ModelTestSupport.embedder()
+        let references = try ModelTestSupport.reference("embeddings")
+        XCTAssertEqual(references.count, 298)
+        let vectors = try embedder.embed(references.map(\.text))
+        var minimum = 1.0
+        var worst = ""
+        for (reference, vector) in zip(references, vectors) {
+            XCTAssertEqual(vector.count, 384)
+            let similarity = Self.cosine(vector, reference.embedding ?? [])
+            if similarity < minimum {
+                minimum = similarity
+                worst = String(reference.text.prefix(60))
+            }
+            XCTAssertGreaterThanOrEqual(similarity, 0.9999, "cosine for \(reference.text.prefix(60).debugDescription)")
+        }
+        print("minimum cosine to the reference embeddings: \(minimum) (\(worst.debugDescription))")
+    }
+
+    /// A text embedded alone and inside a batch of texts of other lengths gives the same vector.
+    func testBatchAndSingleEmbeddingsAgree() throws {
+        let embedder = try ModelTestSupport.embedder()
+        let texts = [
+            "quarterly budget review",
+            "Please find attached the minutes of yesterday's meeting about the deployment schedule.",
+            "hi",
+            String(repeating: "The pipeline maintenance window moves to Saturday night. ", count: 40),
+        ]
+        let batch = try embedder.embed(texts)
+        for (index, text) in texts.enumerated() {
+            let single = try embedder.embed([text])[0]
+            let difference = zip(single, batch[index]).map { abs($0 - $1) }.max() ?? 1
+            XCTAssertLessThanOrEqual(difference, 1e-5, "text \(index)")
+        }
+    }
+
+    func testEmbeddingsAreUnitLength() throws {
+        let embedder = try ModelTestSupport.embedder()
+        for vector in try embedder.embed(["", "hello world", "日本語"]) {
+            let norm = vector.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            XCTAssertEqual(norm, 1, accuracy: 1e-4)
+        }
+        XCTAssertEqual(try embedder.embed([]), [])
+    }
+
+    func testConcurrentCallsGiveTheSameVectors() async throws {
+        let embedder = try ModelTestSupport.embedder()
+        let expected = try embedder.embed(["project update"])[0]
+        let results = try await withThrowingTaskGroup(of: [Float].self) { group in
+            for _ in 0..<4 {
+                group.addTask { try embedder.embed(["project update"])[0] }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for vector in results {
+            XCTAssertLessThanOrEqual(zip(vector, expected).map { abs($0 - $1) }.max() ?? 1, 1e-5)
+        }
+    }
+}

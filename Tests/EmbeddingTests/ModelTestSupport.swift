@@ -1,0 +1,60 @@
+import Embedding
+import Foundation
+import XCTest
+
+/// Locates the installed model for tests: `MAILSEARCH_MODEL_DIR`, else the default directory.
+/// Without it the test is skipped, unless `MAILSEARCH_REQUIRE_MODEL=1` makes that a failure.
+enum ModelTestSupport {
+    static func modelDirectory(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
+        let directory = ModelStore.defaultDirectory()
+        let present = ModelFiles.required.allSatisfy {
+            FileManager.default.fileExists(atPath: directory.appendingPathComponent($0.name).path)
+        }
+        if present { return directory }
+        let message = "The all-MiniLM-L6-v2 model is not installed in \(directory.path); run scripts/install-model.sh"
+        if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" {
+            XCTFail(message, file: file, line: line)
+            throw ModelMissing()
+        }
+        throw XCTSkip(message)
+    }
+
+    struct ModelMissing: Error {}
+
+    /// One loaded embedder shared by the tests of a run (loading takes a moment).
+    static func embedder() throws -> MiniLMEmbedder {
+        let directory = try modelDirectory()
+        return try EmbedderCache.shared.embedder(for: directory)
+    }
+
+    struct Reference: Decodable {
+        var text: String
+        var ids: [Int32]?
+        var embedding: [Float]?
+    }
+
+    static func reference(_ name: String) throws -> [Reference] {
+        guard let url = Bundle.module.url(forResource: name, withExtension: "jsonl", subdirectory: "Fixtures") else {
+            throw XCTSkip("fixture \(name).jsonl is missing")
+        }
+        let decoder = JSONDecoder()
+        return try String(contentsOf: url, encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: true)
+            .map { try decoder.decode(Reference.self, from: Data($0.utf8)) }
+    }
+}
+
+final class EmbedderCache: @unchecked Sendable {
+    static let shared = EmbedderCache()
+    private let lock = NSLock()
+    private var loaded: (URL, MiniLMEmbedder)?
+
+    func embedder(for directory: URL) throws -> MiniLMEmbedder {
+        lock.lock()
+        defer { lock.unlock() }
+        if let loaded, loaded.0 == directory { return loaded.1 }
+        let embedder = try MiniLMEmbedder(modelDirectory: directory)
+        loaded = (directory, embedder)
+        return embedder
+    }
+}

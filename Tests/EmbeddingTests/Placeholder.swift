@@ -1,5 +1,0 @@
-import XCTest
-
-final class EmbeddingTestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}
