@@ -132,6 +132,8 @@ public struct ImportPipeline: Sendable {
             queue.cancel()
             throw error
         }
+        // Fold the write-ahead log into mail.sqlite so the file on disk is complete after an import.
+        _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         return ImportSummary(
             source: source.root.path, kind: source.kind, account: account.name, imported: imported,
             duplicates: duplicates, failed: failed, seconds: Date().timeIntervalSince(start), failures: failures)

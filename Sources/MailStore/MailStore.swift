@@ -11,20 +11,36 @@ public final class MailStore: Sendable {
     public let database: DatabasePool
 
     /// Opens (creating when missing) the store in `directory`, migrating it to the current schema.
-    public init(directory: DataDirectory) throws {
+    /// A `readOnly` store never writes mail.sqlite, not even SQLite's bookkeeping: commands that
+    /// only read leave the file byte-identical.
+    public init(directory: DataDirectory, readOnly: Bool = false) throws {
         self.directory = directory
-        try directory.create()
+        if readOnly {
+            guard FileManager.default.fileExists(atPath: directory.mailDatabaseURL.path) else {
+                throw MailStoreError.noMail(path: directory.url.path)
+            }
+        } else {
+            try directory.create()
+        }
         var config = Configuration()
+        config.readonly = readOnly
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(30)
         config.prepareDatabase { db in
             // WAL + NORMAL: a killed process never loses a committed transaction.
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         }
         let path = directory.mailDatabaseURL.path
         do {
             database = try DatabasePool(path: path, configuration: config)
-            try MailSchema.migrator().migrate(database)
+            // Migrate only when needed: a read-only command must leave mail.sqlite byte-identical.
+            let migrator = MailSchema.migrator()
+            if try !database.read(migrator.hasCompletedMigrations) {
+                guard !readOnly else {
+                    throw MailStoreError.cannotOpen(path: path, reason: "its schema is older than this version; run `mailsearch import` or `mailsearch stats` once to upgrade it")
+                }
+                try migrator.migrate(database)
+            }
         } catch let error as DatabaseError {
             throw MailStoreError.cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
         }
@@ -266,12 +282,15 @@ public struct StoreStatistics: Sendable, Codable, Hashable {
 /// Errors of the mail store, with what to do about them.
 public enum MailStoreError: Error, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
+    case noMail(path: String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason):
             return "cannot open the mail store at \(path): \(reason). The file was left untouched; " +
                 "check the path and its permissions, or point --data-dir at another directory."
+        case .noMail(let path):
+            return "no mail in \(path) yet: import some with `mailsearch import PATH`, or point --data-dir at your data directory."
         }
     }
 }

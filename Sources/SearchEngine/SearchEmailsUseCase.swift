@@ -23,7 +23,7 @@ public final class SearchEmailsUseCase: Sendable {
     public let semanticLimit: Int
 
     public init(index: SearchIndexManager, parser: SearchQueryParser, semantic: (any SemanticRanker)? = nil,
-                merger: RRFMerger = RRFMerger(), candidateLimit: Int = 500, semanticLimit: Int = 50) {
+                merger: RRFMerger = RRFMerger(), candidateLimit: Int = 2_000, semanticLimit: Int = 50) {
         self.index = index
         self.parser = parser
         self.semantic = semantic
@@ -46,6 +46,7 @@ public final class SearchEmailsUseCase: Sendable {
         let candidateLimit = self.candidateLimit
 
         var fused: [RRFMerger.Fused]
+        var threadOf: [Int64: Int64] = [:]
         var lowerBound = false
         var report: SemanticReport
         if let match {
@@ -74,15 +75,18 @@ public final class SearchEmailsUseCase: Sendable {
                 report = SemanticReport(ran: false, reason: skipReason)
             }
             let hits = try await keywordHits
+            for hit in hits { threadOf[hit.emailId] = hit.threadId ?? -hit.emailId }
             lowerBound = hits.count >= candidateLimit
             fused = merger.merge(keyword: hits.map(\.emailId), semantic: semanticIds)
         } else if !query.filters.isEmpty || query.scope != .allMail {
-            let ids = try await index.read { db in
-                try Int64.fetchAll(db, sql: """
-                    SELECT e.id FROM mail.emails e WHERE \(filter.condition)
+            let rows = try await index.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT e.id, e.threadId FROM mail.emails e WHERE \(filter.condition)
                     ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC LIMIT \(candidateLimit)
-                    """, arguments: filter.arguments)
+                    """, arguments: filter.arguments).map { (id: $0["id"] as Int64, thread: $0["threadId"] as Int64?) }
             }
+            for row in rows { threadOf[row.id] = row.thread ?? -row.id }
+            let ids = rows.map(\.id)
             lowerBound = ids.count >= candidateLimit
             fused = ids.enumerated().map { i, id in
                 RRFMerger.Fused(emailId: id, score: 1 / (merger.k + Double(i + 1)), source: .filter, keywordRank: nil, semanticRank: nil)
@@ -93,7 +97,7 @@ public final class SearchEmailsUseCase: Sendable {
             report = SemanticReport(ran: false, reason: "empty query")
         }
 
-        let (results, conversations) = try await buildResults(fused: fused, match: match, limit: limit)
+        let (results, conversations) = try await buildResults(fused: fused, threadOf: threadOf, match: match, limit: limit)
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         return SearchResponse(query: query, conversationCount: conversations, conversationCountIsLowerBound: lowerBound,
@@ -106,49 +110,50 @@ public final class SearchEmailsUseCase: Sendable {
         }
     }
 
-    /// Groups fused emails into conversations (one row per thread, at its best message).
-    private func buildResults(fused: [RRFMerger.Fused], match: String?, limit: Int) async throws -> ([SearchResult], Int) {
+    /// Groups fused emails into conversations (one row per thread, at its best message); only
+    /// the page that is returned is read in full.
+    private func buildResults(fused: [RRFMerger.Fused], threadOf known: [Int64: Int64], match: String?,
+                              limit: Int) async throws -> ([SearchResult], Int) {
         guard !fused.isEmpty else { return ([], 0) }
-        let ids = fused.map(\.emailId)
-        let rows = try await index.read { db -> [Int64: EmailRow] in
-            var out: [Int64: EmailRow] = [:]
-            for start in stride(from: 0, to: ids.count, by: 500) {
-                let chunk = Array(ids[start..<min(ids.count, start + 500)])
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
-                for r in try Row.fetchAll(db, sql: """
-                    SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment
-                    FROM mail.emails WHERE id IN (\(placeholders))
-                    """, arguments: StatementArguments(chunk)) {
-                    out[r["id"]] = EmailRow(row: r)
-                }
+        var threadOf = known
+        let unknown = fused.map(\.emailId).filter { threadOf[$0] == nil }
+        if !unknown.isEmpty {
+            let found = try await index.read { db in
+                try Self.rows(db, sql: "SELECT id, threadId FROM mail.emails WHERE id IN", ids: unknown)
+                    .map { (id: $0["id"] as Int64, thread: $0["threadId"] as Int64?) }
             }
-            return out
+            for row in found { threadOf[row.id] = row.thread ?? -row.id }
         }
         var order: [Int64] = []
-        var best: [Int64: (fused: RRFMerger.Fused, row: EmailRow)] = [:]
+        var best: [Int64: RRFMerger.Fused] = [:]
         var matched: [Int64: Int] = [:]
         for f in fused {
-            guard let row = rows[f.emailId] else { continue }
-            let thread = row.threadId ?? -row.id
+            guard let thread = threadOf[f.emailId] else { continue } // deleted meanwhile
             matched[thread, default: 0] += 1
             if best[thread] == nil {
-                best[thread] = (f, row)
+                best[thread] = f
                 order.append(thread)
             }
         }
-        let page = order.prefix(max(0, limit))
-        let keywordIds = page.compactMap { t -> Int64? in
-            guard let b = best[t], b.fused.keywordRank != nil else { return nil }
-            return b.row.id
-        }
-        var highlights: [Int64: KeywordHighlight] = [:]
-        if let match, !keywordIds.isEmpty {
-            highlights = try await index.read { db in
-                try FTS5Manager.highlights(match: match, emailIds: keywordIds, db: db)
+        let page = Array(order.prefix(max(0, limit)))
+        let pageIds = page.compactMap { best[$0]?.emailId }
+        let keywordIds = page.compactMap { t -> Int64? in best[t].flatMap { $0.keywordRank != nil ? $0.emailId : nil } }
+        let (rows, highlights) = try await index.read { db -> ([Int64: EmailRow], [Int64: KeywordHighlight]) in
+            var rows: [Int64: EmailRow] = [:]
+            for r in try Self.rows(db, sql: """
+                SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment
+                FROM mail.emails WHERE id IN
+                """, ids: pageIds) {
+                rows[r["id"]] = EmailRow(row: r)
             }
+            var highlights: [Int64: KeywordHighlight] = [:]
+            if let match, !keywordIds.isEmpty {
+                highlights = try FTS5Manager.highlights(match: match, emailIds: keywordIds, db: db)
+            }
+            return (rows, highlights)
         }
         let results = page.compactMap { thread -> SearchResult? in
-            guard let (f, row) = best[thread] else { return nil }
+            guard let f = best[thread], let row = rows[f.emailId] else { return nil }
             var subject = row.subject
             var snippet = row.snippet
             var ranges: [HighlightRange] = []
@@ -168,6 +173,17 @@ public final class SearchEmailsUseCase: Sendable {
                 matchedMessages: matched[thread] ?? 1)
         }
         return (results, order.count)
+    }
+
+    /// Runs `sql` (ending in `IN`) over `ids` in chunks that stay below SQLite's variable limit.
+    private static func rows(_ db: Database, sql: String, ids: [Int64]) throws -> [Row] {
+        var out: [Row] = []
+        for start in stride(from: 0, to: ids.count, by: 500) {
+            let chunk = Array(ids[start..<min(ids.count, start + 500)])
+            let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+            out += try Row.fetchAll(db, sql: sql + " (\(placeholders))", arguments: StatementArguments(chunk))
+        }
+        return out
     }
 }
 

@@ -18,25 +18,30 @@ public enum FTS5QueryBuilder {
         public var isPhrase: Bool
     }
 
-    /// The terms of `text` as they will be searched.
+    /// The terms of `text` as they will be searched. Works on Unicode scalars, not characters,
+    /// so a quote followed by a combining mark is still a quote.
     public static func terms(of text: String) -> [Term] {
         var terms: [Term] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var inQuote = false
         func flush(phrase: Bool) {
-            let t = current
-            current = ""
+            let t = String(current)
+            current = String.UnicodeScalarView()
             guard t.unicodeScalars.contains(where: isTokenCharacter) else { return }
             terms.append(Term(text: t, isPhrase: phrase))
         }
-        for ch in text.prefix(maximumInputLength) {
-            if ch == "\"" {
-                if inQuote { flush(phrase: true) } else { flush(phrase: false) }
+        var seen = 0
+        for scalar in text.unicodeScalars {
+            seen += 1
+            if seen > maximumInputLength { break }
+            if scalar == "\"" {
+                flush(phrase: inQuote)
                 inQuote.toggle()
-            } else if ch.isWhitespace && !inQuote {
-                flush(phrase: false)
+            } else if scalar.properties.isWhitespace || scalar.properties.generalCategory == .control {
+                // A NUL would end the FTS5 string early; control characters never index anyway.
+                if inQuote { current.append(" ") } else { flush(phrase: false) }
             } else {
-                current.append(ch)
+                current.append(scalar)
             }
         }
         flush(phrase: inQuote)
@@ -50,7 +55,8 @@ public enum FTS5QueryBuilder {
         let terms = terms(of: text)
         guard !terms.isEmpty else { return nil }
         let parts = terms.map { term -> String in
-            let quoted = "\"" + term.text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            // Terms hold no quote (quotes delimit phrases), so the FTS5 string needs no escaping.
+            let quoted = "\"" + term.text + "\""
             return (!term.isPhrase && prefix) ? quoted + "*" : quoted
         }
         let body = parts.joined(separator: " ")

@@ -34,7 +34,8 @@ final class SearchDatabase: Sendable {
         let mailPath = mailURL.path
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            try db.execute(sql: "ATTACH DATABASE ? AS mail", arguments: [mailPath])
+            // Read-only: the index never writes the user's mail.
+            try db.execute(sql: "ATTACH DATABASE ? AS mail", arguments: [Self.readOnlyURI(mailPath)])
         }
         pool = try DatabasePool(path: url.path, configuration: config)
         try pool.write { db in
@@ -42,6 +43,12 @@ final class SearchDatabase: Sendable {
             // Touch the table: a file that is not a database, or a damaged schema, fails here.
             _ = try Int.fetchOne(db, sql: "SELECT rowid FROM email_fts LIMIT 1")
         }
+    }
+
+    static func readOnlyURI(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?mode=ro"
     }
 
     /// Removes the database files (used before a rebuild from mail.sqlite).

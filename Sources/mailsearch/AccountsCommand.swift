@@ -9,7 +9,7 @@ struct AccountsCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let accounts = try global.openStore().accounts()
+        let accounts = try global.openStore(readOnly: true).accounts()
         if global.json { return try Output.printJSON(accounts) }
         if accounts.isEmpty { print("No accounts yet. Import mail with: mailsearch import PATH --account NAME") }
         for a in accounts {
@@ -27,7 +27,7 @@ struct FoldersCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         var accountId: Int64?
         if let account {
             guard let found = try store.findAccount(named: account) else {

@@ -34,7 +34,7 @@ struct ExportCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let handle: FileHandle
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: nil) , let h = FileHandle(forWritingAtPath: output) else {

@@ -14,9 +14,10 @@ struct GlobalOptions: ParsableArguments {
 
     var dataDirectory: DataDirectory { DataDirectory.resolve(explicit: dataDir) }
 
-    func openStore() throws -> MailStore {
+    /// Opens the store; `readOnly` for commands that only read (mail.sqlite stays byte-identical).
+    func openStore(readOnly: Bool = false) throws -> MailStore {
         do {
-            return try MailStore(directory: dataDirectory)
+            return try MailStore(directory: dataDirectory, readOnly: readOnly)
         } catch {
             throw CLIError("\(error)")
         }

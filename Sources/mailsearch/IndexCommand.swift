@@ -14,7 +14,7 @@ struct IndexStatusCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let context = try SearchContext(global: global)
+        let context = try SearchContext(global: global, readOnly: true)
         let s = try context.index.status()
         if global.json { return try Output.printJSON(s) }
         print("Search index: \(s.path)")
@@ -35,7 +35,7 @@ struct IndexRebuildCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let context = try SearchContext(global: global)
+        let context = try SearchContext(global: global, readOnly: true)
         let bar = TerminalProgress(label: "Indexing", unit: "emails", enabled: !quiet)
         let start = Date()
         try context.index.rebuild { done, total in

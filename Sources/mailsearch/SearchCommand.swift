@@ -36,7 +36,7 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = try SearchContext(global: global)
+        let context = try SearchContext(global: global, readOnly: noHistory)
         let useCase = SearchEmailsUseCase(index: context.index, parser: clock.parser())
         let response = try await useCase.search(query, scope: try context.scope(scope), limit: limit)
         if !noHistory { try context.store.recordSearch(query) }
@@ -195,7 +195,7 @@ struct SuggestCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let contacts = try store.topContacts(limit: 5).map {
             ContactJSON(email: $0.email, name: $0.displayName, frequency: $0.frequency, suggestedQuery: "from:\($0.email)")
         }

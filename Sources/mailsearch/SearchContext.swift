@@ -42,8 +42,8 @@ struct SearchContext {
     let store: MailStore
     let index: SearchIndexManager
 
-    init(global: GlobalOptions) throws {
-        store = try global.openStore()
+    init(global: GlobalOptions, readOnly: Bool = false) throws {
+        store = try global.openStore(readOnly: readOnly)
         do {
             index = try SearchIndexManager(store: store, notices: { message in
                 FileHandle.standardError.write(Data("note: \(message)\n".utf8))

@@ -30,7 +30,7 @@ struct ShowCommand: ParsableCommand {
     func validate() throws { _ = try parsedTarget() }
 
     func run() throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         switch try parsedTarget() {
         case .email(let n):
             guard let stored = try store.email(id: n) else { throw CLIError("no email with id \(n)") }

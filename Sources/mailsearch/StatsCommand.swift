@@ -9,7 +9,7 @@ struct StatsCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let store = try global.openStore()
+        let store = try global.openStore(readOnly: true)
         let s = try store.statistics()
         if global.json {
             try Output.printJSON(s)

@@ -66,7 +66,9 @@ class CLITestCase: XCTestCase {
             let thread = i / 5
             let pos = i % 5
             text += "From sender\(i)@example.com Mon Mar  4 14:11:14 2024\n"
-            if i % 97 != 0 { text += "Message-ID: <m\(i)@example.com>\n" }
+            // A few replies carry no Message-ID (identified by content hash); roots always have one,
+            // since a root without an id cannot be linked by its replies' References.
+            if !(pos == 3 && thread % 7 == 0) { text += "Message-ID: <m\(i)@example.com>\n" }
             if pos > 0 {
                 text += "In-Reply-To: <m\(i - 1)@example.com>\nReferences: <m\(thread * 5)@example.com> <m\(i - 1)@example.com>\n"
             }

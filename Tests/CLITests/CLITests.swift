@@ -79,7 +79,7 @@ final class CLITests: CLITestCase {
         let mailBefore = try Data(contentsOf: data.appendingPathComponent("mail.sqlite"))
         for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(at: data.appendingPathComponent("search.sqlite" + suffix)) }
         try Data(repeating: 0x5A, count: 40_000).write(to: data.appendingPathComponent("search.sqlite"))
-        let r = try mailsearch(["search", "budget", "--json", "--limit", "100"])
+        let r = try mailsearch(["search", "budget", "--json", "--limit", "100", "--no-history"])
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertTrue(r.stderr.contains("note:"), r.stderr)
         let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]

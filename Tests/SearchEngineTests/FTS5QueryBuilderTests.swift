@@ -30,3 +30,10 @@ final class FTS5QueryBuilderTests: XCTestCase {
         XCTAssertEqual(terms.count, FTS5QueryBuilder.maximumTerms)
     }
 }
+
+final class FTS5QueryBuilderControlCharacterTests: XCTestCase {
+    func testControlCharactersNeverReachFTS5() {
+        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "a\u{0}b"), "\"a\"* \"b\"*")
+        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "\"a\u{0}b\""), "\"a b\"")
+    }
+}

@@ -7,7 +7,7 @@ import SearchIndex
 import XCTest
 
 /// A temporary store + index filled with hand-made emails, and a parser with a pinned clock.
-final class SearchFixture {
+final class SearchFixture: @unchecked Sendable {
     static let now = Date(timeIntervalSince1970: 1_718_445_600) // 2024-06-15T10:00:00Z
     static let day: TimeInterval = 86_400
 
@@ -108,7 +108,7 @@ final class FakeSemanticRanker: SemanticRanker, @unchecked Sendable {
     }
 
     func rank(text: String, candidates: Set<Int64>?, limit: Int) async throws -> [Int64] {
-        lock.lock(); calls.append((text, candidates)); lock.unlock()
+        lock.withLock { calls.append((text, candidates)) }
         if let failure { throw failure }
         return Array(ranking.filter { candidates?.contains($0) ?? true }.prefix(limit))
     }
