@@ -297,7 +297,7 @@ enum MessageComposer {
             while end < text.count && text[end] != 10 { end += 1 }
             if !first { out.append("<br>\n") }
             first = false
-            out.appendHTMLEscaped(Array(text[start..<end]))
+            out.appendHTMLEscaped(text[start..<end])
             start = end + 1
         }
     }
