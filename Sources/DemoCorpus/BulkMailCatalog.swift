@@ -151,7 +151,7 @@ enum BulkMailCatalog {
                                  "Your package will arrive between 10:00 and 14:00.",
                                  "We could not deliver your package; we will try again on {weekday}.",
                                  "Your package was delivered and left at the front door."],
-                     details: ["Tracking number: {tracking}", "Estimated delivery: {weekday}, {date}", "Shipped from: {city}"],
+                     details: ["Tracking number: {tracking}", "Estimated delivery: {day}", "Shipped from: {city}"],
                      links: ["Track your package"], url: "https://parcelexpress.example/track", htmlChance: 0.5),
         BulkMailSpec("billing@cloudhost.example", .update,
                      subjects: ["Your CloudHost invoice {invoice}", "Invoice {invoice} is available", "Payment receipt for {month}"],

@@ -99,41 +99,52 @@ extension Array where Element == UInt8 {
 
     /// Quoted-printable (RFC 2045 §6.7) of LF-separated text, soft line breaks at 76 columns.
     mutating func appendQuotedPrintable(_ text: [UInt8]) {
-        let hex: StaticString = "0123456789ABCDEF"
-        hex.withUTF8Buffer { table in
+        reserveCapacity(count + text.count + text.count / 8 + 16)
+        text.withUnsafeBufferPointer { source in
+            let count = source.count
             var column = 0
+            var runStart = 0
             var i = 0
-            while i < text.count {
-                let byte = text[i]
+            while i < count {
+                let byte = source[i]
                 if byte == 10 {
-                    append(10)
+                    append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart...i]))
                     column = 0
                     i += 1
+                    runStart = i
                     continue
                 }
-                let atLineEnd = i + 1 == text.count || text[i + 1] == 10
+                let atLineEnd = i + 1 == count || source[i + 1] == 10
                 let literal = (byte >= 33 && byte <= 126 && byte != 61) || ((byte == 32 || byte == 9) && !atLineEnd)
                 let width = literal ? 1 : 3
                 if column + width > 75 {
+                    append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<i]))
                     append(UInt8(ascii: "="))
                     append(10)
                     column = 0
-                }
-                if literal {
-                    append(byte)
-                } else {
-                    append(UInt8(ascii: "="))
-                    append(table[Int(byte >> 4)])
-                    append(table[Int(byte & 15)])
+                    runStart = i
                 }
                 column += width
                 i += 1
+                if !literal {
+                    append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<(i - 1)]))
+                    append(UInt8(ascii: "="))
+                    append(Self.hexDigit(byte >> 4))
+                    append(Self.hexDigit(byte & 15))
+                    runStart = i
+                }
             }
+            append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<count]))
         }
     }
 
+    @inline(__always)
+    static func hexDigit(_ value: UInt8) -> UInt8 {
+        value < 10 ? 48 + value : 55 + value
+    }
+
     /// The text, HTML-escaped.
-    mutating func appendHTMLEscaped(_ text: [UInt8]) {
+    mutating func appendHTMLEscaped(_ text: some Collection<UInt8>) {
         for byte in text {
             switch byte {
             case UInt8(ascii: "&"): append("&amp;")

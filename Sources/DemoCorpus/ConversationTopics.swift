@@ -242,7 +242,7 @@ enum ConversationTopics {
                 "I'm in, let's meet at the trailhead at 8.", "Good idea, I can split the cost with you.",
                 "Can't make it this time, but next weekend I'm free.",
             ],
-            attachments: ["IMG_{bignum}.png"]),
+            attachments: ["IMG_{last4}.png"]),
         ConversationTopic(
             "proposal and contract",
             subjects: ["Contract renewal for {year}", "Proposal for the {project} integration", "Angebot für die Integration",

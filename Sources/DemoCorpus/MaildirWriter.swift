@@ -52,6 +52,10 @@ struct MaildirWriter {
         let (subfolder, name) = Self.fileName(for: message, seed: seed)
         var url = folder.isEmpty ? root : root.appendingPathComponent(folder, isDirectory: true)
         url = url.appendingPathComponent(subfolder, isDirectory: true).appendingPathComponent(name)
-        try Data(message.raw).write(to: url)
+        // stdio rather than Data.write, which syncs every file to disk: ten times slower here.
+        guard let file = fopen(url.path, "wb") else { throw DemoCorpusError.cannotCreate(url) }
+        let written = message.raw.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, file) }
+        let closed = fclose(file)
+        if written != message.raw.count || closed != 0 { throw DemoCorpusError.cannotWrite(url) }
     }
 }

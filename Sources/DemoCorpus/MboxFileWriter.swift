@@ -71,11 +71,14 @@ final class MboxFileWriter {
 /// Why writing a demo corpus failed.
 public enum DemoCorpusError: Error, CustomStringConvertible {
     case cannotCreate(URL)
+    case cannotWrite(URL)
 
     public var description: String {
         switch self {
         case .cannotCreate(let url):
             return "Cannot create \(url.path): check that the folder exists and is writable."
+        case .cannotWrite(let url):
+            return "Cannot write \(url.path): check the free disk space."
         }
     }
 }

@@ -26,7 +26,11 @@ enum MessageComposer {
         if draft.subject.isASCII {
             out.append(contentsOf: draft.subject)
         } else {
-            out.appendEncodedWords(draft.subject, qEncoding: false, firstLineUsed: 9)
+            // Leading ASCII words ("Re: Trip to") stay readable; the rest becomes encoded words.
+            let firstNonASCII = draft.subject.firstIndex { $0 >= 0x80 } ?? 0
+            let plainEnd = draft.subject[..<firstNonASCII].lastIndex(of: 32).map { $0 + 1 } ?? 0
+            out.append(contentsOf: draft.subject[..<plainEnd])
+            out.appendEncodedWords(Array(draft.subject[plainEnd...]), qEncoding: false, firstLineUsed: 9 + plainEnd)
         }
         out.append("\nFrom: ")
         out.append(contentsOf: draft.from.headerMailbox)
@@ -154,7 +158,7 @@ enum MessageComposer {
         } else {
             var encoded: [UInt8] = []
             encoded.appendRFC2231Value(attachment.fileName)
-            if encoded.count <= 60 {
+            if encoded.count <= 40 {
                 out.append(" filename*=")
                 out.append(contentsOf: encoded)
                 out.append(10)
@@ -163,7 +167,7 @@ enum MessageComposer {
                 var start = 0
                 var section = 0
                 while start < encoded.count {
-                    var end = min(start + 50, encoded.count)
+                    var end = min(start + 30, encoded.count)
                     if end < encoded.count {
                         if encoded[end - 1] == UInt8(ascii: "%") { end -= 1 }
                         else if end >= 2 && encoded[end - 2] == UInt8(ascii: "%") { end -= 2 }
@@ -293,7 +297,7 @@ enum MessageComposer {
             while end < text.count && text[end] != 10 { end += 1 }
             if !first { out.append("<br>\n") }
             first = false
-            out.appendHTMLEscaped(Array(text[start..<end]))
+            out.appendHTMLEscaped(text[start..<end])
             start = end + 1
         }
     }

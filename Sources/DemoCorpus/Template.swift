@@ -41,6 +41,7 @@ enum Slot: String, Sendable {
     case candidate      // a job candidate
     case weekday
     case date           // a date a few days after the message: "March 14"
+    case day            // the same with its weekday: "Friday, March 14"
     case month          // the month of the message: "March"
     case season
     case time           // "10:30"
@@ -124,9 +125,13 @@ extension DemoRandom {
         case .name2: out.append(contentsOf: pick(words.fullNames))
         case .candidate: out.append(contentsOf: pick(words.candidates))
         case .weekday: out.append(CivilTime.longWeekdayNames[between(1, 5)])
-        case .date:
+        case .date, .day:
             let t = CivilTime(unixSeconds: context.unixSeconds + Int64(between(1, 21)) * 86_400,
                               offsetMinutes: context.offsetMinutes)
+            if slot == .day {
+                out.append(CivilTime.longWeekdayNames[t.weekday])
+                out.append(", ")
+            }
             out.append(CivilTime.longMonthNames[t.month - 1])
             out.append(32)
             out.appendDecimal(t.day)

@@ -68,9 +68,15 @@ public enum HTMLTextExtractor {
             newlines = 0
         }
         mutating func space() { pendingSpace = true }
+        /// `<br>`: a new line, at most one blank line in a row.
         mutating func lineBreak() {
             pendingSpace = false
             if newlines < 2 { bytes.append(0x0A); newlines += 1 }
+        }
+        /// Block start or end: make sure the next text starts a line.
+        mutating func blockBoundary() {
+            pendingSpace = false
+            if newlines == 0 { bytes.append(0x0A); newlines = 1 }
         }
         mutating func scalar(_ v: UInt32) {
             if v == 0xA0 || v == 0x20 || v == 0x09 || v == 0x0A || v == 0x0D { space(); return }
@@ -155,7 +161,7 @@ public enum HTMLTextExtractor {
                         }
                         continue
                     }
-                    if blocks.contains(name) { out.lineBreak() } else if cells.contains(name) { out.space() }
+                    if name == "br" { out.lineBreak() } else if blocks.contains(name) { out.blockBoundary() } else if cells.contains(name) { out.space() }
                     continue
                 }
                 out.text(c); i += 1; continue

@@ -75,7 +75,7 @@ public enum MailDateParser {
         let n = min(b.count, 512)  // dates are short; ignore runaway input
         var i = 0
         var hour = -1, minute = 0, second = 0
-        var year = -1, yearDigits = 0, month = -1, day = -1
+        var year = -1, month = -1, day = -1
         var zone: Int? = nil
         var namedZone: Int? = nil
         var commentZone: Int? = nil
@@ -173,7 +173,7 @@ public enum MailDateParser {
                     let m = readNumber(num.end + 1)
                     if m.end + 1 < n && b[m.end] == UInt8(ascii: "-") && isDigit(b[m.end + 1]) {
                         let d = readNumber(m.end + 1)
-                        year = num.value; yearDigits = 4; month = m.value; day = d.value
+                        year = num.value; month = m.value; day = d.value
                         i = d.end
                         if i < n && (b[i] == UInt8(ascii: "T") || b[i] == UInt8(ascii: "t")) { i += 1 }
                         lastWasTime = false
@@ -186,9 +186,9 @@ public enum MailDateParser {
                     if p2.end + 1 < n && b[p2.end] == UInt8(ascii: "/") && isDigit(b[p2.end + 1]) {
                         let p3 = readNumber(p2.end + 1)
                         if num.digits == 4 {
-                            year = num.value; yearDigits = 4; month = p2.value; day = p3.value
+                            year = num.value; month = p2.value; day = p3.value
                         } else {
-                            year = p3.value; yearDigits = p3.digits
+                            year = p3.value
                             if num.value > 12 { day = num.value; month = p2.value } else { month = num.value; day = p2.value }
                         }
                         i = p3.end
@@ -231,7 +231,7 @@ public enum MailDateParser {
         }
         if year < 0 {
             for (k, x) in nums.enumerated() where !used[k] {
-                year = x.value; yearDigits = x.digits; used[k] = true; break
+                year = x.value; used[k] = true; break
             }
         }
         if zone == nil {
