@@ -1,0 +1,143 @@
+import DemoCorpus
+import Foundation
+import GRDB
+import MailImport
+import MailModel
+import MailStore
+import SearchEngine
+import SearchIndex
+
+/// `mailsearch-bench`: the performance numbers of the project, printed with corpus sizes.
+///
+///     mailsearch-bench import PATH          import throughput (msgs/s), with and without indexing
+///     mailsearch-bench search [SIZES…]      parse / FTS5 / end-to-end keyword search p50/p95 on
+///                                           synthetic corpora (default 10000 50000 100000) and Enron
+@main
+struct MailSearchBench {
+    static let workRoot = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("bench-data")
+
+    static func main() async throws {
+        var args = Array(CommandLine.arguments.dropFirst())
+        let command = args.isEmpty ? "all" : args.removeFirst()
+        try FileManager.default.createDirectory(at: workRoot, withIntermediateDirectories: true)
+        switch command {
+        case "import":
+            let path = args.first ?? "corpora/enron-inbox/maildir"
+            try importBenchmark(path: path, label: "enron")
+        case "search":
+            let sizes = args.compactMap(Int.init)
+            try await searchBenchmarks(sizes: sizes.isEmpty ? [10_000, 50_000, 100_000] : sizes, enron: true)
+        case "all":
+            try importBenchmark(path: "corpora/enron-inbox/maildir", label: "enron")
+            try await searchBenchmarks(sizes: [10_000, 50_000, 100_000], enron: true)
+        default:
+            print("usage: mailsearch-bench [import PATH | search [SIZES…] | all]")
+        }
+    }
+
+    // MARK: Import
+
+    /// Imports `path` into a fresh data directory, end to end (read, parse, store, thread, index).
+    @discardableResult
+    static func importBenchmark(path: String, label: String, indexing: [Bool] = [false, true]) throws -> URL? {
+        guard FileManager.default.fileExists(atPath: path) else {
+            report("import \(label): skipped, \(path) not found (make corpora)")
+            return nil
+        }
+        var last: URL?
+        for withIndex in indexing {
+            let dir = workRoot.appendingPathComponent("import-\(label)-\(withIndex ? "indexed" : "plain")")
+            try? FileManager.default.removeItem(at: dir)
+            let store = try MailStore(directory: DataDirectory(url: dir))
+            let index = withIndex ? try SearchIndexManager(store: store) : nil
+            let pipeline = ImportPipeline(store: store, accountName: label, observer: index)
+            let summary = try pipeline.run(path: path)
+            let total = summary.imported + summary.duplicates + summary.failed
+            report(String(format: "import %@ %@: %d messages (%d new, %d duplicates, %d failed) in %.2f s = %.0f msgs/s",
+                          label, withIndex ? "with FTS5 indexing" : "store only", total, summary.imported,
+                          summary.duplicates, summary.failed, summary.seconds, Double(total) / summary.seconds))
+            last = dir
+        }
+        return last
+    }
+
+    // MARK: Search
+
+    static let queries = [
+        "budget", "quarterly budget review", "deployment schedule", "project alpha launch", "invoice",
+        "meeting notes", "offsite", "security audit", "proj", "customer escalation", "travel itinerary",
+        "design review feedback", "hiring", "the", "gas", "power",
+    ]
+
+    static let filteredQueries = [
+        "budget from john", "invoice with attachments", "meeting last month", "unread updates",
+        "deployment schedule from sarah", "in:inbox offsite", "project after:2024-01-01", "report in sent",
+    ]
+
+    static func searchBenchmarks(sizes: [Int], enron: Bool) async throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let now = Date()
+        let parser = SearchQueryParser(calendar: calendar, now: { now })
+
+        // Query parsing does not depend on the corpus.
+        var parse = Samples()
+        let all = queries + filteredQueries + ["budget report from sarah last week with attachments",
+                                               "unread promotions from john", "from:john is:unread after:2024-03-01 \"deployment schedule\""]
+        for _ in 0..<200 { for q in all { parse.add(measure { _ = parser.parse(q) }) } }
+        report("query parsing (\(all.count) queries × 200): \(parse.summary(unit: "µs", scale: 1000))")
+
+        for size in sizes {
+            let mbox = workRoot.appendingPathComponent("synthetic-\(size).mbox")
+            if !FileManager.default.fileExists(atPath: mbox.path) {
+                var config = DemoCorpusConfiguration()
+                config.messageCount = size
+                config.seed = 7
+                _ = try DemoCorpusGenerator(configuration: config).writeMbox(to: mbox)
+            }
+            guard let dir = try importBenchmark(path: mbox.path, label: "synthetic-\(size)", indexing: [true]) else { continue }
+            try await searchLatency(dataDir: dir, label: "synthetic \(size)", parser: parser)
+        }
+        if enron {
+            let dir = workRoot.appendingPathComponent("import-enron-indexed")
+            if FileManager.default.fileExists(atPath: dir.appendingPathComponent("mail.sqlite").path) {
+                try await searchLatency(dataDir: dir, label: "enron", parser: parser)
+            } else if let made = try importBenchmark(path: "corpora/enron-inbox/maildir", label: "enron", indexing: [true]) {
+                try await searchLatency(dataDir: made, label: "enron", parser: parser)
+            }
+        }
+    }
+
+    static func searchLatency(dataDir: URL, label: String, parser: SearchQueryParser) async throws {
+        let store = try MailStore(directory: DataDirectory(url: dataDir))
+        let index = try SearchIndexManager(store: store)
+        let emails = try store.statistics().emails
+        let useCase = SearchEmailsUseCase(index: index, parser: parser)
+        let status = try index.status()
+
+        // Warm up the page cache.
+        for q in queries { _ = try await useCase.search(q) }
+
+        var fts = Samples()
+        for _ in 0..<20 {
+            for q in queries {
+                guard let match = FTS5QueryBuilder.matchExpression(for: q) else { continue }
+                let filter = EmailFilterSQL(filters: SearchFilters(), scope: .allMail)
+                fts.add(try measure { _ = try index.keywordSearch(match: match, filter: filter, limit: 50) })
+            }
+        }
+        var endToEnd = Samples()
+        var filtered = Samples()
+        for _ in 0..<20 {
+            for q in queries { endToEnd.add(try await measureAsync { _ = try await useCase.search(q) }) }
+            for q in filteredQueries { filtered.add(try await measureAsync { _ = try await useCase.search(q) }) }
+        }
+        report("[\(label): \(emails) emails, search.sqlite \(status.bytes / 1_048_576) MB, mail.sqlite \(MailStore.fileSize(store.directory.mailDatabaseURL) / 1_048_576) MB]")
+        report("  FTS5 query (top 50, BM25):                 \(fts.summary())")
+        report("  end-to-end keyword search (text only):     \(endToEnd.summary())")
+        report("  end-to-end keyword search (with filters):  \(filtered.summary())")
+        var combined = endToEnd
+        combined.values += filtered.values
+        report("  end-to-end keyword search (all):           \(combined.summary())")
+    }
+}
