@@ -117,6 +117,16 @@ enum MailSchema {
                 CREATE INDEX contacts_frequency ON contacts(frequency DESC);
                 """)
         }
+        migrator.registerMigration("v3-embeddings") { db in
+            // L2-normalised float32 vectors (384 × 4 = 1536 bytes), deleted with their email.
+            try db.execute(sql: """
+                CREATE TABLE embeddings (
+                    emailId INTEGER PRIMARY KEY REFERENCES emails(id) ON DELETE CASCADE,
+                    model TEXT NOT NULL,
+                    vector BLOB NOT NULL
+                );
+                """)
+        }
         return migrator
     }
 }

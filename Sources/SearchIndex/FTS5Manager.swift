@@ -48,6 +48,14 @@ public enum FTS5Manager {
             SELECT MAX(id) FROM (SELECT id FROM mail.emails WHERE id > ? ORDER BY id LIMIT ?)
             """, arguments: [afterId, chunk])
         guard let lastId else { return (0, nil) }
+        try insertFromMail(where: "id > ? AND id <= ?", arguments: [afterId, lastId], db: db)
+        return (db.changesCount, lastId)
+    }
+
+    /// Copies emails of the attached mail database matching `condition` into the index,
+    /// removing highlight marker characters. Returns the number of rows added.
+    @discardableResult
+    static func insertFromMail(where condition: String, arguments: StatementArguments, db: Database) throws -> Int {
         try db.execute(sql: """
             INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email)
             SELECT id, id, accountId,
@@ -55,9 +63,9 @@ public enum FTS5Manager {
                    replace(replace(bodyPlain, char(2), ''), char(3), ''),
                    replace(replace(COALESCE(fromName, ''), char(2), ''), char(3), ''),
                    COALESCE(fromEmail, '')
-            FROM mail.emails WHERE id > ? AND id <= ? ORDER BY id
-            """, arguments: [afterId, lastId])
-        return (db.changesCount, lastId)
+            FROM mail.emails WHERE \(condition) ORDER BY id
+            """, arguments: arguments)
+        return db.changesCount
     }
 
     /// Ranked matches of `match`, intersected with the filters, best first.

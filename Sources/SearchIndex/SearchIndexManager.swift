@@ -100,16 +100,8 @@ public final class SearchIndexManager: Sendable {
                 for chunk in stride(from: 0, to: missing.count, by: 500) {
                     let ids = Array(missing[chunk..<min(missing.count, chunk + 500)])
                     let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
-                    try db.execute(sql: """
-                        INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email)
-                        SELECT id, id, accountId,
-                               replace(replace(subject, char(2), ''), char(3), ''),
-                               replace(replace(bodyPlain, char(2), ''), char(3), ''),
-                               replace(replace(COALESCE(fromName, ''), char(2), ''), char(3), ''),
-                               COALESCE(fromEmail, '')
-                        FROM mail.emails WHERE id IN (\(placeholders))
-                        """, arguments: StatementArguments(ids))
-                    added += db.changesCount
+                    added += try FTS5Manager.insertFromMail(
+                        where: "id IN (\(placeholders))", arguments: StatementArguments(ids), db: db)
                 }
                 return (added, orphans.count)
             }

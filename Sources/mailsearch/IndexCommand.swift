@@ -1,11 +1,13 @@
 import ArgumentParser
+import Embedding
 import Foundation
+import SearchEngine
 import SearchIndex
 
 struct IndexCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "index", abstract: "Inspect or rebuild the search index.",
-        subcommands: [IndexStatusCommand.self, IndexRebuildCommand.self])
+        subcommands: [IndexStatusCommand.self, IndexRebuildCommand.self, IndexEmbedCommand.self])
 }
 
 struct IndexStatusCommand: ParsableCommand {
@@ -15,7 +17,7 @@ struct IndexStatusCommand: ParsableCommand {
 
     func run() throws {
         let context = try SearchContext(global: global, readOnly: true)
-        let s = try context.index.status()
+        let s = try context.indexStatus()
         if global.json { return try Output.printJSON(s) }
         print("Search index: \(s.path)")
         print("  size              \(Output.bytes(s.bytes))")
@@ -43,7 +45,7 @@ struct IndexRebuildCommand: ParsableCommand {
                        elapsed: Date().timeIntervalSince(start))
         }
         bar.finish()
-        let s = try context.index.status()
+        let s = try context.indexStatus()
         if global.json { return try Output.printJSON(s) }
         print("Rebuilt the keyword index: \(s.indexedEmails) emails, \(Output.bytes(s.bytes)), \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
     }
@@ -71,5 +73,45 @@ struct AccountRemoveCommand: ParsableCommand {
         let removed = try context.index.deleteAccount(id: account.id)
         if global.json { return try Output.printJSON(["account": name, "removedEmails": String(removed)]) }
         print("Removed account \"\(name)\" and its \(removed) emails.")
+    }
+}
+
+struct IndexEmbedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "embed",
+        abstract: "Compute embeddings for emails that have none yet, newest first (semantic search).",
+        discussion: "Safe to interrupt: finished batches are kept, and the next run continues where this one stopped.")
+
+    @Option(help: "Embed at most this many emails.")
+    var limit: Int?
+
+    @Option(help: "Emails per batch.")
+    var batchSize = 64
+
+    @Flag(help: "No progress output.")
+    var quiet = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() throws {
+        let context = try SearchContext(global: global)
+        let status = ModelStore().status()
+        guard status.isInstalled else {
+            throw CLIError("no embedding model at \(status.directory) (\(status.problems.joined(separator: "; "))). Install it with `mailsearch model install`.")
+        }
+        let embedder = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: status.directory))
+        let indexer = EmbeddingIndexer(store: context.store, embedder: embedder, batchSize: batchSize)
+        let bar = TerminalProgress(label: "Embedding", unit: "docs", enabled: !quiet)
+        let start = Date()
+        let done = try indexer.run(limit: limit) { done, total in
+            bar.update(done: done, total: total, fraction: total > 0 ? Double(done) / Double(total) : 1,
+                       elapsed: Date().timeIntervalSince(start))
+        }
+        bar.finish()
+        let seconds = Date().timeIntervalSince(start)
+        let s = try context.indexStatus()
+        if global.json { return try Output.printJSON(s) }
+        print(String(format: "Embedded %d emails in %.1f s (%.1f docs/s); coverage %.1f %%", done, seconds,
+                     seconds > 0 ? Double(done) / seconds : 0, s.embeddingCoverage * 100))
     }
 }

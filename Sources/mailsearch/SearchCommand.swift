@@ -37,7 +37,8 @@ struct SearchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let context = try SearchContext(global: global, readOnly: noHistory)
-        let useCase = SearchEmailsUseCase(index: context.index, parser: clock.parser())
+        let useCase = SearchEmailsUseCase(index: context.index, parser: clock.parser(),
+                                          semantic: try context.semanticRanker())
         let response = try await useCase.search(query, scope: try context.scope(scope), limit: limit)
         if !noHistory { try context.store.recordSearch(query) }
         if global.json {

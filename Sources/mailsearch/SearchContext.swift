@@ -1,4 +1,5 @@
 import ArgumentParser
+import Embedding
 import Foundation
 import MailModel
 import MailStore
@@ -52,6 +53,39 @@ struct SearchContext {
             throw CLIError("cannot open the search index in \(store.directory.url.path): \(error). " +
                            "Run `mailsearch index rebuild` to recreate it from mail.sqlite.")
         }
+    }
+
+    /// The semantic ranker when the model is installed and embeddings exist; otherwise a ranker
+    /// that reports why semantic search is off (E-04: the search still runs, keyword-only).
+    func semanticRanker() throws -> VectorSemanticRanker {
+        let vectors = VectorSearchEngine()
+        let status = ModelStore().status()
+        guard status.isInstalled else {
+            return VectorSemanticRanker(embedder: nil, vectors: vectors,
+                                        missingModelReason: "no embedding model installed (`mailsearch model install`)")
+        }
+        guard try store.embeddingCount() > 0 else {
+            return VectorSemanticRanker(embedder: nil, vectors: vectors,
+                                        missingModelReason: "no email has an embedding yet (run `mailsearch index embed`)")
+        }
+        try vectors.load(from: store)
+        let embedder = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: status.directory))
+        return VectorSemanticRanker(embedder: embedder, vectors: vectors)
+    }
+
+    /// Index status with embedding coverage and whether semantic search can run.
+    func indexStatus() throws -> IndexStatus {
+        let embedded = try store.embeddingCount()
+        let model = ModelStore().status()
+        let semantic: String
+        if !model.isInstalled {
+            semantic = "off: no embedding model installed (`mailsearch model install`)"
+        } else if embedded == 0 {
+            semantic = "off: no email has an embedding yet (`mailsearch index embed`)"
+        } else {
+            semantic = "on"
+        }
+        return try index.status(embeddedEmails: embedded, semanticSearch: semantic)
     }
 
     /// Resolves `--scope all|folder:NAME` into a search scope.

@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+/// One email waiting for its embedding: the text that is embedded (FR-SEARCH-08:
+/// subject, sender name and readable body; the tokenizer truncates at 256 tokens).
+public struct EmbeddingWork: Sendable, Hashable {
+    public var emailId: Int64
+    public var text: String
+}
+
+/// Embedding vectors in mail.sqlite (`embeddings`), deleted with their email and account.
+extension MailStore {
+    /// Emails without an embedding, newest first.
+    public func emailsWithoutEmbedding(limit: Int, maxBodyCharacters: Int = 2_000) throws -> [EmbeddingWork] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT e.id, e.subject, e.fromName, substr(e.bodyPlain, 1, ?) AS body FROM emails e
+                WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id)
+                ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC LIMIT ?
+                """, arguments: [maxBodyCharacters, limit]).map { row in
+                let parts = [row["subject"] as String, (row["fromName"] as String?) ?? "", row["body"] as String]
+                return EmbeddingWork(emailId: row["id"], text: parts.filter { !$0.isEmpty }.joined(separator: "\n"))
+            }
+        }
+    }
+
+    /// Stores vectors (already L2-normalised) for emails; an email deleted meanwhile is skipped.
+    public func saveEmbeddings(_ items: [(emailId: Int64, vector: [Float])], model: String) throws {
+        try database.write { db in
+            let statement = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO embeddings (emailId, model, vector)
+                SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM emails WHERE id = ?)
+                """)
+            for item in items {
+                let blob = item.vector.withUnsafeBufferPointer { Data(buffer: $0) }
+                try statement.execute(arguments: [item.emailId, model, blob, item.emailId])
+            }
+        }
+    }
+
+    /// Calls `body` with every stored vector (email id, float32 bytes).
+    public func forEachEmbedding(_ body: (Int64, Data) throws -> Void) throws {
+        try database.read { db in
+            let cursor = try Row.fetchCursor(db, sql: "SELECT emailId, vector FROM embeddings ORDER BY emailId")
+            while let row = try cursor.next() { try body(row["emailId"], row["vector"]) }
+        }
+    }
+
+    public func embeddingCount() throws -> Int {
+        try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM embeddings") ?? 0 }
+    }
+}

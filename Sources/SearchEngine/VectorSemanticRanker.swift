@@ -1,0 +1,75 @@
+import Embedding
+import Foundation
+import MailStore
+import SearchIndex
+
+/// The semantic ranker of the hybrid search: embeds the query with the on-device model and
+/// scans the in-memory vector matrix (FR-SEARCH-07). Without a model, or before any email has
+/// an embedding, it says why and the search runs keyword-only (E-04).
+public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
+    public let embedder: (any Embedder)?
+    public let vectors: VectorSearchEngine
+    private let missingModelReason: String?
+
+    /// - Parameters:
+    ///   - embedder: the model, or nil when it is not installed (`missingModelReason` says why).
+    public init(embedder: (any Embedder)?, vectors: VectorSearchEngine, missingModelReason: String? = nil) {
+        self.embedder = embedder
+        self.vectors = vectors
+        self.missingModelReason = missingModelReason
+    }
+
+    public var unavailableReason: String? {
+        if embedder == nil { return missingModelReason ?? "no embedding model installed" }
+        if vectors.count == 0 { return "no email has an embedding yet (run `mailsearch index embed`)" }
+        return nil
+    }
+
+    public func rank(text: String, candidates: Set<Int64>?, limit: Int) async throws -> [Int64] {
+        guard let embedder else { return [] }
+        guard let query = try embedder.embed([text]).first else { return [] }
+        return vectors.search(query, k: limit, candidates: candidates).map(\.emailId)
+    }
+}
+
+/// Embeds emails that have no embedding yet, newest first, in batches (FR-SEARCH-08). Each batch
+/// is committed, so an interrupted run loses nothing and a restart repeats nothing.
+public struct EmbeddingIndexer: Sendable {
+    public let store: MailStore
+    public let embedder: any Embedder
+    public let modelName: String
+    public let batchSize: Int
+
+    public init(store: MailStore, embedder: any Embedder, modelName: String = "all-MiniLM-L6-v2", batchSize: Int = 64) {
+        self.store = store
+        self.embedder = embedder
+        self.modelName = modelName
+        self.batchSize = batchSize
+    }
+
+    /// Embeds up to `limit` emails (all when nil), calling `progress(done, total)` after each batch;
+    /// `vectors` (when given) is updated as batches commit. Returns how many were embedded.
+    @discardableResult
+    public func run(limit: Int? = nil, vectors: VectorSearchEngine? = nil,
+                    progress: (Int, Int) -> Void = { _, _ in }) throws -> Int {
+        let pending = try store.database.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM emails e WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id)
+                """) ?? 0
+        }
+        let total = min(pending, limit ?? pending)
+        var done = 0
+        progress(0, total)
+        while done < total {
+            let work = try store.emailsWithoutEmbedding(limit: min(batchSize, total - done))
+            guard !work.isEmpty else { break }
+            let embedded = try embedder.embed(work.map(\.text))
+            let items = zip(work, embedded).map { (emailId: $0.emailId, vector: $1) }
+            try store.saveEmbeddings(items, model: modelName)
+            vectors?.upsert(items)
+            done += work.count
+            progress(done, total)
+        }
+        return done
+    }
+}
