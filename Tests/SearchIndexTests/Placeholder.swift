@@ -1,5 +1,0 @@
-import XCTest
-
-final class SearchIndexTestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}
