@@ -92,30 +92,59 @@ enum VectorMath {
 
     /// e^x for x ≤ 0 (softmax inputs after subtracting the maximum): range reduction to
     /// 2^n · e^r with |r| ≤ ln2/2 and a degree-6 polynomial; relative error about 2e-7.
+    /// n is rounded by adding 1.5·2^23, whose low mantissa bits then hold n.
     @inline(__always)
-    static func expNonPositive(_ input: Float) -> Float {
-        let x = max(input, -87)
-        let n = (x * 1.442_695_040_888_963_4).rounded(.toNearestOrEven)
+    static func expNonPositive(_ input: SIMD16<Float>) -> SIMD16<Float> {
+        let x = input.replacing(with: -87, where: input .< -87)
+        let shifted = x * 1.442_695_040_888_963_4 + 12_582_912
+        let n = shifted - 12_582_912
         let r = (x - n * 0.693_145_751_953_125) - n * 1.428_606_765_330_187_0e-06
-        var p: Float = 1.0 / 720
+        var p = SIMD16<Float>(repeating: 1.0 / 720)
         p = p * r + 1.0 / 120
         p = p * r + 1.0 / 24
         p = p * r + 1.0 / 6
         p = p * r + 0.5
         p = p * r + 1
         p = p * r + 1
-        let scale = Float(bitPattern: UInt32(bitPattern: (Int32(n) + 127) << 23))
-        return p * scale
+        let exponent = (unsafeBitCast(shifted, to: SIMD16<UInt32>.self) &- 0x4B40_0000 &+ 127) &<< 23
+        return p * unsafeBitCast(exponent, to: SIMD16<Float>.self)
+    }
+
+    @inline(__always)
+    static func expNonPositive(_ input: Float) -> Float {
+        expNonPositive(SIMD16<Float>(repeating: input))[0]
     }
 
     /// Softmax of each of `rows` rows of `width` floats, in place.
     static func softmaxRows(_ x: UnsafeMutablePointer<Float>, rows: Int, width: Int) {
+        let vectorWidth = width & ~15
         for row in 0..<rows {
             let v = x + row * width
-            var maximum = -Float.infinity
-            for i in 0..<width { maximum = max(maximum, v[i]) }
-            for i in 0..<width { v[i] = expNonPositive(v[i] - maximum) }
-            let inverse = 1 / sum(v, width)
+            let raw = UnsafeMutableRawPointer(v)
+            var maxima = SIMD16<Float>(repeating: -.infinity)
+            var index = 0
+            while index < vectorWidth {
+                let values = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD16<Float>.self)
+                maxima = maxima.replacing(with: values, where: values .> maxima)
+                index += 16
+            }
+            var maximum = maxima.max()
+            for i in vectorWidth..<width { maximum = max(maximum, v[i]) }
+            var sums = SIMD16<Float>(repeating: 0)
+            index = 0
+            while index < vectorWidth {
+                let values = raw.loadUnaligned(fromByteOffset: index * 4, as: SIMD16<Float>.self)
+                let exponentials = expNonPositive(values - maximum)
+                raw.storeBytes(of: exponentials, toByteOffset: index * 4, as: SIMD16<Float>.self)
+                sums += exponentials
+                index += 16
+            }
+            var total = sums.sum()
+            for i in vectorWidth..<width {
+                v[i] = expNonPositive(v[i] - maximum)
+                total += v[i]
+            }
+            let inverse = 1 / total
             for i in 0..<width { v[i] *= inverse }
         }
     }
