@@ -76,7 +76,7 @@ public enum EncodedWordDecoder {
                     if terminated {
                         let payload = b[(q + 3)..<r]
                         let decoded = enc == UInt8(ascii: "b")
-                            ? TransferDecoder.decodeBase64(payload).bytes
+                            ? TransferDecoder.decodeBase64(Array(payload)).bytes
                             : TransferDecoder.decodeQuotedPrintable(Array(payload), header: true).bytes
                         let charset = String(decoding: b[(p + 2)..<q], as: UTF8.self)
                         word = (charset, decoded, r + 2)

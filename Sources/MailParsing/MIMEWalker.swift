@@ -167,6 +167,8 @@ final class MIMEWalker {
             let size: Int
             if cte == "base64" {
                 size = TransferDecoder.base64DecodedLength(UnsafeBufferPointer(rebasing: b[body]))
+            } else if cte != "quoted-printable" {
+                size = body.count
             } else {
                 size = decodeTransfer(MIMEWalker.bytes(b, body), encoding: cte).count
             }

@@ -12,7 +12,11 @@ public enum TransferDecoder {
 
     /// Decodes base64, skipping whitespace and garbage; tolerates missing or early padding.
     /// `clean` is false when characters other than whitespace had to be skipped or bits were left over.
-    public static func decodeBase64<C: Collection>(_ input: C) -> (bytes: [UInt8], clean: Bool) where C.Element == UInt8 {
+    public static func decodeBase64(_ input: [UInt8]) -> (bytes: [UInt8], clean: Bool) {
+        input.withUnsafeBufferPointer { decodeBase64(buffer: $0) }
+    }
+
+    static func decodeBase64(buffer input: UnsafeBufferPointer<UInt8>) -> (bytes: [UInt8], clean: Bool) {
         var out = [UInt8]()
         out.reserveCapacity(input.count / 4 * 3 + 3)
         var acc: UInt32 = 0
@@ -74,8 +78,11 @@ public enum TransferDecoder {
     /// Decodes quoted-printable: `=XX` escapes (either case), soft line breaks (`=` before CRLF or LF,
     /// trailing whitespace allowed). Malformed escapes are kept literally and make `clean` false.
     /// With `header` true, `_` means a space (RFC 2047 Q encoding).
-    public static func decodeQuotedPrintable<C: Collection>(_ input: C, header: Bool = false) -> (bytes: [UInt8], clean: Bool)
-    where C.Element == UInt8, C.Index == Int {
+    public static func decodeQuotedPrintable(_ input: [UInt8], header: Bool = false) -> (bytes: [UInt8], clean: Bool) {
+        input.withUnsafeBufferPointer { decodeQuotedPrintable(buffer: $0, header: header) }
+    }
+
+    static func decodeQuotedPrintable(buffer input: UnsafeBufferPointer<UInt8>, header: Bool) -> (bytes: [UInt8], clean: Bool) {
         var out = [UInt8]()
         out.reserveCapacity(input.count)
         var clean = true
