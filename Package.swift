@@ -36,7 +36,9 @@ let package = Package(
         // WordPiece tokenizer, safetensors reader, BERT encoder (all-MiniLM-L6-v2), model files.
         .target(
             name: "Embedding",
-            dependencies: [.target(name: "COpenBLAS", condition: .when(platforms: [.linux]))]
+            dependencies: [.target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
+            // The encoder's loops are 20–50× slower unoptimised; keep debug builds (and the test run) usable.
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
         // Import pipeline: sources (mbox, Maildir, .eml trees) -> parse -> store + index, in batches.
         .target(name: "MailImport", dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex"]),

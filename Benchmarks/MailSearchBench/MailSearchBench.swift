@@ -1,4 +1,5 @@
 import DemoCorpus
+import Embedding
 import Foundation
 import GRDB
 import MailImport
@@ -12,6 +13,9 @@ import SearchIndex
 ///     mailsearch-bench import PATH          import throughput (msgs/s), with and without indexing
 ///     mailsearch-bench search [SIZES…]      parse / FTS5 / end-to-end keyword search p50/p95 on
 ///                                           synthetic corpora (default 10000 50000 100000) and Enron
+///     mailsearch-bench embed                query embedding p50/p95, indexing docs/s, GEMM peak
+///     mailsearch-bench vector [SIZES…]      top-50 vector scan p50/p95 (default 50000 500000)
+///     mailsearch-bench hybrid               end-to-end hybrid search p50/p95 at 50K (needs `search 50000` first)
 @main
 struct MailSearchBench {
     static let workRoot = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("bench-data")
@@ -27,12 +31,109 @@ struct MailSearchBench {
         case "search":
             let sizes = args.compactMap(Int.init)
             try await searchBenchmarks(sizes: sizes.isEmpty ? [10_000, 50_000, 100_000] : sizes, enron: true)
+        case "embed":
+            try embedBenchmark()
+        case "vector":
+            let sizes = args.compactMap(Int.init)
+            vectorBenchmark(sizes: sizes.isEmpty ? [50_000, 500_000] : sizes)
+        case "hybrid":
+            try await hybridBenchmark(size: args.compactMap(Int.init).first ?? 50_000)
         case "all":
             try importBenchmark(path: "corpora/enron-inbox/maildir", label: "enron")
             try await searchBenchmarks(sizes: [10_000, 50_000, 100_000], enron: true)
         default:
-            print("usage: mailsearch-bench [import PATH | search [SIZES…] | all]")
+            print("usage: mailsearch-bench [import PATH | search [SIZES…] | embed | vector [SIZES…] | hybrid [SIZE] | all]")
         }
+    }
+
+    // MARK: Semantic
+
+    static let semanticQueries = [
+        "financial planning meeting", "quarterly budget review", "when is the deployment",
+        "problems with the radio receiver overflow", "travel plans for the conference next month",
+        "invoice for last month's services", "hiring a new engineer", "security audit findings",
+    ]
+
+    static func modelDirectory() throws -> URL {
+        let status = ModelStore().status()
+        guard status.isInstalled else {
+            throw BenchError("no model at \(status.directory): run scripts/install-model.sh first")
+        }
+        return URL(fileURLWithPath: status.directory)
+    }
+
+    /// Real email texts: the 240 emails of the shared reference set (subject + body).
+    static func referenceTexts() throws -> [String] {
+        let path = "../shared/reference/embeddings.jsonl"
+        guard let data = FileManager.default.contents(atPath: path) else { throw BenchError("\(path) not found") }
+        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["text"] as? String
+        }.filter { $0.count > 200 }
+    }
+
+    static func embedBenchmark() throws {
+        try EmbeddingBenchmark.run(modelDirectory: try modelDirectory(), documents: try referenceTexts(), queries: semanticQueries)
+    }
+
+    static func randomUnitVectors(_ n: Int, dimension: Int = 384, seed: UInt64 = 1) -> [[Float]] {
+        var state = seed
+        func next() -> Float {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Float(Int64(bitPattern: z ^ (z >> 31)) % 10_000) / 10_000
+        }
+        return (0..<n).map { _ in
+            let v = (0..<dimension).map { _ in next() }
+            let norm = v.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return v.map { $0 / norm }
+        }
+    }
+
+    static func vectorBenchmark(sizes: [Int]) {
+        for n in sizes {
+            let engine = VectorSearchEngine()
+            let vectors = randomUnitVectors(n)
+            engine.upsert(vectors.enumerated().map { (emailId: Int64($0), vector: $1) })
+            let queries = randomUnitVectors(50, seed: 99)
+            var full = Samples(), masked = Samples()
+            let mask = Set((0..<n).filter { $0 % 10 == 0 }.map(Int64.init))
+            for _ in 0..<4 { for q in queries { full.add(measure { _ = engine.search(q, k: 50) }) } }
+            for q in queries { masked.add(measure { _ = engine.search(q, k: 50, candidates: mask) }) }
+            report("vector top-50 over \(n) embeddings: \(full.summary())   with a 10 % filter mask: \(masked.summary())")
+        }
+    }
+
+    /// End-to-end hybrid search over the synthetic corpus of `size`: the real model embeds each
+    /// query; the corpus' vectors are random unit vectors (the scan costs the same whatever they hold).
+    static func hybridBenchmark(size: Int) async throws {
+        let dir = workRoot.appendingPathComponent("import-synthetic-\(size)-indexed")
+        guard FileManager.default.fileExists(atPath: dir.appendingPathComponent("mail.sqlite").path) else {
+            throw BenchError("no synthetic \(size) corpus in \(dir.path): run `mailsearch-bench search \(size)` first")
+        }
+        let store = try MailStore(directory: DataDirectory(url: dir))
+        let index = try SearchIndexManager(store: store)
+        let ids = try await store.database.read { try Int64.fetchAll($0, sql: "SELECT id FROM emails") }
+        let vectors = VectorSearchEngine()
+        vectors.upsert(zip(ids, randomUnitVectors(ids.count)).map { (emailId: $0, vector: $1) })
+        let embedder = try MiniLMEmbedder(modelDirectory: try modelDirectory())
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let now = Date()
+        let useCase = SearchEmailsUseCase(index: index, parser: SearchQueryParser(calendar: calendar, now: { now }),
+                                          semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors))
+        for q in semanticQueries { _ = try await useCase.search(q) }
+        var samples = Samples()
+        var ran = 0
+        for _ in 0..<10 {
+            for q in semanticQueries + ["budget from john", "deployment schedule"] {
+                var response: SearchResponse?
+                samples.add(try await measureAsync { response = try await useCase.search(q) })
+                if response?.semantic.ran == true { ran += 1 }
+            }
+        }
+        report("end-to-end hybrid search over \(ids.count) emails (query embedding + FTS5 + vector scan + RRF + grouping): \(samples.summary()); semantic ran in \(ran)/\(samples.values.count)")
     }
 
     // MARK: Import
@@ -140,4 +241,9 @@ struct MailSearchBench {
         combined.values += filtered.values
         report("  end-to-end keyword search (all):           \(combined.summary())")
     }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ message: String) { description = message }
 }
