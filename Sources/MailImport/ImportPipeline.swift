@@ -97,6 +97,19 @@ public struct ImportPipeline: Sendable {
         producer.stackSize = 8 << 20
         producer.start()
 
+        // The index (search.sqlite) is written on a thread of its own, beside the mail writer:
+        // two files, two writers, no lock between them. A batch reaches it after its mail commit.
+        let indexQueue = CommitQueue()
+        if let observer {
+            let store = self.store
+            Thread {
+                while let result = indexQueue.take() {
+                    do { try observer.didCommit(result, store: store) } catch { indexQueue.fail(error); return }
+                }
+            }.start()
+        }
+        defer { indexQueue.finish() }
+
         var imported = 0, duplicates = 0, failed = 0, done = 0
         var failures: [ImportFailure] = []
         do {
@@ -118,7 +131,7 @@ public struct ImportPipeline: Sendable {
                         }
                     }
                     let result = try store.ingest(incoming, accountId: account.id)
-                    try observer?.didCommit(result, store: store)
+                    if observer != nil { try indexQueue.put(result) }
                     imported += result.inserted.count
                     duplicates += result.duplicates
                     done += items.count
@@ -132,6 +145,7 @@ public struct ImportPipeline: Sendable {
             queue.cancel()
             throw error
         }
+        if observer != nil { try indexQueue.finishAndWait() }
         // Fold the write-ahead log into mail.sqlite so the file on disk is complete after an import.
         _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         return ImportSummary(
@@ -213,5 +227,64 @@ private final class BatchQueue: @unchecked Sendable {
         items.removeAll()
         condition.broadcast()
         condition.unlock()
+    }
+}
+
+/// Hands committed batches to the index thread and carries its error back.
+private final class CommitQueue: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [IngestResult] = []
+    private var finished = false
+    private var drained = false
+    private var error: Error?
+
+    func put(_ result: IngestResult) throws {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count >= 4 && error == nil { condition.wait() }
+        if let error { throw error }
+        items.append(result)
+        condition.broadcast()
+    }
+
+    /// The next batch, or nil once the writer has finished and everything is indexed.
+    func take() -> IngestResult? {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.isEmpty && !finished { condition.wait() }
+        guard !items.isEmpty else {
+            drained = true
+            condition.broadcast()
+            return nil
+        }
+        let item = items.removeFirst()
+        condition.broadcast()
+        return item
+    }
+
+    func fail(_ e: Error) {
+        condition.lock()
+        error = e
+        drained = true
+        items.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Ends the stream, waits until every batch is indexed, and rethrows the index's error.
+    func finishAndWait() throws {
+        condition.lock()
+        defer { condition.unlock() }
+        finished = true
+        condition.broadcast()
+        while !drained { condition.wait() }
+        if let error { throw error }
     }
 }

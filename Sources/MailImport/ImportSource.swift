@@ -63,19 +63,23 @@ struct ImportSource {
             }
             return ImportSource(root: url, kind: .maildir, folderOverride: folderOverride, files: files)
         }
-        var files: [(String, Int64, String?)] = []
         guard let walker = FileManager.default.enumerator(atPath: url.path) else { throw ImportError.unreadable(path, "cannot list the directory") }
-        var relPaths: [String] = []
+        var entries: [(rel: String, key: [UInt8], size: Int64)] = []
         while let rel = walker.nextObject() as? String {
-            let name = (rel as NSString).lastPathComponent
-            if name.hasPrefix(".") { if (walker.fileAttributes?[.type] as? FileAttributeType) == .typeDirectory { walker.skipDescendants() }; continue }
-            if (walker.fileAttributes?[.type] as? FileAttributeType) == .typeRegular { relPaths.append(rel) }
+            let attributes = walker.fileAttributes
+            let type = attributes?[.type] as? FileAttributeType
+            if (rel as NSString).lastPathComponent.hasPrefix(".") {
+                if type == .typeDirectory { walker.skipDescendants() }
+                continue
+            }
+            if type == .typeRegular {
+                entries.append((rel, Array(rel.utf8), (attributes?[.size] as? NSNumber)?.int64Value ?? 0))
+            }
         }
-        relPaths.sort { $0.compare($1, options: .numeric) == .orderedAscending }
-        for rel in relPaths {
-            let p = url.appendingPathComponent(rel).path
-            files.append((p, fileSize(p), nil))
-        }
+        // Natural order ("2" before "10"), so an import visits files the same way every time.
+        entries.sort { Self.naturalLess($0.key, $1.key) }
+        let prefix = url.path.hasSuffix("/") ? url.path : url.path + "/"
+        let files: [(String, Int64, String?)] = entries.map { (prefix + $0.rel, $0.size, nil) }
         return ImportSource(root: url, kind: .directory, folderOverride: folderOverride, files: files)
     }
 
@@ -109,12 +113,13 @@ struct ImportSource {
                 done += file.size
                 guard try body(raw, done) else { return }
             case .singleMessage, .directory:
-                if kind == .directory && Self.looksLikeMbox(file.path) {
+                let bytes = try readFile(file.path)
+                if kind == .directory && bytes.starts(with: Self.mboxMagic) {
+                    // An mbox inside a tree of messages: read it as an mbox.
                     guard try readMbox(file.path, base: done, body) else { return }
                     done += file.size
                     continue
                 }
-                let bytes = try readFile(file.path)
                 let raw = RawMessage(
                     bytes: bytes, folders: [FolderSpec(path: folderOverride ?? folderForFile(file.path))],
                     maildirFlags: nil, fromLineDate: nil, filePath: file.path, sourceRef: file.path)
@@ -167,6 +172,32 @@ struct ImportSource {
 
     static func fileSize(_ path: String) -> Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    static let mboxMagic: [UInt8] = Array("From ".utf8)
+
+    /// Compares byte strings with runs of digits compared by value ("2" < "10").
+    static func naturalLess(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        var i = 0, j = 0
+        func isDigit(_ c: UInt8) -> Bool { c >= 0x30 && c <= 0x39 }
+        while i < a.count && j < b.count {
+            if isDigit(a[i]) && isDigit(b[j]) {
+                var i2 = i, j2 = j
+                while i2 < a.count && a[i2] == 0x30 { i2 += 1 }
+                while j2 < b.count && b[j2] == 0x30 { j2 += 1 }
+                var ie = i2, je = j2
+                while ie < a.count && isDigit(a[ie]) { ie += 1 }
+                while je < b.count && isDigit(b[je]) { je += 1 }
+                if ie - i2 != je - j2 { return ie - i2 < je - j2 }
+                for k in 0..<(ie - i2) where a[i2 + k] != b[j2 + k] { return a[i2 + k] < b[j2 + k] }
+                if ie - i != je - j { return ie - i < je - j }
+                i = ie; j = je
+            } else {
+                if a[i] != b[j] { return a[i] < b[j] }
+                i += 1; j += 1
+            }
+        }
+        return a.count - i < b.count - j
     }
 
     static func looksLikeMbox(_ path: String) -> Bool {

@@ -29,6 +29,11 @@ public final class MailStore: Sendable {
         config.prepareDatabase { db in
             // WAL + NORMAL: a killed process never loses a committed transaction.
             if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            // A 64 MB page cache keeps the indexes of a large import in memory (the default 2 MB
+            // thrashes), and fewer, larger checkpoints cut write amplification.
+            try db.execute(sql: "PRAGMA cache_size = -65536")
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            if !readOnly { try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192") }
         }
         let path = directory.mailDatabaseURL.path
         do {
