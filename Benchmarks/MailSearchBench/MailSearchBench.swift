@@ -13,6 +13,7 @@ import SearchIndex
 ///     mailsearch-bench import PATH          import throughput (msgs/s), with and without indexing
 ///     mailsearch-bench search [SIZES…]      parse / FTS5 / end-to-end keyword search p50/p95 on
 ///                                           synthetic corpora (default 10000 50000 100000) and Enron
+///     mailsearch-bench latency DIR…         search latency on existing data directories
 ///     mailsearch-bench embed                query embedding p50/p95, indexing docs/s, GEMM peak
 ///     mailsearch-bench vector [SIZES…]      top-50 vector scan p50/p95 (default 50000 500000)
 ///     mailsearch-bench hybrid               end-to-end hybrid search p50/p95 at 50K (needs `search 50000` first)
@@ -31,6 +32,14 @@ struct MailSearchBench {
         case "search":
             let sizes = args.compactMap(Int.init)
             try await searchBenchmarks(sizes: sizes.isEmpty ? [10_000, 50_000, 100_000] : sizes, enron: true)
+        case "latency":
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = TimeZone(identifier: "UTC")!
+            let now = Date()
+            for dir in args {
+                try await searchLatency(dataDir: URL(fileURLWithPath: dir), label: (dir as NSString).lastPathComponent,
+                                        parser: SearchQueryParser(calendar: calendar, now: { now }))
+            }
         case "embed":
             try embedBenchmark()
         case "vector":
@@ -232,6 +241,20 @@ struct MailSearchBench {
         for _ in 0..<20 {
             for q in queries { endToEnd.add(try await measureAsync { _ = try await useCase.search(q) }) }
             for q in filteredQueries { filtered.add(try await measureAsync { _ = try await useCase.search(q) }) }
+        }
+        if ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil {
+            for q in queries + filteredQueries {
+                var one = Samples()
+                var ftsOne = Samples()
+                for _ in 0..<5 {
+                    one.add(try await measureAsync { _ = try await useCase.search(q) })
+                    if let match = FTS5QueryBuilder.matchExpression(for: parser.parse(q).text) {
+                        let filter = EmailFilterSQL(filters: SearchFilters(), scope: .allMail)
+                        ftsOne.add(try measure { _ = try index.keywordSearch(match: match, filter: filter, limit: 50) })
+                    }
+                }
+                report(String(format: "  %-34@ e2e p50 %7.2f ms   fts p50 %7.2f ms", q as NSString, one.percentile(50), ftsOne.percentile(50)))
+            }
         }
         report("[\(label): \(emails) emails, search.sqlite \(status.bytes / 1_048_576) MB, mail.sqlite \(MailStore.fileSize(store.directory.mailDatabaseURL) / 1_048_576) MB]")
         report("  FTS5 query (top 50, BM25):                 \(fts.summary())")

@@ -127,6 +127,16 @@ enum MailSchema {
                 );
                 """)
         }
+        migrator.registerMigration("v4-filter-indexes") { db in
+            // Filters-only searches (E-03) list matches newest first: let them walk an index in date
+            // order and stop at the limit instead of sorting the table.
+            try db.execute(sql: """
+                CREATE INDEX emails_date ON emails(sortDate);
+                CREATE INDEX emails_category_date ON emails(category, sortDate);
+                CREATE INDEX emails_read_date ON emails(isRead, sortDate);
+                CREATE INDEX emails_attachment_date ON emails(hasAttachment, sortDate);
+                """)
+        }
         return migrator
     }
 }

@@ -17,13 +17,14 @@ public final class SearchEmailsUseCase: Sendable {
     public let parser: SearchQueryParser
     public let semantic: (any SemanticRanker)?
     public let merger: RRFMerger
-    /// How many matches each ranker contributes before fusion and grouping.
+    /// How many matches the keyword ranker contributes before fusion and grouping (at least twice
+    /// the requested number of results).
     public let candidateLimit: Int
     /// How many results the semantic ranker returns (FR-SEARCH-07: top 50).
     public let semanticLimit: Int
 
     public init(index: SearchIndexManager, parser: SearchQueryParser, semantic: (any SemanticRanker)? = nil,
-                merger: RRFMerger = RRFMerger(), candidateLimit: Int = 2_000, semanticLimit: Int = 50) {
+                merger: RRFMerger = RRFMerger(), candidateLimit: Int = 200, semanticLimit: Int = 50) {
         self.index = index
         self.parser = parser
         self.semantic = semantic
@@ -43,7 +44,7 @@ public final class SearchEmailsUseCase: Sendable {
         let started = clock.now
         let filter = EmailFilterSQL(filters: query.filters, scope: query.scope)
         let match = FTS5QueryBuilder.matchExpression(for: query.text)
-        let candidateLimit = self.candidateLimit
+        let candidateLimit = max(self.candidateLimit, 2 * limit)
 
         var fused: [RRFMerger.Fused]
         var threadOf: [Int64: Int64] = [:]
@@ -74,15 +75,15 @@ public final class SearchEmailsUseCase: Sendable {
             } else {
                 report = SemanticReport(ran: false, reason: skipReason)
             }
-            let hits = try await keywordHits
-            for hit in hits { threadOf[hit.emailId] = hit.threadId ?? -hit.emailId }
-            lowerBound = hits.count >= candidateLimit
+            let (hits, broad) = try await keywordHits
+            for hit in hits { if let thread = hit.threadId { threadOf[hit.emailId] = thread } }
+            lowerBound = broad || hits.count >= candidateLimit
             fused = merger.merge(keyword: hits.map(\.emailId), semantic: semanticIds)
         } else if !query.filters.isEmpty || query.scope != .allMail {
             let rows = try await index.read { db in
                 try Row.fetchAll(db, sql: """
                     SELECT e.id, e.threadId FROM mail.emails e WHERE \(filter.condition)
-                    ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC LIMIT \(candidateLimit)
+                    ORDER BY e.sortDate DESC, e.id DESC LIMIT \(candidateLimit)
                     """, arguments: filter.arguments).map { (id: $0["id"] as Int64, thread: $0["threadId"] as Int64?) }
             }
             for row in rows { threadOf[row.id] = row.thread ?? -row.id }
@@ -97,7 +98,8 @@ public final class SearchEmailsUseCase: Sendable {
             report = SemanticReport(ran: false, reason: "empty query")
         }
 
-        let (results, conversations) = try await buildResults(fused: fused, threadOf: threadOf, match: match, limit: limit)
+        let (results, conversations) = try await buildResults(fused: fused, threadOf: threadOf, match: match,
+                                                               queryText: query.text, limit: limit)
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         return SearchResponse(query: query, conversationCount: conversations, conversationCountIsLowerBound: lowerBound,
@@ -113,7 +115,7 @@ public final class SearchEmailsUseCase: Sendable {
     /// Groups fused emails into conversations (one row per thread, at its best message); only
     /// the page that is returned is read in full.
     private func buildResults(fused: [RRFMerger.Fused], threadOf known: [Int64: Int64], match: String?,
-                              limit: Int) async throws -> ([SearchResult], Int) {
+                              queryText: String, limit: Int) async throws -> ([SearchResult], Int) {
         guard !fused.isEmpty else { return ([], 0) }
         var threadOf = known
         let unknown = fused.map(\.emailId).filter { threadOf[$0] == nil }
@@ -137,33 +139,28 @@ public final class SearchEmailsUseCase: Sendable {
         }
         let page = Array(order.prefix(max(0, limit)))
         let pageIds = page.compactMap { best[$0]?.emailId }
-        let keywordIds = page.compactMap { t -> Int64? in best[t].flatMap { $0.keywordRank != nil ? $0.emailId : nil } }
-        let (rows, highlights) = try await index.read { db -> ([Int64: EmailRow], [Int64: KeywordHighlight]) in
+        let highlighter = MatchHighlighter(queryText: match == nil ? "" : queryText)
+        let rows = try await index.read { db -> [Int64: EmailRow] in
             var rows: [Int64: EmailRow] = [:]
             for r in try Self.rows(db, sql: """
-                SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment
+                SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment,
+                       \(highlighter.isEmpty ? "''" : "substr(bodyPlain, 1, 20000)") AS body
                 FROM mail.emails WHERE id IN
                 """, ids: pageIds) {
                 rows[r["id"]] = EmailRow(row: r)
             }
-            var highlights: [Int64: KeywordHighlight] = [:]
-            if let match, !keywordIds.isEmpty {
-                highlights = try FTS5Manager.highlights(match: match, emailIds: keywordIds, db: db)
-            }
-            return (rows, highlights)
+            return rows
         }
         let results = page.compactMap { thread -> SearchResult? in
             guard let f = best[thread], let row = rows[f.emailId] else { return nil }
-            var subject = row.subject
+            let subject = row.subject
             var snippet = row.snippet
             var ranges: [HighlightRange] = []
-            if let h = highlights[row.id] {
-                subject = h.subject
-                ranges = h.ranges.filter { $0.field == .subject }
-                let snippetRanges = h.ranges.filter { $0.field == .snippet }
-                if !snippetRanges.isEmpty {
-                    snippet = h.snippet
-                    ranges += snippetRanges
+            if f.keywordRank != nil, !highlighter.isEmpty {
+                ranges = highlighter.ranges(in: subject, field: .subject)
+                if let s = highlighter.snippet(of: row.body), !s.ranges.isEmpty {
+                    snippet = s.text
+                    ranges += s.ranges
                 }
             }
             return SearchResult(
@@ -198,11 +195,14 @@ private struct EmailRow: Sendable {
     var date: Date?
     var snippet: String
     var hasAttachment: Bool
+    /// The start of the body, for highlighting (empty when not needed).
+    var body: String
 
     init(row: Row) {
         id = row["id"]; threadId = row["threadId"]; accountId = row["accountId"]; subject = row["subject"]
         fromName = row["fromName"]; fromEmail = row["fromEmail"]
         date = (row["sortDate"] as Double?).map(Date.init(timeIntervalSince1970:))
         snippet = row["snippet"]; hasAttachment = row["hasAttachment"]
+        body = row["body"] ?? ""
     }
 }

@@ -16,7 +16,8 @@ public struct SearchResponse: Sendable, Codable {
     public var query: SearchQuery
     /// Number of conversations among the matches considered ("15 conversations").
     public var conversationCount: Int
-    /// True when the keyword ranker hit its candidate limit, so more conversations may match.
+    /// True when more conversations may match than were counted: the keyword ranker hit its
+    /// candidate limit, or the text matched so much mail that only the most recent matches were ranked.
     public var conversationCountIsLowerBound: Bool
     public var results: [SearchResult]
     public var semantic: SemanticReport

@@ -68,20 +68,35 @@ public enum FTS5Manager {
         return db.changesCount
     }
 
-    /// Ranked matches of `match`, intersected with the filters, best first.
-    public static func search(match: String, filter: EmailFilterSQL, limit: Int, db: Database) throws -> [KeywordHit] {
-        let sql = """
+    /// How many of the most recent matches are ranked by BM25 when a query matches more.
+    public static let rankingWindow = 1_000
+
+    /// Ranked matches of `match`, intersected with the filters, best first, and whether the
+    /// match was broad. BM25 must score every match it ranks, so a query matching a large part of
+    /// the mailbox ("the") ranks only its `rankingWindow` most recent matches (highest rowids,
+    /// found by an early-terminating scan): latency stays flat whatever the corpus size.
+    public static func search(match: String, filter: EmailFilterSQL, limit: Int, db: Database) throws -> (hits: [KeywordHit], broad: Bool) {
+        let cutoff = try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT rowid FROM email_fts WHERE email_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"),
+            arguments: [match, rankingWindow - 1])
+        // Without filters there is nothing to join: thread ids are read later, for the returned rows only.
+        let sql = filter.isEmpty ? """
+            SELECT f.rowid AS id, NULL AS threadId, bm25(email_fts, \(SearchDatabase.bm25Weights)) AS rank
+            FROM email_fts f WHERE email_fts MATCH ? AND f.rowid >= ? AND 1
+            ORDER BY rank LIMIT ?
+            """ : """
             SELECT f.rowid AS id, e.threadId AS threadId, bm25(email_fts, \(SearchDatabase.bm25Weights)) AS rank
             FROM email_fts f JOIN mail.emails e ON e.id = f.rowid
-            WHERE email_fts MATCH ? AND \(filter.condition)
+            WHERE email_fts MATCH ? AND f.rowid >= ? AND \(filter.condition)
             ORDER BY rank LIMIT ?
             """
-        var args: StatementArguments = [match]
+        var args: StatementArguments = [match, cutoff ?? Int64.min]
         args += filter.arguments
         args += [limit]
-        return try Row.fetchAll(db.cachedStatement(sql: sql), arguments: args).map {
+        let hits = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: args).map {
             KeywordHit(emailId: $0["id"], threadId: $0["threadId"], rank: $0["rank"])
         }
+        return (hits, cutoff != nil)
     }
 
     /// Subject with highlights and a body snippet around the matches, for the given emails.

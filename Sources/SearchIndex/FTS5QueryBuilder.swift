@@ -18,6 +18,13 @@ public enum FTS5QueryBuilder {
         public var isPhrase: Bool
     }
 
+    /// English function words matched exactly rather than as prefixes.
+    public static let stopWords: Set<String> = [
+        "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "he", "i", "in", "is",
+        "it", "its", "of", "on", "or", "she", "that", "the", "their", "them", "then", "there", "these", "they",
+        "this", "to", "was", "we", "were", "will", "with", "you", "your",
+    ]
+
     /// The terms of `text` as they will be searched. Works on Unicode scalars, not characters,
     /// so a quote followed by a combining mark is still a quote.
     public static func terms(of text: String) -> [Term] {
@@ -57,7 +64,9 @@ public enum FTS5QueryBuilder {
         let parts = terms.map { term -> String in
             // Terms hold no quote (quotes delimit phrases), so the FTS5 string needs no escaping.
             let quoted = "\"" + term.text + "\""
-            return (!term.isPhrase && prefix) ? quoted + "*" : quoted
+            // A stop word is never a meaningful prefix ("the" would expand to every the…-word).
+            let usePrefix = prefix && !term.isPhrase && !stopWords.contains(term.text.lowercased())
+            return usePrefix ? quoted + "*" : quoted
         }
         let body = parts.joined(separator: " ")
         if let column { return "{\(column)} : (\(body))" }
@@ -65,7 +74,7 @@ public enum FTS5QueryBuilder {
     }
 
     /// Letters and digits, as unicode61 indexes them; everything else separates tokens.
-    static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+    public static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
              .decimalNumber, .letterNumber, .otherNumber:

@@ -135,7 +135,7 @@ public final class SearchIndexManager: Sendable {
     /// Ranked keyword matches of `match` (an FTS5 expression from `FTS5QueryBuilder`) within the filters.
     public func keywordSearch(match: String, filter: EmailFilterSQL, limit: Int) throws -> [KeywordHit] {
         try withDatabase { db in
-            try db.pool.read { try FTS5Manager.search(match: match, filter: filter, limit: limit, db: $0) }
+            try db.pool.read { try FTS5Manager.search(match: match, filter: filter, limit: limit, db: $0).hits }
         }
     }
 
