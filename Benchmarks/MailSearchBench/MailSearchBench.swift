@@ -14,6 +14,7 @@ import SearchIndex
 ///     mailsearch-bench search [SIZES…]      parse / FTS5 / end-to-end keyword search p50/p95 on
 ///                                           synthetic corpora (default 10000 50000 100000) and Enron
 ///     mailsearch-bench latency DIR…         search latency on existing data directories
+///     mailsearch-bench recall [MBOX]        AC-S-06 Recall@20: keyword-only, semantic-only, hybrid
 ///     mailsearch-bench embed                query embedding p50/p95, indexing docs/s, GEMM peak
 ///     mailsearch-bench vector [SIZES…]      top-50 vector scan p50/p95 (default 50000 500000)
 ///     mailsearch-bench hybrid               end-to-end hybrid search p50/p95 at 50K (needs `search 50000` first)
@@ -42,6 +43,9 @@ struct MailSearchBench {
             }
         case "embed":
             try embedBenchmark()
+        case "recall":
+            try RecallEvaluation.run(mbox: args.first ?? "corpora/usrp-users.mbox", workRoot: workRoot,
+                                           modelDirectory: try modelDirectory())
         case "vector":
             let sizes = args.compactMap(Int.init)
             vectorBenchmark(sizes: sizes.isEmpty ? [50_000, 500_000] : sizes)
@@ -51,7 +55,7 @@ struct MailSearchBench {
             try importBenchmark(path: "corpora/enron-inbox/maildir", label: "enron")
             try await searchBenchmarks(sizes: [10_000, 50_000, 100_000], enron: true)
         default:
-            print("usage: mailsearch-bench [import PATH | search [SIZES…] | embed | vector [SIZES…] | hybrid [SIZE] | all]")
+            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | recall [MBOX] | embed | vector [SIZES…] | hybrid [SIZE] | all]")
         }
     }
 

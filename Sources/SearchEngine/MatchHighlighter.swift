@@ -43,30 +43,57 @@ public struct MatchHighlighter: Sendable {
         return ranges
     }
 
-    /// A one-line snippet of about `width` words around the first match in `body` (the start of
-    /// the body when nothing matches), with its highlight ranges.
+    /// A one-line snippet of about `width` words around the first match in `body`, with its
+    /// highlight ranges; nil when nothing matches. Scanning stops at the first match.
     public func snippet(of body: String, width: Int = 24, scanLimit: Int = 20_000) -> (text: String, ranges: [HighlightRange])? {
-        let scanned = body.count > scanLimit ? String(body.prefix(scanLimit)) : body
-        let words = Self.words(in: scanned)
-        guard !words.isEmpty else { return nil }
-        let folded = words.map { Self.fold($0.text) }
-        var first: Int?
-        outer: for i in folded.indices {
-            for term in terms {
-                let w = term.words[0]
-                if folded[i] == w || (term.words.count == 1 && term.prefix && folded[i].hasPrefix(w)) { first = i; break outer }
+        let before = width / 3
+        var recent: [Int] = []          // start offsets of the last `before` words
+        var offset = 0
+        var wordStart: Int?
+        var word = String.UnicodeScalarView()
+        var hitStart: Int?
+        var wordsAfterHit = 0
+        var endOffset = 0
+        func endWord() -> Bool {
+            guard let start = wordStart else { return false }
+            wordStart = nil
+            if hitStart != nil {
+                wordsAfterHit += 1
+                endOffset = offset
+                return wordsAfterHit >= width - before
             }
+            let folded = Self.fold(Substring(String(word)))
+            word.removeAll(keepingCapacity: true)
+            if terms.contains(where: { folded == $0.words[0] || ($0.words.count == 1 && $0.prefix && folded.hasPrefix($0.words[0])) }) {
+                hitStart = recent.first ?? start
+                wordsAfterHit = 1
+                endOffset = offset
+                return false
+            }
+            recent.append(start)
+            if recent.count > before { recent.removeFirst() }
+            return false
         }
-        guard let hit = first else { return nil }
-        let startWord = max(0, hit - width / 3)
-        let endWord = min(words.count, startWord + width)
-        let utf16 = Array(scanned.utf16)
-        let from = words[startWord].offset
-        let to = words[endWord - 1].offset + words[endWord - 1].length
-        var text = String(decoding: utf16[from..<to], as: UTF16.self)
-            .split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        if startWord > 0 { text = "…" + text }
-        if endWord < words.count { text += "…" }
+        var scanned = 0
+        for scalar in body.unicodeScalars {
+            scanned += 1
+            if scanned > scanLimit && hitStart == nil { return nil }
+            if FTS5QueryBuilder.isTokenCharacter(scalar) || (wordStart != nil && scalar.properties.generalCategory == .nonspacingMark) {
+                if wordStart == nil { wordStart = offset }
+                if hitStart == nil { word.append(scalar) }
+            } else if endWord() {
+                break
+            }
+            offset += scalar.utf16.count
+        }
+        _ = endWord()
+        guard let from = hitStart else { return nil }
+        let utf16 = body.utf16
+        let lower = utf16.index(utf16.startIndex, offsetBy: from)
+        let upper = utf16.index(utf16.startIndex, offsetBy: max(from, endOffset))
+        var text = String(body[lower..<upper]).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+        if from > 0 { text = "…" + text }
+        if upper < utf16.endIndex { text += "…" }
         return (text, ranges(in: text, field: .snippet))
     }
 

@@ -31,6 +31,10 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(json["conversationCount"] as? Int, results.count)
         XCTAssertGreaterThan(results.count, 0)
         XCTAssertEqual(results.first?["subject"] as? String, "Topic 7 budget")
+        // AC-S-08 / AC-S-13: no model here — keyword results, no error, and the reason is reported.
+        let semantic = json["semantic"] as! [String: Any]
+        XCTAssertEqual(semantic["ran"] as? Bool, false)
+        XCTAssertTrue((semantic["reason"] as? String ?? "").contains("model"))
         let threadId = results.first?["threadId"] as! Int
 
         let show = try mailsearch(["show", "t\(threadId)"])

@@ -1,0 +1,87 @@
+import Embedding
+import Foundation
+import GRDB
+import MailModel
+import MailStore
+import SearchEngine
+import SearchIndex
+import XCTest
+
+/// A deterministic embedder: a bag of hashed words, normalised. Texts sharing words are similar.
+final class HashingEmbedder: Embedder, @unchecked Sendable {
+    let dimension = 384
+    private let lock = NSLock()
+    private(set) var calls: [[String]] = []
+    var failAfter: Int?
+
+    func embed(_ texts: [String]) throws -> [[Float]] {
+        try lock.withLock {
+            if let limit = failAfter, calls.count >= limit { throw CocoaError(.fileReadUnknown) }
+            calls.append(texts)
+        }
+        return texts.map { text in
+            var v = [Float](repeating: 0, count: dimension)
+            for word in text.lowercased().split(whereSeparator: { !$0.isLetter }) {
+                var h: UInt64 = 1469598103934665603
+                for b in word.utf8 { h = (h ^ UInt64(b)) &* 1099511628211 }
+                v[Int(h % UInt64(dimension))] += 1
+            }
+            let n = v.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return n > 0 ? v.map { $0 / n } : v
+        }
+    }
+}
+
+/// GenerateEmbeddingUseCase minimums of spec 002 §6 (single, batch, fallback, model unavailable),
+/// as EmbeddingIndexer and VectorSemanticRanker implement them.
+final class EmbeddingIndexerTests: XCTestCase {
+    typealias Spec = SearchFixture.Spec
+
+    func testSingleEmailIsEmbeddedFromSubjectSenderAndBody() throws {
+        let f = try SearchFixture()
+        let id = try f.add(Spec(subject: "Quarterly budget review", body: "Numbers for Q3.", fromName: "Ann"))
+        let embedder = HashingEmbedder()
+        XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: embedder).run(), 1)
+        XCTAssertEqual(embedder.calls, [["Quarterly budget review\nAnn\nNumbers for Q3."]])
+        let vectors = VectorSearchEngine()
+        try vectors.load(from: f.store)
+        XCTAssertEqual(vectors.search(try embedder.embed(["budget review"])[0], k: 1).first?.emailId, id)
+    }
+
+    func testBatchesGoNewestFirstAndAnInterruptedRunRepeatsNothing() throws {
+        let f = try SearchFixture()
+        let ids = try f.add((0..<10).map { i in Spec(subject: "mail \(i)", daysAgo: Double(i)) })
+        let failing = HashingEmbedder()
+        failing.failAfter = 2
+        XCTAssertThrowsError(try EmbeddingIndexer(store: f.store, embedder: failing, batchSize: 3).run())
+        XCTAssertEqual(try f.store.embeddingCount(), 6, "two committed batches survive the failure")
+        XCTAssertEqual(failing.calls.first?.first?.hasPrefix("mail 0"), true, "newest first")
+        let resumed = HashingEmbedder()
+        XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: resumed, batchSize: 3).run(), 4)
+        XCTAssertEqual(resumed.calls.flatMap { $0 }.count, 4, "only the rest is embedded")
+        XCTAssertEqual(try f.store.embeddingCount(), ids.count)
+    }
+
+    func testRankerReportsWhyItCannotRun() async throws {
+        let none = VectorSemanticRanker(embedder: nil, vectors: VectorSearchEngine(), missingModelReason: "no embedding model installed")
+        XCTAssertEqual(none.unavailableReason, "no embedding model installed")
+        let empty = VectorSemanticRanker(embedder: HashingEmbedder(), vectors: VectorSearchEngine())
+        XCTAssertNotNil(empty.unavailableReason, "no embeddings yet")
+    }
+
+    func test_AC_S_06_hybridFindsAConceptuallyRelatedEmailKeywordsMiss() async throws {
+        let f = try SearchFixture()
+        let related = try f.add(Spec(subject: "Quarterly budget review", body: "financial planning for next year"))
+        let keyword = try f.add(Spec(subject: "Planning meeting", body: "agenda attached"))
+        try f.add((0..<20).map { i in Spec(subject: "lunch \(i)", body: "sandwiches") })
+        let embedder = HashingEmbedder()
+        let vectors = VectorSearchEngine()
+        try EmbeddingIndexer(store: f.store, embedder: embedder).run(vectors: vectors)
+        let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors)
+        let r = try await f.useCase(semantic: ranker).search("financial planning meeting")
+        XCTAssertTrue(r.semantic.ran)
+        let sources = Dictionary(uniqueKeysWithValues: r.results.map { ($0.emailId, $0.matchSource) })
+        XCTAssertEqual(sources[related], .semantic, "found by meaning, not by all keywords")
+        XCTAssertNotNil(sources[keyword])
+    }
+}
