@@ -10,11 +10,29 @@ public struct MatchHighlighter: Sendable {
     /// Each term as a list of folded words (a phrase has several); `prefix` on the last word.
     let terms: [(words: [String], prefix: Bool)]
 
+    /// The first word of each term as folded UTF-8, with whether it matches as a prefix.
+    let firstWords: [(bytes: [UInt8], prefix: Bool)]
+
     public init(queryText: String) {
         terms = FTS5QueryBuilder.terms(of: queryText).compactMap { term in
             let words = Self.words(in: term.text).map { Self.fold($0.text) }
             return words.isEmpty ? nil : (words, !term.isPhrase)
         }
+        firstWords = terms.map { (Array($0.words[0].utf8), $0.words.count == 1 && $0.prefix) }
+    }
+
+    /// Whether a word (its scalars) starts a match; ASCII words are compared without allocating.
+    func startsMatch(_ word: String.UnicodeScalarView, buffer: inout [UInt8]) -> Bool {
+        buffer.removeAll(keepingCapacity: true)
+        for scalar in word {
+            guard scalar.value < 0x80 else {
+                let folded = Array(Self.fold(Substring(String(word))).utf8)
+                return firstWords.contains { folded == $0.bytes || ($0.prefix && folded.starts(with: $0.bytes)) }
+            }
+            let b = UInt8(scalar.value)
+            buffer.append(b >= 0x41 && b <= 0x5A ? b + 32 : b)
+        }
+        return firstWords.contains { buffer == $0.bytes || ($0.prefix && buffer.starts(with: $0.bytes)) }
     }
 
     public var isEmpty: Bool { terms.isEmpty }
@@ -45,12 +63,14 @@ public struct MatchHighlighter: Sendable {
 
     /// A one-line snippet of about `width` words around the first match in `body`, with its
     /// highlight ranges; nil when nothing matches. Scanning stops at the first match.
-    public func snippet(of body: String, width: Int = 24, scanLimit: Int = 20_000) -> (text: String, ranges: [HighlightRange])? {
+    public func snippet(of body: String, width: Int = 24, scanLimit: Int = 4_000) -> (text: String, ranges: [HighlightRange])? {
         let before = width / 3
         var recent: [Int] = []          // start offsets of the last `before` words
         var offset = 0
         var wordStart: Int?
         var word = String.UnicodeScalarView()
+        var buffer: [UInt8] = []
+        buffer.reserveCapacity(64)
         var hitStart: Int?
         var wordsAfterHit = 0
         var endOffset = 0
@@ -62,9 +82,9 @@ public struct MatchHighlighter: Sendable {
                 endOffset = offset
                 return wordsAfterHit >= width - before
             }
-            let folded = Self.fold(Substring(String(word)))
+            let matched = startsMatch(word, buffer: &buffer)
             word.removeAll(keepingCapacity: true)
-            if terms.contains(where: { folded == $0.words[0] || ($0.words.count == 1 && $0.prefix && folded.hasPrefix($0.words[0])) }) {
+            if matched {
                 hitStart = recent.first ?? start
                 wordsAfterHit = 1
                 endOffset = offset
@@ -78,7 +98,8 @@ public struct MatchHighlighter: Sendable {
         for scalar in body.unicodeScalars {
             scanned += 1
             if scanned > scanLimit && hitStart == nil { return nil }
-            if FTS5QueryBuilder.isTokenCharacter(scalar) || (wordStart != nil && scalar.properties.generalCategory == .nonspacingMark) {
+            if FTS5QueryBuilder.isTokenCharacter(scalar)
+                || (wordStart != nil && scalar.value >= 0x300 && scalar.properties.generalCategory == .nonspacingMark) {
                 if wordStart == nil { wordStart = offset }
                 if hitStart == nil { word.append(scalar) }
             } else if endWord() {
@@ -106,7 +127,8 @@ public struct MatchHighlighter: Sendable {
         var index = text.startIndex
         for scalar in text.unicodeScalars {
             let next = text.unicodeScalars.index(after: index)
-            if FTS5QueryBuilder.isTokenCharacter(scalar) || (start != nil && scalar.properties.generalCategory == .nonspacingMark) {
+            if FTS5QueryBuilder.isTokenCharacter(scalar)
+                || (start != nil && scalar.value >= 0x300 && scalar.properties.generalCategory == .nonspacingMark) {
                 if start == nil { start = index; startOffset = offset }
             } else if let s = start {
                 out.append((text[s..<index], startOffset, offset - startOffset))

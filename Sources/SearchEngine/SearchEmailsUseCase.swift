@@ -144,12 +144,20 @@ public final class SearchEmailsUseCase: Sendable {
             var rows: [Int64: EmailRow] = [:]
             for r in try Self.rows(db, sql: """
                 SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment,
-                       \(highlighter.isEmpty ? "''" : "substr(bodyPlain, 1, 20000)") AS body
+                       \(highlighter.isEmpty ? "''" : "substr(bodyPlain, 1, 4000)") AS body
                 FROM mail.emails WHERE id IN
                 """, ids: pageIds) {
                 rows[r["id"]] = EmailRow(row: r)
             }
             return rows
+        }
+        // Snippets come from the first 4,000 characters of the body. A match deeper than that (or
+        // only in the subject) shows the stored snippet: re-tokenizing long bodies (FTS5's
+        // snippet() does) costs tens of milliseconds on mail with long quoted chains.
+        var snippets: [Int64: (text: String, ranges: [HighlightRange])] = [:]
+        for thread in page {
+            guard let f = best[thread], f.keywordRank != nil, let row = rows[f.emailId], !highlighter.isEmpty else { continue }
+            if let s = highlighter.snippet(of: row.body) { snippets[row.id] = s }
         }
         let results = page.compactMap { thread -> SearchResult? in
             guard let f = best[thread], let row = rows[f.emailId] else { return nil }
@@ -158,7 +166,7 @@ public final class SearchEmailsUseCase: Sendable {
             var ranges: [HighlightRange] = []
             if f.keywordRank != nil, !highlighter.isEmpty {
                 ranges = highlighter.ranges(in: subject, field: .subject)
-                if let s = highlighter.snippet(of: row.body), !s.ranges.isEmpty {
+                if let s = snippets[row.id] {
                     snippet = s.text
                     ranges += s.ranges
                 }

@@ -9,13 +9,6 @@ public struct KeywordHit: Sendable, Hashable {
     public var rank: Double
 }
 
-/// Highlighted subject and body snippet of a keyword match.
-public struct KeywordHighlight: Sendable, Hashable {
-    public var subject: String
-    public var snippet: String
-    public var ranges: [HighlightRange]
-}
-
 /// The statements on `email_fts`. Queries are public; mutations are internal so that
 /// `SearchIndexManager` stays their single owner.
 public enum FTS5Manager {
@@ -26,8 +19,7 @@ public enum FTS5Manager {
             """)
         for e in emails {
             try statement.execute(arguments: [
-                e.id, e.id, e.accountId, HighlightMarkers.clean(e.subject), HighlightMarkers.clean(e.bodyPlain),
-                HighlightMarkers.clean(e.from?.name ?? ""), e.from?.email ?? "",
+                e.id, e.id, e.accountId, e.subject, e.bodyPlain, e.from?.name ?? "", e.from?.email ?? "",
             ])
         }
     }
@@ -52,17 +44,13 @@ public enum FTS5Manager {
         return (db.changesCount, lastId)
     }
 
-    /// Copies emails of the attached mail database matching `condition` into the index,
-    /// removing highlight marker characters. Returns the number of rows added.
+    /// Copies emails of the attached mail database matching `condition` into the index.
+    /// Returns the number of rows added.
     @discardableResult
     static func insertFromMail(where condition: String, arguments: StatementArguments, db: Database) throws -> Int {
         try db.execute(sql: """
             INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email)
-            SELECT id, id, accountId,
-                   replace(replace(subject, char(2), ''), char(3), ''),
-                   replace(replace(bodyPlain, char(2), ''), char(3), ''),
-                   replace(replace(COALESCE(fromName, ''), char(2), ''), char(3), ''),
-                   COALESCE(fromEmail, '')
+            SELECT id, id, accountId, subject, bodyPlain, COALESCE(fromName, ''), COALESCE(fromEmail, '')
             FROM mail.emails WHERE \(condition) ORDER BY id
             """, arguments: arguments)
         return db.changesCount
@@ -97,27 +85,5 @@ public enum FTS5Manager {
             KeywordHit(emailId: $0["id"], threadId: $0["threadId"], rank: $0["rank"])
         }
         return (hits, cutoff != nil)
-    }
-
-    /// Subject with highlights and a body snippet around the matches, for the given emails.
-    public static func highlights(match: String, emailIds: [Int64], db: Database) throws -> [Int64: KeywordHighlight] {
-        guard !emailIds.isEmpty else { return [:] }
-        let placeholders = Array(repeating: "?", count: emailIds.count).joined(separator: ",")
-        let sql = """
-            SELECT rowid AS id,
-                   highlight(email_fts, 2, char(2), char(3)) AS subject,
-                   snippet(email_fts, 3, char(2), char(3), '…', 16) AS snippet
-            FROM email_fts WHERE email_fts MATCH ? AND rowid IN (\(placeholders))
-            """
-        var args: StatementArguments = [match]
-        args += StatementArguments(emailIds)
-        var result: [Int64: KeywordHighlight] = [:]
-        for row in try Row.fetchAll(db, sql: sql, arguments: args) {
-            let subject = HighlightMarkers.extract(row["subject"] ?? "", field: .subject)
-            let snippet = HighlightMarkers.extract(row["snippet"] ?? "", field: .snippet)
-            result[row["id"]] = KeywordHighlight(subject: subject.text, snippet: snippet.text,
-                                                 ranges: subject.ranges + snippet.ranges)
-        }
-        return result
     }
 }

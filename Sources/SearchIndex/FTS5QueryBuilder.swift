@@ -74,7 +74,12 @@ public enum FTS5QueryBuilder {
     }
 
     /// Letters and digits, as unicode61 indexes them; everything else separates tokens.
+    @inline(__always)
     public static func isTokenCharacter(_ scalar: Unicode.Scalar) -> Bool {
+        let v = scalar.value
+        if v < 0x80 {
+            return (v >= 0x30 && v <= 0x39) || (v >= 0x41 && v <= 0x5A) || (v >= 0x61 && v <= 0x7A)
+        }
         switch scalar.properties.generalCategory {
         case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
              .decimalNumber, .letterNumber, .otherNumber:

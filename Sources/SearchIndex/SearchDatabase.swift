@@ -41,6 +41,10 @@ final class SearchDatabase: Sendable {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
             // Read-only: the index never writes the user's mail.
             try db.execute(sql: "ATTACH DATABASE ? AS mail", arguments: [Self.readOnlyURI(mailPath)])
+            // Page cache and memory-mapped reads for both files (PRAGMAs apply per schema).
+            try db.execute(sql: "PRAGMA mail.cache_size = -65536")
+            try db.execute(sql: "PRAGMA mmap_size = 268435456")
+            try db.execute(sql: "PRAGMA mail.mmap_size = 268435456")
         }
         pool = try DatabasePool(path: url.path, configuration: config)
         try pool.write { db in

@@ -139,13 +139,6 @@ public final class SearchIndexManager: Sendable {
         }
     }
 
-    /// Highlighted subjects and snippets for the given keyword matches.
-    public func highlights(match: String, emailIds: [Int64]) throws -> [Int64: KeywordHighlight] {
-        try withDatabase { db in
-            try db.pool.read { try FTS5Manager.highlights(match: match, emailIds: emailIds, db: $0) }
-        }
-    }
-
     /// Runs `body` in a read transaction of the search database (mail attached as `mail`).
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try withDatabase { db in try db.pool.read(body) }
