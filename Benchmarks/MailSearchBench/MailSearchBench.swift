@@ -146,6 +146,13 @@ struct MailSearchBench {
                 if response?.semantic.ran == true { ran += 1 }
             }
         }
+        if ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil {
+            for q in semanticQueries + ["budget from john", "deployment schedule"] {
+                var one = Samples()
+                for _ in 0..<5 { one.add(try await measureAsync { _ = try await useCase.search(q) }) }
+                report(String(format: "  %-45@ p50 %7.2f ms", q as NSString, one.percentile(50)))
+            }
+        }
         report("end-to-end hybrid search over \(ids.count) emails (query embedding + FTS5 + vector scan + RRF + grouping): \(samples.summary()); semantic ran in \(ran)/\(samples.values.count)")
     }
 

@@ -137,6 +137,9 @@ enum MailSchema {
                 CREATE INDEX emails_attachment_date ON emails(hasAttachment, sortDate);
                 """)
         }
+        migrator.registerMigration("v5-sender-index") { db in
+            try db.execute(sql: "CREATE INDEX emails_from_lower ON emails(lower(fromEmail))")
+        }
         return migrator
     }
 }

@@ -19,7 +19,12 @@ public struct EmailFilterSQL: Sendable {
                 .replacingOccurrences(of: "_", with: "\\_") + "%"
         }
         if let sender = filters.sender?.trimmingCharacters(in: .whitespaces), !sender.isEmpty {
-            parts.append("(e.fromEmail LIKE ? ESCAPE '\\' OR e.fromName LIKE ? ESCAPE '\\')")
+            // Resolved through the contacts (every From address, with its display name), then an
+            // index on lower(fromEmail): no scan of all mail, whatever its size.
+            parts.append("""
+                lower(e.fromEmail) IN (SELECT c.email FROM \(schema)contacts c
+                                       WHERE c.email LIKE ? ESCAPE '\\' OR c.displayName LIKE ? ESCAPE '\\')
+                """)
             args += [like(sender), like(sender)]
         }
         if let recipient = filters.recipient?.trimmingCharacters(in: .whitespaces), !recipient.isEmpty {

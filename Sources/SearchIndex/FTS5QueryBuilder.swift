@@ -64,13 +64,25 @@ public enum FTS5QueryBuilder {
         let parts = terms.map { term -> String in
             // Terms hold no quote (quotes delimit phrases), so the FTS5 string needs no escaping.
             let quoted = "\"" + term.text + "\""
-            // A stop word is never a meaningful prefix ("the" would expand to every the…-word).
+            // A stop word is never a meaningful prefix ("the" would expand to every the…-word), nor is
+            // a last fragment of one or two letters ("month's" → "s"): both expand to thousands of words.
+            // A query of a single short term keeps its prefix (E-02).
             let usePrefix = prefix && !term.isPhrase && !stopWords.contains(term.text.lowercased())
+                && (terms.count == 1 || lastFragmentLength(term.text) >= 3)
             return usePrefix ? quoted + "*" : quoted
         }
         let body = parts.joined(separator: " ")
         if let column { return "{\(column)} : (\(body))" }
         return body
+    }
+
+    /// Length of the last run of token characters ("month's" → 1, "dev@exa" → 3).
+    static func lastFragmentLength(_ text: String) -> Int {
+        var n = 0
+        for scalar in text.unicodeScalars.reversed() {
+            if isTokenCharacter(scalar) { n += 1 } else if n > 0 { break }
+        }
+        return n
     }
 
     /// Letters and digits, as unicode61 indexes them; everything else separates tokens.

@@ -13,12 +13,12 @@ final class FTS5QueryBuilderTests: XCTestCase {
     }
 
     func testOperatorsAreJustWords() {
-        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "x OR NOT y"), "\"x\"* \"OR\" \"NOT\"* \"y\"*")
+        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "alpha OR NOT beta"), "\"alpha\"* \"OR\" \"NOT\"* \"beta\"*")
         XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "subject:x"), "\"subject:x\"*")
     }
 
     func testAQuoteInsideAWordStartsAPhrase() {
-        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "x\"y"), "\"x\"* \"y\"")
+        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "alpha\"beta"), "\"alpha\"* \"beta\"")
     }
 
     func testStopWordsAreNotPrefixes() {
@@ -38,8 +38,8 @@ final class FTS5QueryBuilderTests: XCTestCase {
 
 final class FTS5QueryBuilderControlCharacterTests: XCTestCase {
     func testControlCharactersNeverReachFTS5() {
-        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "x\u{0}y"), "\"x\"* \"y\"*")
-        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "\"x\u{0}y\""), "\"x y\"")
+        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "alpha\u{0}beta"), "\"alpha\"* \"beta\"*")
+        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "\"alpha\u{0}beta\""), "\"alpha beta\"")
     }
 }
 
@@ -66,5 +66,13 @@ final class MatchHighlighterTests: XCTestCase {
         XCTAssertTrue(s.text.hasPrefix("…"))
         XCTAssertFalse(s.text.contains("\n"))
         XCTAssertEqual(s.ranges.count, 1)
+    }
+}
+
+final class FTS5QueryBuilderPrefixTests: XCTestCase {
+    func testShortLastFragmentsAreNotPrefixesUnlessAlone() {
+        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "month's services"), "\"month's\" \"services\"*")
+        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "budget q3"), "\"budget\"* \"q3\"")
+        XCTAssertEqual(FTS5QueryBuilder.matchExpression(for: "pr"), "\"pr\"*", "E-02: a short query alone is a prefix")
     }
 }
