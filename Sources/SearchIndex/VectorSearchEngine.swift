@@ -71,23 +71,37 @@ public final class VectorSearchEngine: @unchecked Sendable {
     public func search(_ query: [Float], k: Int = 50, candidates: Set<Int64>? = nil) -> [(emailId: Int64, score: Float)] {
         guard query.count == dimension, k > 0 else { return [] }
         return lock.withLock {
-            var top = TopK(k: k)
-            matrix.withUnsafeBufferPointer { m in
-                query.withUnsafeBufferPointer { q in
-                    if let candidates, candidates.count < ids.count / 4 {
+            if let candidates, candidates.count < ids.count / 4 {
+                var top = TopK(k: k)
+                matrix.withUnsafeBufferPointer { m in
+                    query.withUnsafeBufferPointer { q in
                         for id in candidates {
                             guard let row = rowOf[id] else { continue }
                             top.offer(row: row, score: Self.dot(m.baseAddress! + row * dimension, q.baseAddress!, dimension))
                         }
-                    } else {
-                        for row in 0..<ids.count {
-                            if let candidates, !candidates.contains(ids[row]) { continue }
-                            top.offer(row: row, score: Self.dot(m.baseAddress! + row * dimension, q.baseAddress!, dimension))
-                        }
+                    }
+                }
+                return top.sorted().map { (ids[$0.row], $0.score) }
+            }
+            // The full scan is memory-bound: split it over the cores, then merge the partial top-k lists.
+            let parts = ids.count >= 20_000 ? ProcessInfo.processInfo.activeProcessorCount : 1
+            let chunk = (ids.count + parts - 1) / max(1, parts)
+            let partials = UnsafeMutableBufferPointer<TopK>.allocate(capacity: parts)
+            partials.initialize(repeating: TopK(k: k))
+            defer { partials.deallocate() }
+            let box = PartialsBox(partials)
+            matrix.withUnsafeBufferPointer { m in
+                query.withUnsafeBufferPointer { q in
+                    ids.withUnsafeBufferPointer { rowIds in
+                        let context = ScanContext(matrix: m, query: q, ids: rowIds, candidates: candidates, chunk: chunk,
+                                                  k: k, dimension: dimension, results: box)
+                        if parts == 1 { context.scan(0) } else { DispatchQueue.concurrentPerform(iterations: parts, execute: context.scan) }
                     }
                 }
             }
-            return top.sorted().map { (ids[$0.row], $0.score) }
+            var merged = TopK(k: k)
+            for part in partials { for item in part.items { merged.offer(row: item.row, score: item.score) } }
+            return merged.sorted().map { (ids[$0.row], $0.score) }
         }
     }
 
@@ -104,6 +118,34 @@ public final class VectorSearchEngine: @unchecked Sendable {
         var sum = acc.sum()
         while i < n { sum += a[i] * b[i]; i += 1 }
         return sum
+    }
+
+    /// What one part of a parallel scan reads, and where it writes its top-k.
+    private struct ScanContext: @unchecked Sendable {
+        let matrix: UnsafeBufferPointer<Float>
+        let query: UnsafeBufferPointer<Float>
+        let ids: UnsafeBufferPointer<Int64>
+        let candidates: Set<Int64>?
+        let chunk: Int
+        let k: Int
+        let dimension: Int
+        let results: PartialsBox
+
+        func scan(_ part: Int) {
+            var top = TopK(k: k)
+            let m = matrix.baseAddress!, q = query.baseAddress!
+            for row in (part * chunk)..<min(ids.count, (part + 1) * chunk) {
+                if let candidates, !candidates.contains(ids[row]) { continue }
+                top.offer(row: row, score: VectorSearchEngine.dot(m + row * dimension, q, dimension))
+            }
+            results.buffer[part] = top
+        }
+    }
+
+    /// Lets the parallel scan write each part's result into its own slot.
+    private struct PartialsBox: @unchecked Sendable {
+        let buffer: UnsafeMutableBufferPointer<TopK>
+        init(_ buffer: UnsafeMutableBufferPointer<TopK>) { self.buffer = buffer }
     }
 
     /// Keeps the best `k` (row, score) pairs; cheap rejection below the current k-th score.
