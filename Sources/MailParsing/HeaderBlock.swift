@@ -32,13 +32,7 @@ struct HeaderBlock {
             }
         }
         while p < end {
-            // Find the end of the line.
-            var e = p
-            while e < end && b[e] != 0x0A && b[e] != 0x0D { e += 1 }
-            var next = e
-            if next < end {
-                if b[next] == 0x0D && next + 1 < end && b[next + 1] == 0x0A { next += 2 } else { next += 1 }
-            }
+            let (e, next) = LineBreaks.line(in: b, from: p, end: end)
             if e == p {
                 // Empty line: end of the header block.
                 flush()

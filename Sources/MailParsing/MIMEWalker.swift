@@ -207,12 +207,7 @@ final class MIMEWalker {
         let bl = boundary.count
         var closed = false
         while p < end {
-            var e = p
-            while e < end && b[e] != 0x0A && b[e] != 0x0D { e += 1 }
-            var next = e
-            if next < end {
-                if b[next] == 0x0D && next + 1 < end && b[next + 1] == 0x0A { next += 2 } else { next += 1 }
-            }
+            let (e, next) = LineBreaks.line(in: b, from: p, end: end)
             if e - p >= bl + 2 && b[p] == UInt8(ascii: "-") && b[p + 1] == UInt8(ascii: "-") {
                 var match = true
                 for k in 0..<bl where b[p + 2 + k] != boundary[k] { match = false; break }
