@@ -99,8 +99,13 @@ struct IndexEmbedCommand: ParsableCommand {
         guard status.isInstalled else {
             throw CLIError("no embedding model at \(status.directory) (\(status.problems.joined(separator: "; "))). Install it with `mailsearch model install`.")
         }
-        let embedder = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: status.directory))
-        let indexer = EmbeddingIndexer(store: context.store, embedder: embedder, batchSize: batchSize)
+        // One encoder per core on one BLAS thread each: batches are split between them.
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        if workers > 1 { BLAS.setThreadCount(1) }
+        let embedders: [any Embedder] = try (0..<workers).map { _ in
+            try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: status.directory))
+        }
+        let indexer = EmbeddingIndexer(store: context.store, embedders: embedders, batchSize: batchSize)
         let bar = TerminalProgress(label: "Embedding", unit: "docs", enabled: !quiet)
         let start = Date()
         let done = try indexer.run(limit: limit) { done, total in

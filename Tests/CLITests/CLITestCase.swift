@@ -34,8 +34,8 @@ class CLITestCase: XCTestCase {
 
     /// Runs the binary with `arguments` and waits.
     @discardableResult
-    func mailsearch(_ arguments: [String], dataDir: String = "data") throws -> Outcome {
-        let process = try start(arguments, dataDir: dataDir)
+    func mailsearch(_ arguments: [String], dataDir: String = "data", model: String? = nil) throws -> Outcome {
+        let process = try start(arguments, dataDir: dataDir, model: model)
         let out = process.standardOutput as! Pipe
         let err = process.standardError as! Pipe
         let outData = out.fileHandleForReading.readDataToEndOfFile()
@@ -45,13 +45,14 @@ class CLITestCase: XCTestCase {
                        stderr: String(decoding: errData, as: UTF8.self))
     }
 
-    func start(_ arguments: [String], dataDir: String = "data") throws -> Process {
+    /// Starts the binary; without `model`, it sees no embedding model (keyword-only).
+    func start(_ arguments: [String], dataDir: String = "data", model: String? = nil) throws -> Process {
         let process = Process()
         process.executableURL = Self.binary
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env["MAILSEARCH_DATA_DIR"] = work.appendingPathComponent(dataDir).path
-        env["MAILSEARCH_MODEL_DIR"] = work.appendingPathComponent("no-model").path
+        env["MAILSEARCH_MODEL_DIR"] = model ?? work.appendingPathComponent("no-model").path
         process.environment = env
         process.standardOutput = Pipe()
         process.standardError = Pipe()

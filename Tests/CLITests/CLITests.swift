@@ -122,3 +122,46 @@ final class ResumableImportTests: CLITestCase {
         XCTAssertEqual(json["indexedEmails"] as? Int, 3000)
     }
 }
+
+/// Semantic search through the binary with the real model (installed by `make test`).
+final class SemanticCLITests: CLITestCase {
+    func test_AC_S_06_embedThenHybridSearchFindsMeaningNotJustWords() throws {
+        let modelDir = ProcessInfo.processInfo.environment["MAILSEARCH_MODEL_DIR"]
+            ?? (NSHomeDirectory() + "/.cache/mailsearch/models/all-MiniLM-L6-v2")
+        guard FileManager.default.fileExists(atPath: modelDir + "/model.safetensors") else {
+            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" { XCTFail("no model at \(modelDir)") }
+            throw XCTSkip("no model at \(modelDir)")
+        }
+        var text = ""
+        let mails = [
+            ("Quarterly budget review", "We go through the spending plan and forecast for next quarter on Thursday."),
+            ("Team lunch", "Pizza on Friday at noon in the kitchen."),
+            ("Server migration", "The database moves to the new cluster this weekend."),
+            ("Planning meeting", "Agenda for the meeting is attached."),
+        ]
+        for (i, m) in mails.enumerated() {
+            text += "From x Mon Mar  4 14:11:14 2024\nMessage-ID: <s\(i)@x>\nFrom: a\(i)@example.com\nSubject: \(m.0)\n"
+            text += "Date: \(i + 1) Mar 2024 10:00:00 +0000\n\n\(m.1)\n\n"
+        }
+        let mbox = work.appendingPathComponent("semantic.mbox")
+        try Data(text.utf8).write(to: mbox)
+        XCTAssertEqual(try mailsearch(["import", mbox.path, "--quiet"], model: modelDir).status, 0)
+        let embed = try mailsearch(["index", "embed", "--quiet", "--json"], model: modelDir)
+        XCTAssertEqual(embed.status, 0, embed.stderr)
+        let status = try JSONSerialization.jsonObject(with: Data(embed.stdout.utf8)) as! [String: Any]
+        XCTAssertEqual(status["embeddingCoverage"] as? Double, 1.0)
+
+        let r = try mailsearch(["search", "financial planning meeting", "--json", "--no-history"], model: modelDir)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
+        XCTAssertEqual((json["semantic"] as! [String: Any])["ran"] as? Bool, true)
+        let results = json["results"] as! [[String: Any]]
+        let budget = results.first { $0["subject"] as? String == "Quarterly budget review" }
+        XCTAssertEqual(budget?["matchSource"] as? String, "semantic", "found by meaning: no keyword of the query is in it")
+        let both = try mailsearch(["search", "planning meeting", "--json", "--no-history"], model: modelDir)
+        let bothJSON = try JSONSerialization.jsonObject(with: Data(both.stdout.utf8)) as! [String: Any]
+        let first = (bothJSON["results"] as! [[String: Any]]).first
+        XCTAssertEqual(first?["subject"] as? String, "Planning meeting")
+        XCTAssertEqual(first?["matchSource"] as? String, "both", "keyword and semantic agree")
+    }
+}

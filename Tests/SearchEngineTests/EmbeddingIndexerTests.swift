@@ -85,3 +85,15 @@ final class EmbeddingIndexerTests: XCTestCase {
         XCTAssertNotNil(sources[keyword])
     }
 }
+
+final class ParallelEmbeddingTests: XCTestCase {
+    func testSplittingABatchBetweenEmbeddersKeepsOrderAndValues() throws {
+        let texts = (0..<11).map { "text number \($0) about budgets" }
+        let single = try HashingEmbedder().embed(texts)
+        let a = HashingEmbedder(), b = HashingEmbedder()
+        let parallel = try EmbeddingIndexer.embedInParallel(texts, embedders: [a, b])
+        XCTAssertEqual(parallel, single)
+        XCTAssertEqual(a.calls.first?.count, 6)
+        XCTAssertEqual(b.calls.first?.count, 5)
+    }
+}
