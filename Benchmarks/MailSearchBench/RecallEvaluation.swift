@@ -9,7 +9,8 @@ import SearchIndex
 
 /// AC-S-06: Recall@20 of keyword-only, semantic-only and hybrid search on a labelled set whose
 /// labels come from the data itself. Each query is the (normalised) subject of a thread's first
-/// message; the relevant set is the messages of that thread (References/In-Reply-To threading).
+/// message; the relevant set is the messages of that thread: References/In-Reply-To threading where
+/// the mail has it (usrp-users), else the subject-grouped conversations (Enron has no such headers).
 /// So that the subject cannot give the answer away, subjects are left out of this run's keyword
 /// index and out of the embedded texts: both rankers see sender and body only.
 enum RecallEvaluation {
@@ -20,12 +21,17 @@ enum RecallEvaluation {
 
     static func run(mbox: String, workRoot: URL, modelDirectory: URL, maxQueries: Int = 400) throws {
         guard FileManager.default.fileExists(atPath: mbox) else { throw BenchError("\(mbox) not found (make corpora)") }
+        var linkedByHeaders = true
         let dir = workRoot.appendingPathComponent("recall-\((mbox as NSString).lastPathComponent)")
         let store = try MailStore(directory: DataDirectory(url: dir))
         if try store.statistics().emails == 0 {
             _ = try ImportPipeline(store: store, accountName: "eval").run(path: mbox)
         }
-        let queries = try labelledQueries(store: store, maxQueries: maxQueries)
+        var queries = try labelledQueries(store: store, maxQueries: maxQueries, requireHeaders: true)
+        if queries.isEmpty {
+            linkedByHeaders = false
+            queries = try labelledQueries(store: store, maxQueries: maxQueries, requireHeaders: false)
+        }
 
         // Keyword index without subjects.
         let ftsURL = dir.appendingPathComponent("eval-fts.sqlite")
@@ -64,8 +70,9 @@ enum RecallEvaluation {
         }
         let n = Double(queries.count)
         let emails = try store.statistics().emails
-        report(String(format: "Recall@20 on %@ (%d emails, %d thread queries; subjects hidden from both rankers):",
-                      (mbox as NSString).lastPathComponent, emails, queries.count))
+        report(String(format: "Recall@20 on %@ (%d emails, %d thread queries, threads %@; subjects hidden from both rankers):",
+                      (mbox as NSString).lastPathComponent, emails, queries.count,
+                      linkedByHeaders ? "from References/In-Reply-To" : "grouped by subject"))
         report(String(format: "  keyword-only %.3f   semantic-only %.3f   hybrid (RRF k=60, semantic ×1.5) %.3f",
                       keywordRecall / n, semanticRecall / n, hybridRecall / n))
     }
@@ -77,7 +84,7 @@ enum RecallEvaluation {
     }
 
     /// Threads of two or more messages linked by References/In-Reply-To, with the root's subject.
-    static func labelledQueries(store: MailStore, maxQueries: Int) throws -> [Query] {
+    static func labelledQueries(store: MailStore, maxQueries: Int, requireHeaders: Bool) throws -> [Query] {
         try store.database.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT threadId, id, subject, inReplyTo, "references" FROM emails
@@ -94,8 +101,10 @@ enum RecallEvaluation {
             var queries: [Query] = []
             for t in order {
                 let members = byThread[t]!
-                // Only threads really linked by headers (not by the subject fallback).
-                guard members.dropFirst().contains(where: { ($0["inReplyTo"] as String?) != nil }) else { continue }
+                // With headers: only threads really linked by them (not by the subject fallback).
+                if requireHeaders {
+                    guard members.dropFirst().contains(where: { ($0["inReplyTo"] as String?) != nil }) else { continue }
+                }
                 let subject = SubjectNormalizer.normalize(members[0]["subject"])
                 guard subject.split(separator: " ").count >= 2 else { continue }
                 queries.append(Query(text: subject, relevant: Set(members.map { $0["id"] as Int64 })))
