@@ -46,6 +46,15 @@ extension MailStore {
         }
     }
 
+    /// How many emails still wait for an embedding.
+    public func emailsWithoutEmbeddingCount() throws -> Int {
+        try database.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM emails e WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id)
+                """) ?? 0
+        }
+    }
+
     public func embeddingCount() throws -> Int {
         try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM embeddings") ?? 0 }
     }

@@ -60,11 +60,7 @@ public struct EmbeddingIndexer: Sendable {
     @discardableResult
     public func run(limit: Int? = nil, vectors: VectorSearchEngine? = nil,
                     progress: (Int, Int) -> Void = { _, _ in }) throws -> Int {
-        let pending = try store.database.read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM emails e WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id)
-                """) ?? 0
-        }
+        let pending = try store.emailsWithoutEmbeddingCount()
         let total = min(pending, limit ?? pending)
         var done = 0
         progress(0, total)

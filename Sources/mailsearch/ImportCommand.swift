@@ -1,4 +1,5 @@
 import ArgumentParser
+import Embedding
 import Foundation
 import MailImport
 import MailStore
@@ -65,5 +66,11 @@ struct ImportCommand: ParsableCommand {
             print("  failed: \(failure.source): \(failure.reason)")
         }
         if summary.failures.count > 20 { print("  … and \(summary.failures.count - 20) more (use --json for all)") }
+        let waiting = try context.store.emailsWithoutEmbeddingCount()
+        if waiting > 0 {
+            print(ModelStore().status().isInstalled
+                  ? "  \(waiting) emails have no embedding yet: keyword search works now; run `mailsearch index embed` for semantic search."
+                  : "  Keyword search is ready. For semantic search: `mailsearch model install`, then `mailsearch index embed`.")
+        }
     }
 }
