@@ -62,10 +62,10 @@ let package = Package(
             ],
             path: "Benchmarks/MailSearchBench"
         ),
-        .testTarget(name: "MailParsingTests", dependencies: ["MailParsing"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "MailParsingTests", dependencies: ["MailParsing"]),
         .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "MailStore", "MailModel"]),
-        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding"]),
         .testTarget(
             name: "SearchEngineTests",
             dependencies: ["SearchEngine", "MailImport", "MailStore", "SearchIndex", "DemoCorpus", "MailModel"]

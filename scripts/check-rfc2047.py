@@ -2,11 +2,11 @@
 """Generate the RFC 2047 reference decodings used by RFC2047PythonParityTests.
 
 Picks distinct Subject and From values of messages of corpora/usrp-users.mbox whose Subject or From holds encoded words, decodes them
-with Python's email package (policy.default) and writes
-Tests/MailParsingTests/Fixtures/rfc2047-usrp.json: a list of
+with Python's email package (policy.default) and writes OUT: a list of
 {"messageId", "field" ("subject" | "fromName"), "raw", "expected"}.
+The test runs it at test time: corpus text is never committed.
 
-Usage: scripts/check-rfc2047.py [--limit N]   (run from the package root)
+Usage: scripts/check-rfc2047.py --out OUT [--limit N]   (run from the package root)
 """
 import email
 import email.policy
@@ -16,6 +16,11 @@ import re
 import sys
 
 limit = 40
+out = None
+if "--out" in sys.argv:
+    out = sys.argv[sys.argv.index("--out") + 1]
+if out is None:
+    sys.exit("usage: scripts/check-rfc2047.py --out OUT [--limit N]")
 if "--limit" in sys.argv:
     limit = int(sys.argv[sys.argv.index("--limit") + 1])
 
@@ -48,6 +53,6 @@ for key in box.iterkeys():
     if len(cases) >= limit:
         break
 
-with open("Tests/MailParsingTests/Fixtures/rfc2047-usrp.json", "w", encoding="utf-8") as f:
+with open(out, "w", encoding="utf-8") as f:
     json.dump(cases, f, ensure_ascii=False, indent=1)
 print(f"wrote {len(cases)} cases")
