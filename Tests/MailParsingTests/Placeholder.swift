@@ -1,5 +1,0 @@
-import XCTest
-
-final class MailParsingTestsPlaceholder: XCTestCase {
-    func testBuilds() {}
-}
