@@ -55,9 +55,8 @@ struct CivilTime {
 }
 
 extension Array where Element == UInt8 {
-    /// An RFC 5322 date: `Tue, 4 Mar 2025 09:15:22 -0500`.
-    mutating func appendRFC5322Date(_ unixSeconds: Int64, offsetMinutes: Int) {
-        let t = CivilTime(unixSeconds: unixSeconds, offsetMinutes: offsetMinutes)
+    /// `Tue, 4 Mar 2025`: the start of both date forms below.
+    mutating func appendWeekdayAndDate(_ t: CivilTime) {
         append(CivilTime.weekdayNames[t.weekday])
         append(", ")
         appendDecimal(t.day)
@@ -65,6 +64,12 @@ extension Array where Element == UInt8 {
         append(CivilTime.monthNames[t.month - 1])
         append(32)
         appendDecimal(t.year, width: 4)
+    }
+
+    /// An RFC 5322 date: `Tue, 4 Mar 2025 09:15:22 -0500`.
+    mutating func appendRFC5322Date(_ unixSeconds: Int64, offsetMinutes: Int) {
+        let t = CivilTime(unixSeconds: unixSeconds, offsetMinutes: offsetMinutes)
+        appendWeekdayAndDate(t)
         append(32)
         appendClock(t)
         append(32)
@@ -103,13 +108,7 @@ extension Array where Element == UInt8 {
     /// The date in a reply's attribution line: `Tue, 4 Mar 2025 at 09:15`.
     mutating func appendAttributionDate(_ unixSeconds: Int64, offsetMinutes: Int) {
         let t = CivilTime(unixSeconds: unixSeconds, offsetMinutes: offsetMinutes)
-        append(CivilTime.weekdayNames[t.weekday])
-        append(", ")
-        appendDecimal(t.day)
-        append(32)
-        append(CivilTime.monthNames[t.month - 1])
-        append(32)
-        appendDecimal(t.year, width: 4)
+        appendWeekdayAndDate(t)
         append(" at ")
         appendDecimal(t.hour, width: 2)
         append(UInt8(ascii: ":"))
