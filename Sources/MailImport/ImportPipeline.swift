@@ -68,30 +68,30 @@ public struct ImportPipeline: Sendable {
         let start = Date()
         let source = try ImportSource.detect(path: path, folderOverride: folderOverride)
         let account = try store.account(named: accountName)
-        let queue = BatchQueue(capacity: 2)
+        typealias ParsedBatch = (items: [Result<IncomingEmail, ImportFailure>], bytesDone: Int64)
+        let queue = HandOff<ParsedBatch>(capacity: 2)
         let batchSize = self.batchSize
 
         // Producer: reads and parses batches on a thread of its own.
         let producer = Thread {
             var pending: [RawMessage] = []
             var lastBytes: Int64 = 0
-            func flush() {
-                let parsed = Self.parse(pending)
-                queue.put(.batch(parsed, bytesDone: lastBytes))
+            func flush() throws {
+                try queue.put((Self.parse(pending), lastBytes))
                 pending.removeAll(keepingCapacity: true)
             }
             do {
                 try source.forEachMessage { raw, bytesDone in
-                    if queue.isCancelled { return false }
+                    if queue.hasFailed { return false }
                     pending.append(raw)
                     lastBytes = bytesDone
-                    if pending.count >= batchSize { flush() }
+                    if pending.count >= batchSize { try flush() }
                     return true
                 }
-                if !pending.isEmpty { flush() }
-                queue.put(.end)
+                if !pending.isEmpty { try flush() }
+                queue.finish()
             } catch {
-                queue.put(.failure(error))
+                queue.fail(error)
             }
         }
         producer.stackSize = 8 << 20
@@ -99,53 +99,49 @@ public struct ImportPipeline: Sendable {
 
         // The index (search.sqlite) is written on a thread of its own, beside the mail writer:
         // two files, two writers, no lock between them. A batch reaches it after its mail commit.
-        let indexQueue = CommitQueue()
+        let indexQueue = HandOff<IngestResult>(capacity: 4)
         if let observer {
             let store = self.store
             Thread {
-                while let result = indexQueue.take() {
-                    do { try observer.didCommit(result, store: store) } catch { indexQueue.fail(error); return }
+                do {
+                    while let result = try indexQueue.take() { try observer.didCommit(result, store: store) }
+                } catch {
+                    indexQueue.fail(error)
                 }
             }.start()
         }
+        // On an error below, batches already committed to mail.sqlite are still indexed.
         defer { indexQueue.finish() }
 
         var imported = 0, duplicates = 0, failed = 0, done = 0
         var failures: [ImportFailure] = []
         do {
-            loop: while true {
-                switch queue.take() {
-                case .end:
-                    break loop
-                case .failure(let error):
-                    throw error
-                case .batch(let items, let bytesDone):
-                    var incoming: [IncomingEmail] = []
-                    incoming.reserveCapacity(items.count)
-                    for item in items {
-                        switch item {
-                        case .success(let email): incoming.append(email)
-                        case .failure(let failure):
-                            failed += 1
-                            if failures.count < 1000 { failures.append(failure) }
-                        }
+            while let (items, bytesDone) = try queue.take() {
+                var incoming: [IncomingEmail] = []
+                incoming.reserveCapacity(items.count)
+                for item in items {
+                    switch item {
+                    case .success(let email): incoming.append(email)
+                    case .failure(let failure):
+                        failed += 1
+                        if failures.count < 1000 { failures.append(failure) }
                     }
-                    let result = try store.ingest(incoming, accountId: account.id)
-                    if observer != nil { try indexQueue.put(result) }
-                    imported += result.inserted.count
-                    duplicates += result.duplicates
-                    done += items.count
-                    progress(ImportProgress(
-                        messagesDone: done, messagesTotal: source.knownMessageCount, bytesDone: bytesDone,
-                        bytesTotal: source.totalBytes, elapsed: Date().timeIntervalSince(start),
-                        imported: imported, duplicates: duplicates, failed: failed))
                 }
+                let result = try store.ingest(incoming, accountId: account.id)
+                if observer != nil { try indexQueue.put(result) }
+                imported += result.inserted.count
+                duplicates += result.duplicates
+                done += items.count
+                progress(ImportProgress(
+                    messagesDone: done, messagesTotal: source.knownMessageCount, bytesDone: bytesDone,
+                    bytesTotal: source.totalBytes, elapsed: Date().timeIntervalSince(start),
+                    imported: imported, duplicates: duplicates, failed: failed))
             }
         } catch {
-            queue.cancel()
+            queue.fail(error)
             throw error
         }
-        if observer != nil { try indexQueue.finishAndWait() }
+        if observer != nil { try indexQueue.finishAndWaitUntilDrained() }
         // Fold the write-ahead log into mail.sqlite so the file on disk is complete after an import.
         _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         return ImportSummary(
@@ -182,109 +178,4 @@ public struct ImportPipeline: Sendable {
 private struct UnsafeSendableBox<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
-}
-
-/// A bounded hand-off between the parsing thread and the writer.
-private final class BatchQueue: @unchecked Sendable {
-    enum Item {
-        case batch([Result<IncomingEmail, ImportFailure>], bytesDone: Int64)
-        case failure(Error)
-        case end
-    }
-
-    private let condition = NSCondition()
-    private var items: [Item] = []
-    private let capacity: Int
-    private var cancelled = false
-
-    init(capacity: Int) { self.capacity = capacity }
-
-    var isCancelled: Bool {
-        condition.lock(); defer { condition.unlock() }
-        return cancelled
-    }
-
-    func put(_ item: Item) {
-        condition.lock()
-        while items.count >= capacity && !cancelled { condition.wait() }
-        if !cancelled { items.append(item) }
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func take() -> Item {
-        condition.lock()
-        while items.isEmpty { condition.wait() }
-        let item = items.removeFirst()
-        condition.broadcast()
-        condition.unlock()
-        return item
-    }
-
-    func cancel() {
-        condition.lock()
-        cancelled = true
-        items.removeAll()
-        condition.broadcast()
-        condition.unlock()
-    }
-}
-
-/// Hands committed batches to the index thread and carries its error back.
-private final class CommitQueue: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [IngestResult] = []
-    private var finished = false
-    private var drained = false
-    private var error: Error?
-
-    func put(_ result: IngestResult) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count >= 4 && error == nil { condition.wait() }
-        if let error { throw error }
-        items.append(result)
-        condition.broadcast()
-    }
-
-    /// The next batch, or nil once the writer has finished and everything is indexed.
-    func take() -> IngestResult? {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.isEmpty && !finished { condition.wait() }
-        guard !items.isEmpty else {
-            drained = true
-            condition.broadcast()
-            return nil
-        }
-        let item = items.removeFirst()
-        condition.broadcast()
-        return item
-    }
-
-    func fail(_ e: Error) {
-        condition.lock()
-        error = e
-        drained = true
-        items.removeAll()
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Ends the stream, waits until every batch is indexed, and rethrows the index's error.
-    func finishAndWait() throws {
-        condition.lock()
-        defer { condition.unlock() }
-        finished = true
-        condition.broadcast()
-        while !drained { condition.wait() }
-        if let error { throw error }
-    }
 }

@@ -86,13 +86,7 @@ struct ImportSource {
     var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
 
     /// The number of messages when known up front (one per file), else nil (mbox).
-    var knownMessageCount: Int? {
-        switch kind {
-        case .mbox: return nil
-        case .maildir, .singleMessage: return files.count
-        case .directory: return files.count
-        }
-    }
+    var knownMessageCount: Int? { kind == .mbox ? nil : files.count }
 
     /// Calls `body` with each raw message in order, and the byte position reached.
     func forEachMessage(_ body: (RawMessage, _ bytesDone: Int64) throws -> Bool) throws {

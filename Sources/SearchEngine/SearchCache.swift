@@ -2,7 +2,7 @@ import Foundation
 
 /// The client cache of spec 004: keys normalised (trimmed, lower-cased), a 2-minute TTL, at most
 /// 20 entries with least-recently-used eviction, and invalidation when the index changes
-/// (entries remember the index generation they were computed at).
+/// (entries remember the index generation they were computed at: `SearchIndexManager.generation`).
 public final class SearchCache<Value: Sendable>: @unchecked Sendable {
     public let capacity: Int
     public let timeToLive: TimeInterval

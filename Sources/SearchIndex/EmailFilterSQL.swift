@@ -10,8 +10,9 @@ public struct EmailFilterSQL: Sendable {
     public var condition: String
     public var arguments: StatementArguments
 
-    /// - Parameter schema: the schema holding the mail tables ("mail." when attached, "" in mail.sqlite).
-    public init(filters: SearchFilters, scope: SearchScope, schema: String = "mail.") {
+    /// The mail tables are read through `search.sqlite`'s connection, where mail.sqlite is attached as `mail`.
+    public init(filters: SearchFilters, scope: SearchScope) {
+        let schema = "mail."
         var parts: [String] = []
         var args: [(any DatabaseValueConvertible)?] = []
         func like(_ s: String) -> String {

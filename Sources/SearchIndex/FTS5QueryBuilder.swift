@@ -58,7 +58,7 @@ public enum FTS5QueryBuilder {
 
     /// The MATCH expression, or nil when the text has nothing searchable.
     /// - Parameter prefix: add `*` to non-phrase terms (search-as-you-type, FR-SEARCH-06).
-    public static func matchExpression(for text: String, prefix: Bool = true, column: String? = nil) -> String? {
+    public static func matchExpression(for text: String, prefix: Bool = true) -> String? {
         let terms = terms(of: text)
         guard !terms.isEmpty else { return nil }
         let parts = terms.map { term -> String in
@@ -71,9 +71,7 @@ public enum FTS5QueryBuilder {
                 && (terms.count == 1 || lastFragmentLength(term.text) >= 3)
             return usePrefix ? quoted + "*" : quoted
         }
-        let body = parts.joined(separator: " ")
-        if let column { return "{\(column)} : (\(body))" }
-        return body
+        return parts.joined(separator: " ")
     }
 
     /// Length of the last run of token characters ("month's" → 1, "dev@exa" → 3).

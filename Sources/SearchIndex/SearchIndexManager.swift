@@ -27,6 +27,13 @@ public final class SearchIndexManager: Sendable {
     public let store: MailStore
     private let notices: @Sendable (String) -> Void
     private let current: LockedValue<SearchDatabase>
+    private let generationCounter = LockedValue(0)
+
+    /// Changes whenever the index does (emails indexed or removed, reconcile, rebuild):
+    /// caches of search results key their entries by it (`SearchCache`).
+    public var generation: Int { generationCounter.value }
+
+    private func indexChanged() { generationCounter.update { $0 += 1 } }
 
     public init(store: MailStore, notices: @escaping @Sendable (String) -> Void = { _ in }) throws {
         self.store = store
@@ -58,6 +65,7 @@ public final class SearchIndexManager: Sendable {
         try withDatabase { db in
             try db.pool.write { try FTS5Manager.insert(emails, db: $0) }
         }
+        indexChanged()
     }
 
     /// Removes emails from the index (after they were deleted from the store).
@@ -66,6 +74,7 @@ public final class SearchIndexManager: Sendable {
         try withDatabase { db in
             try db.pool.write { try FTS5Manager.delete(emailIds: emailIds, db: $0) }
         }
+        indexChanged()
     }
 
     /// Deletes one email everywhere: the store, its FTS row (and its embedding, which goes with the email).
@@ -81,13 +90,15 @@ public final class SearchIndexManager: Sendable {
         try withDatabase { db in
             _ = try db.pool.write { try FTS5Manager.deleteAccount(id, db: $0) }
         }
+        indexChanged()
         return try store.deleteAccount(id: id).count
     }
 
     /// Brings the index in line with mail.sqlite: indexes missing emails, drops orphaned rows.
     @discardableResult
     public func reconcile() throws -> (added: Int, removed: Int) {
-        try withDatabase { db in
+        defer { indexChanged() }
+        return try withDatabase { db in
             try db.pool.write { db in
                 let orphans = try Int64.fetchAll(db, sql: """
                     SELECT rowid FROM email_fts WHERE rowid NOT IN (SELECT id FROM mail.emails)
@@ -110,6 +121,7 @@ public final class SearchIndexManager: Sendable {
 
     /// Drops and rebuilds the whole index from mail.sqlite, reporting (done, total) as it goes.
     public func rebuild(progress: (Int, Int) -> Void = { _, _ in }) throws {
+        defer { indexChanged() }
         let old = current.value
         let url = old.url
         let total = try store.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM emails") ?? 0 }
@@ -223,4 +235,5 @@ final class LockedValue<T: Sendable>: @unchecked Sendable {
     init(_ value: T) { stored = value }
     var value: T { lock.lock(); defer { lock.unlock() }; return stored }
     func set(_ value: T) { lock.lock(); stored = value; lock.unlock() }
+    func update(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
 }

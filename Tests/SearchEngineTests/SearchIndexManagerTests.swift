@@ -75,4 +75,25 @@ final class SearchIndexManagerTests: XCTestCase {
         XCTAssertEqual(s.indexedEmails, 1)
         XCTAssertEqual(s.embeddingCoverage, 0)
     }
+
+    func testTheGenerationChangesWithTheIndexSoCachedResultsExpire() async throws {
+        let f = try SearchFixture()
+        let cache = SearchCache<SearchResponse>()
+        try f.add(Spec(subject: "heron one"))
+        let first = try await f.useCase().search("heron")
+        cache.insert(first, for: "heron", generation: f.index.generation)
+        XCTAssertNotNil(cache.value(for: " Heron ", generation: f.index.generation))
+
+        let before = f.index.generation
+        let id = try f.add(Spec(subject: "heron two"))
+        XCTAssertNotEqual(f.index.generation, before, "indexing changes the generation")
+        XCTAssertNil(cache.value(for: "heron", generation: f.index.generation), "the cached answer is stale")
+
+        let afterAdd = f.index.generation
+        try f.index.deleteEmail(id: id)
+        XCTAssertNotEqual(f.index.generation, afterAdd, "deleting changes it too")
+        let afterDelete = f.index.generation
+        try f.index.rebuild()
+        XCTAssertNotEqual(f.index.generation, afterDelete, "and so does a rebuild")
+    }
 }
