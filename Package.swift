@@ -26,17 +26,24 @@ let package = Package(
         // mail.sqlite: schema, migrations, threading, contacts, recent searches.
         .target(name: "MailStore", dependencies: ["MailModel", grdb]),
         // search.sqlite (FTS5), SearchIndexManager, VectorSearchEngine.
-        .target(name: "SearchIndex", dependencies: ["MailModel", "MailStore", grdb]),
+        .target(name: "SearchIndex", dependencies: ["MailModel", "MailStore", "CKernels", grdb]),
         // CBLAS: Debian's OpenBLAS on Linux (Accelerate on Apple platforms).
         .systemLibrary(
             name: "COpenBLAS",
             pkgConfig: "openblas",
             providers: [.apt(["libopenblas-dev"])]
         ),
+        // Hand-written C kernels with run-time CPU dispatch (AVX2/FMA/F16C or portable): the
+        // half-precision small-batch linear layer of the query encoder, and the int8 vector scan.
+        .target(
+            name: "CKernels",
+            // Intrinsics unoptimised are slower than the plain loops: keep debug builds usable.
+            cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))]
+        ),
         // WordPiece tokenizer, safetensors reader, BERT encoder (all-MiniLM-L6-v2), model files.
         .target(
             name: "Embedding",
-            dependencies: [.target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
+            dependencies: ["CKernels", .target(name: "COpenBLAS", condition: .when(platforms: [.linux]))],
             // The encoder's loops are 20–50× slower unoptimised; keep debug builds (and the test run) usable.
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
@@ -65,7 +72,7 @@ let package = Package(
         .testTarget(name: "MailParsingTests", dependencies: ["MailParsing"]),
         .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "MailStore", "MailModel"]),
-        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding"]),
+        .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "CKernels"]),
         .testTarget(
             name: "SearchEngineTests",
             dependencies: ["SearchEngine", "MailImport", "MailStore", "SearchIndex", "DemoCorpus", "MailModel"]

@@ -1,3 +1,4 @@
+import CKernels
 import Foundation
 
 /// all-MiniLM-L6-v2 sentence embeddings (384 floats, L2-normalised), computed on the CPU from
@@ -17,8 +18,13 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     private let lock = NSLock()
 
     /// Loads the model from `modelDirectory`. Texts are cut at `maxSequenceLength` tokens
-    /// (256, as sentence-transformers does for this model).
-    public init(modelDirectory: URL, maxSequenceLength: Int = 256, maxBatchTokens: Int = 4096) throws {
+    /// (256, as sentence-transformers does for this model). Batches of at most
+    /// `halfPrecisionTokenLimit` tokens (a search query) run on the half-precision query kernels
+    /// when the CPU has them; 0 turns them off.
+    public init(
+        modelDirectory: URL, maxSequenceLength: Int = 256, maxBatchTokens: Int = 4096,
+        halfPrecisionTokenLimit: Int = 32
+    ) throws {
         let problems = ModelFiles.required.compactMap { file -> String? in
             FileManager.default.fileExists(atPath: modelDirectory.appendingPathComponent(file.name).path)
                 ? nil : "missing \(file.name)"
@@ -32,7 +38,8 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
             vocabularyFile: modelDirectory.appendingPathComponent("vocab.txt"),
             maxLength: min(maxSequenceLength, configuration.maxPositions))
         encoder = try BertEncoder(
-            weightsFile: modelDirectory.appendingPathComponent("model.safetensors"), configuration: configuration)
+            weightsFile: modelDirectory.appendingPathComponent("model.safetensors"), configuration: configuration,
+            halfPrecisionTokenLimit: halfPrecisionTokenLimit)
         dimension = configuration.hiddenSize
         self.maxBatchTokens = max(maxBatchTokens, tokenizer.maxLength)
     }
@@ -77,6 +84,17 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
         }
         flush()
         return results
+    }
+
+    /// Whether this CPU runs the half-precision query kernels (AVX2/FMA/F16C); without them
+    /// queries use the float32 BLAS path. `MAILSEARCH_KERNELS=portable` turns them off.
+    public static var hasHalfPrecisionKernels: Bool {
+        ms_kernels_accelerated() != 0
+    }
+
+    /// Whether a batch of `tokens` tokens runs on the half-precision query kernels.
+    public func usesHalfPrecision(tokens: Int) -> Bool {
+        encoder.usesHalfPrecision(tokens: tokens)
     }
 
     /// Multiply-adds of the matrix products for sequences of these lengths.

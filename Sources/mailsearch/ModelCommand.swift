@@ -85,6 +85,9 @@ extension ModelCommand {
                 print("directory: \(status.directory)")
                 print("installed: \(status.isInstalled ? "yes" : "no")")
                 print("size:      \(ModelCommand.megabytes(status.totalBytes))")
+                let queries = MiniLMEmbedder.hasHalfPrecisionKernels
+                    ? "half-precision AVX2/FMA/F16C kernels" : "float32 BLAS (no AVX2/FMA/F16C)"
+                print("kernels:   BLAS \(BLAS.kernelName ?? "Accelerate") for indexing; queries on \(queries)")
                 for problem in status.problems {
                     print("problem:   \(problem)")
                 }

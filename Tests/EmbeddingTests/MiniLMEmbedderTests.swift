@@ -14,7 +14,21 @@ final class MiniLMEmbedderTests: XCTestCase {
 
     /// Every reference text embeds to the sentence-transformers vector (cosine ≥ 0.9999).
     func testEmbeddingsMatchSentenceTransformers() throws {
-        let embedder = try ModelTestSupport.embedder()
+        try assertMatchesReference(try ModelTestSupport.embedder(), route: "default")
+    }
+
+    /// The half-precision query kernels, used here for every text (up to 256 tokens), also keep
+    /// cosine ≥ 0.9999 to sentence-transformers.
+    func testHalfPrecisionKernelsMatchSentenceTransformers() throws {
+        let embedder = try MiniLMEmbedder(
+            modelDirectory: try ModelTestSupport.modelDirectory(), halfPrecisionTokenLimit: 4096)
+        guard embedder.usesHalfPrecision(tokens: 256) else {
+            throw XCTSkip("this CPU lacks AVX2/FMA/F16C: queries use the float32 path, tested above")
+        }
+        try assertMatchesReference(embedder, route: "half-precision kernels")
+    }
+
+    private func assertMatchesReference(_ embedder: MiniLMEmbedder, route: String) throws {
         let references = try ModelTestSupport.reference("embeddings")
         XCTAssertEqual(references.count, 298)
         let vectors = try embedder.embed(references.map(\.text))
@@ -27,25 +41,33 @@ final class MiniLMEmbedderTests: XCTestCase {
                 minimum = similarity
                 worst = String(reference.text.prefix(60))
             }
-            XCTAssertGreaterThanOrEqual(similarity, 0.9999, "cosine for \(reference.text.prefix(60).debugDescription)")
+            XCTAssertGreaterThanOrEqual(similarity, 0.9999, "\(route): cosine for \(reference.text.prefix(60).debugDescription)")
         }
-        print("minimum cosine to the reference embeddings: \(minimum) (\(worst.debugDescription))")
+        print("\(route): minimum cosine to the reference embeddings: \(minimum) (\(worst.debugDescription))")
     }
 
-    /// A text embedded alone and inside a batch of texts of other lengths gives the same vector.
+    /// A text embedded alone and inside a batch of texts of other lengths gives the same vector on
+    /// the float32 path; a short text alone, on the half-precision query path, stays within
+    /// cosine 0.99999 of it.
     func testBatchAndSingleEmbeddingsAgree() throws {
-        let embedder = try ModelTestSupport.embedder()
+        let directory = try ModelTestSupport.modelDirectory()
+        let floatOnly = try MiniLMEmbedder(modelDirectory: directory, halfPrecisionTokenLimit: 0)
         let texts = [
             "quarterly budget review",
             "Please find attached the minutes of yesterday's meeting about the deployment schedule.",
             "hi",
             String(repeating: "The pipeline maintenance window moves to Saturday night. ", count: 40),
         ]
-        let batch = try embedder.embed(texts)
+        let batch = try floatOnly.embed(texts)
         for (index, text) in texts.enumerated() {
-            let single = try embedder.embed([text])[0]
+            let single = try floatOnly.embed([text])[0]
             let difference = zip(single, batch[index]).map { abs($0 - $1) }.max() ?? 1
             XCTAssertLessThanOrEqual(difference, 1e-5, "text \(index)")
+        }
+        let embedder = try ModelTestSupport.embedder()
+        for (index, text) in texts.enumerated() {
+            let single = try embedder.embed([text])[0]
+            XCTAssertGreaterThanOrEqual(Self.cosine(single, batch[index]), 0.99999, "text \(index)")
         }
     }
 

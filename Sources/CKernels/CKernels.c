@@ -1,0 +1,411 @@
+#include "CKernels.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+#define MS_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#endif
+
+// MARK: - CPU detection
+
+static int detect_accelerated(void) {
+#if MS_X86
+    const char *forced = getenv("MAILSEARCH_KERNELS");
+    if (forced && strcmp(forced, "portable") == 0) return 0;
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    const int fma = (c >> 12) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, f16c = (c >> 29) & 1;
+    if (!(fma && osxsave && avx && f16c)) return 0;
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & 6) != 6) return 0;  // the OS saves the YMM registers
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    return (b >> 5) & 1;  // AVX2
+#else
+    return 0;
+#endif
+}
+
+int ms_kernels_accelerated(void) {
+    // A benign race: every thread computes the same answer.
+    static volatile int cached = -1;
+    if (cached < 0) cached = detect_accelerated();
+    return cached;
+}
+
+// MARK: - Half precision, portable
+
+static uint16_t half_from_float(float value) {
+    uint32_t bits;
+    memcpy(&bits, &value, 4);
+    const uint32_t sign = (bits >> 16) & 0x8000u;
+    const uint32_t magnitude = bits & 0x7fffffffu;
+    if (magnitude >= 0x7f800000u) {  // Inf or NaN
+        return (uint16_t)(sign | 0x7c00u | (magnitude > 0x7f800000u ? 0x200u : 0));
+    }
+    if (magnitude >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);  // rounds to Inf
+    if (magnitude < 0x38800000u) {  // subnormal half (or zero)
+        if (magnitude < 0x33000000u) return (uint16_t)sign;  // below half the smallest subnormal
+        const uint32_t exponent = magnitude >> 23;
+        const uint32_t mantissa = (magnitude & 0x7fffffu) | 0x800000u;
+        const uint32_t shift = 126 - exponent;  // 14..24
+        uint32_t half = mantissa >> shift;
+        const uint32_t rest = mantissa & ((1u << shift) - 1);
+        const uint32_t halfway = 1u << (shift - 1);
+        if (rest > halfway || (rest == halfway && (half & 1))) half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t half = ((magnitude - 0x38000000u) >> 13);
+    const uint32_t rest = magnitude & 0x1fffu;
+    if (rest > 0x1000u || (rest == 0x1000u && (half & 1))) half++;
+    return (uint16_t)(sign | half);
+}
+
+static float float_from_half(uint16_t half) {
+    const uint32_t sign = (uint32_t)(half & 0x8000u) << 16;
+    uint32_t exponent = (half >> 10) & 0x1fu;
+    uint32_t mantissa = half & 0x3ffu;
+    uint32_t bits;
+    if (exponent == 0x1f) {
+        bits = sign | 0x7f800000u | (mantissa << 13);
+    } else if (exponent == 0) {
+        if (mantissa == 0) {
+            bits = sign;
+        } else {  // subnormal: normalise
+            exponent = 113;
+            while ((mantissa & 0x400u) == 0) { mantissa <<= 1; exponent--; }
+            bits = sign | (exponent << 23) | ((mantissa & 0x3ffu) << 13);
+        }
+    } else {
+        bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+    }
+    float value;
+    memcpy(&value, &bits, 4);
+    return value;
+}
+
+// MARK: - AVX2 / FMA / F16C
+
+#if MS_X86
+#define MS_TARGET __attribute__((target("avx2,fma,f16c")))
+
+MS_TARGET static void float_to_half_avx2(const float *source, uint16_t *destination, size_t count) {
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        _mm_storeu_si128((__m128i *)(destination + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(source + i), _MM_FROUND_TO_NEAREST_INT));
+    }
+    for (; i < count; i++) destination[i] = half_from_float(source[i]);
+}
+
+MS_TARGET static void half_to_float_avx2(const uint16_t *source, float *destination, size_t count) {
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        _mm256_storeu_ps(destination + i, _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(source + i))));
+    }
+    for (; i < count; i++) destination[i] = float_from_half(source[i]);
+}
+
+/// A block of mr ≤ 6 rows × 16 outputs: 12 accumulators, two half-to-float conversions and
+/// mr broadcasts per input, 2·mr FMAs. `mr` is a constant at every call, so the loops unroll.
+MS_TARGET static inline __attribute__((always_inline)) void
+panel_block_avx2(const float *x, int k, const uint16_t *panel, const float *bias16, float *y, int ldy, const int mr) {
+    __m256 acc[6][2];
+    const __m256 b0 = _mm256_loadu_ps(bias16), b1 = _mm256_loadu_ps(bias16 + 8);
+    for (int r = 0; r < mr; r++) {
+        acc[r][0] = b0;
+        acc[r][1] = b1;
+    }
+    for (int i = 0; i < k; i++) {
+        const __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(panel + (size_t)i * 16)));
+        const __m256 w1 = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(panel + (size_t)i * 16 + 8)));
+        for (int r = 0; r < mr; r++) {
+            const __m256 v = _mm256_broadcast_ss(x + (size_t)r * k + i);
+            acc[r][0] = _mm256_fmadd_ps(v, w0, acc[r][0]);
+            acc[r][1] = _mm256_fmadd_ps(v, w1, acc[r][1]);
+        }
+    }
+    for (int r = 0; r < mr; r++) {
+        _mm256_storeu_ps(y + (size_t)r * ldy, acc[r][0]);
+        _mm256_storeu_ps(y + (size_t)r * ldy + 8, acc[r][1]);
+    }
+}
+
+/// Panels [first, end) for every row; the result of a panel past n goes through a scratch block.
+MS_TARGET static void linear_half_panels_avx2(const float *x, int rows, int k, const uint16_t *panels,
+                                              const float *bias, int n, float *y, int ldy, int first, int end) {
+    // Rows go in passes of at most 6, as even as possible (8 rows: 4 + 4, not 6 + 2).
+    const int passes = (rows + 5) / 6;
+    float scratch[6 * 16];
+    float bias16[16];
+    for (int p = first; p < end; p++) {
+        const uint16_t *panel = panels + (size_t)p * k * 16;
+        const int column = p * 16;
+        const int width = n - column < 16 ? n - column : 16;
+        const float *b = bias + column;
+        if (width < 16) {
+            for (int c = 0; c < 16; c++) bias16[c] = c < width ? bias[column + c] : 0;
+            b = bias16;
+        }
+        int row = 0;
+        for (int pass = 0; pass < passes; pass++) {
+            const int mr = rows / passes + (pass < rows % passes ? 1 : 0);
+            const float *xr = x + (size_t)row * k;
+            float *out = width < 16 ? scratch : y + (size_t)row * ldy + column;
+            const int ldo = width < 16 ? 16 : ldy;
+            switch (mr) {
+                case 1: panel_block_avx2(xr, k, panel, b, out, ldo, 1); break;
+                case 2: panel_block_avx2(xr, k, panel, b, out, ldo, 2); break;
+                case 3: panel_block_avx2(xr, k, panel, b, out, ldo, 3); break;
+                case 4: panel_block_avx2(xr, k, panel, b, out, ldo, 4); break;
+                case 5: panel_block_avx2(xr, k, panel, b, out, ldo, 5); break;
+                default: panel_block_avx2(xr, k, panel, b, out, ldo, 6); break;
+            }
+            if (width < 16) {
+                for (int r = 0; r < mr; r++) memcpy(y + (size_t)(row + r) * ldy + column, scratch + r * 16, width * sizeof(float));
+            }
+            row += mr;
+        }
+    }
+}
+
+/// dimension is a multiple of 32.
+MS_TARGET static void dot_int8_avx2(const int8_t *matrix, size_t rows, size_t dimension, const int16_t *query,
+                                    int32_t *out) {
+    for (size_t r = 0; r < rows; r++) {
+        const int8_t *row = matrix + r * dimension;
+        __m256i acc0 = _mm256_setzero_si256(), acc1 = acc0;
+        for (size_t i = 0; i < dimension; i += 32) {
+            const __m256i a = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(row + i)));
+            const __m256i b = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)(row + i + 16)));
+            acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(a, _mm256_loadu_si256((const __m256i *)(query + i))));
+            acc1 = _mm256_add_epi32(acc1, _mm256_madd_epi16(b, _mm256_loadu_si256((const __m256i *)(query + i + 16))));
+        }
+        acc0 = _mm256_add_epi32(acc0, acc1);
+        __m128i sum = _mm_add_epi32(_mm256_castsi256_si128(acc0), _mm256_extracti128_si256(acc0, 1));
+        sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4e));
+        sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xb1));
+        out[r] = _mm_cvtsi128_si32(sum);
+    }
+}
+#endif
+
+// MARK: - A team of helper threads
+
+#define MS_MAX_HELPERS 15
+
+static inline void cpu_relax(void) {
+#if MS_X86
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+/// One job at a time runs on the team; its helpers spin for a while after each job (a query
+/// calls the team some 24 times in a few milliseconds), then sleep until the next.
+static struct {
+    pthread_mutex_t busy;  // held by the thread whose job runs
+    pthread_mutex_t lock;  // with `wake`: sleeping helpers
+    pthread_cond_t wake;
+    _Atomic unsigned generation;  // incremented for every job
+    _Atomic int pending;          // helpers not done with the current job
+    int helpers;                  // helpers started
+    unsigned startGeneration[MS_MAX_HELPERS + 1];
+    ms_team_task task;
+    void *context;
+    int parts;
+} team = {.busy = PTHREAD_MUTEX_INITIALIZER, .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+static double seconds_between(const struct timespec *a, const struct timespec *b) {
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
+}
+
+static void *team_helper(void *argument) {
+    const int index = (int)(intptr_t)argument;
+    unsigned seen = team.startGeneration[index];
+    for (;;) {
+        unsigned current;
+        unsigned spins = 0;
+        struct timespec idleSince = {0, 0};
+        while ((current = atomic_load_explicit(&team.generation, memory_order_acquire)) == seen) {
+            cpu_relax();
+            if (++spins % 1024 != 0) continue;
+            struct timespec now;
+            clock_gettime(CLOCK_MONOTONIC, &now);
+            if (spins == 1024) {
+                idleSince = now;
+            } else if (seconds_between(&idleSince, &now) > 0.002) {
+                pthread_mutex_lock(&team.lock);
+                while (atomic_load_explicit(&team.generation, memory_order_acquire) == seen) {
+                    pthread_cond_wait(&team.wake, &team.lock);
+                }
+                pthread_mutex_unlock(&team.lock);
+            }
+        }
+        seen = current;
+        const int stride = team.helpers + 1;
+        for (int part = index; part < team.parts; part += stride) team.task(team.context, part);
+        atomic_fetch_sub_explicit(&team.pending, 1, memory_order_acq_rel);
+    }
+    return NULL;
+}
+
+void ms_team_run(int parts, ms_team_task task, void *context) {
+    if (parts <= 1 || pthread_mutex_trylock(&team.busy) != 0) {
+        for (int part = 0; part < parts; part++) task(context, part);
+        return;
+    }
+    const int wanted = parts - 1 < MS_MAX_HELPERS ? parts - 1 : MS_MAX_HELPERS;
+    while (team.helpers < wanted) {
+        const int index = team.helpers + 1;
+        team.startGeneration[index] = atomic_load_explicit(&team.generation, memory_order_acquire);
+        pthread_attr_t attributes;
+        pthread_attr_init(&attributes);
+        pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+        pthread_t thread;
+        const int failed = pthread_create(&thread, &attributes, team_helper, (void *)(intptr_t)index);
+        pthread_attr_destroy(&attributes);
+        if (failed) break;
+        team.helpers = index;
+    }
+    if (team.helpers == 0) {
+        pthread_mutex_unlock(&team.busy);
+        for (int part = 0; part < parts; part++) task(context, part);
+        return;
+    }
+    team.task = task;
+    team.context = context;
+    team.parts = parts;
+    atomic_store_explicit(&team.pending, team.helpers, memory_order_relaxed);
+    pthread_mutex_lock(&team.lock);
+    atomic_fetch_add_explicit(&team.generation, 1, memory_order_acq_rel);
+    pthread_cond_broadcast(&team.wake);
+    pthread_mutex_unlock(&team.lock);
+    const int stride = team.helpers + 1;
+    for (int part = 0; part < parts; part += stride) task(context, part);
+    // Spin for the helpers; yield when they take long (a busy machine has not scheduled them).
+    for (unsigned spins = 0; atomic_load_explicit(&team.pending, memory_order_acquire) > 0; spins++) {
+        if (spins < 4096) {
+            cpu_relax();
+        } else {
+            sched_yield();
+        }
+    }
+    pthread_mutex_unlock(&team.busy);
+}
+
+// MARK: - Public entry points
+
+void ms_float_to_half(const float *source, uint16_t *destination, size_t count) {
+#if MS_X86
+    if (ms_kernels_accelerated()) {
+        float_to_half_avx2(source, destination, count);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < count; i++) destination[i] = half_from_float(source[i]);
+}
+
+void ms_half_to_float(const uint16_t *source, float *destination, size_t count) {
+#if MS_X86
+    if (ms_kernels_accelerated()) {
+        half_to_float_avx2(source, destination, count);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < count; i++) destination[i] = float_from_half(source[i]);
+}
+
+size_t ms_half_panels_count(int n, int k) {
+    return (size_t)((n + 15) / 16) * 16 * (size_t)k;
+}
+
+void ms_pack_half_panels(const float *w, int n, int k, uint16_t *panels) {
+    const int count = (n + 15) / 16;
+    float column[16];
+    for (int p = 0; p < count; p++) {
+        for (int i = 0; i < k; i++) {
+            for (int c = 0; c < 16; c++) {
+                const int o = p * 16 + c;
+                column[c] = o < n ? w[(size_t)o * k + i] : 0;
+            }
+            ms_float_to_half(column, panels + ((size_t)p * k + i) * 16, 16);
+        }
+    }
+}
+
+/// The portable version: one output at a time.
+static void linear_half_panels_portable(const float *x, int rows, int k, const uint16_t *panels, const float *bias,
+                                        int n, float *y, int ldy, int first, int end) {
+    for (int p = first; p < end; p++) {
+        const uint16_t *panel = panels + (size_t)p * k * 16;
+        for (int c = 0; c < 16 && p * 16 + c < n; c++) {
+            const int o = p * 16 + c;
+            for (int r = 0; r < rows; r++) {
+                float sum = bias[o];
+                for (int i = 0; i < k; i++) sum += x[(size_t)r * k + i] * float_from_half(panel[(size_t)i * 16 + c]);
+                y[(size_t)r * ldy + o] = sum;
+            }
+        }
+    }
+}
+
+typedef struct {
+    const float *x;
+    int rows, k;
+    const uint16_t *panels;
+    const float *bias;
+    int n;
+    float *y;
+    int ldy;
+    int panelCount, parts;
+} linear_job;
+
+static void linear_part(void *context, int part) {
+    const linear_job *job = context;
+    const int first = (int)((long)job->panelCount * part / job->parts);
+    const int end = (int)((long)job->panelCount * (part + 1) / job->parts);
+#if MS_X86
+    if (ms_kernels_accelerated()) {
+        linear_half_panels_avx2(job->x, job->rows, job->k, job->panels, job->bias, job->n, job->y, job->ldy, first, end);
+        return;
+    }
+#endif
+    linear_half_panels_portable(job->x, job->rows, job->k, job->panels, job->bias, job->n, job->y, job->ldy, first, end);
+}
+
+void ms_linear_half_panels(const float *x, int rows, int k, const uint16_t *panels, const float *bias, int n,
+                           float *y, int ldy, int threads) {
+    const int panelCount = (n + 15) / 16;
+    int parts = threads < 1 ? 1 : threads;
+    if (parts > panelCount) parts = panelCount;
+    // Below about 100K multiply-adds a part, waking a helper costs more than it saves.
+    const long work = (long)rows * n * k;
+    if (work / parts < 100000) parts = (int)(work / 100000) > 1 ? (int)(work / 100000) : 1;
+    linear_job job = {x, rows, k, panels, bias, n, y, ldy, panelCount, parts};
+    ms_team_run(parts, linear_part, &job);
+}
+
+void ms_dot_int8(const int8_t *matrix, size_t rows, size_t dimension, const int16_t *query, int32_t *out) {
+#if MS_X86
+    if (ms_kernels_accelerated() && dimension % 32 == 0) {
+        dot_int8_avx2(matrix, rows, dimension, query, out);
+        return;
+    }
+#endif
+    for (size_t r = 0; r < rows; r++) {
+        const int8_t *row = matrix + r * dimension;
+        int32_t sum = 0;
+        for (size_t i = 0; i < dimension; i++) sum += (int32_t)row[i] * (int32_t)query[i];
+        out[r] = sum;
+    }
+}

@@ -1,0 +1,58 @@
+#ifndef MAILSEARCH_CKERNELS_H
+#define MAILSEARCH_CKERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// Hand-written kernels for the two hot loops that a generic library does not serve well:
+/// the encoder's matrix products for a handful of tokens (a search query), and the int8
+/// dot-product scan over every stored embedding. Each has an AVX2/FMA/F16C version, chosen at
+/// run time when the CPU has those extensions, and a portable version.
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// 1 when the AVX2/FMA/F16C kernels run on this CPU, 0 when the portable ones do.
+/// Setting the environment variable MAILSEARCH_KERNELS=portable forces the portable kernels.
+int ms_kernels_accelerated(void);
+
+/// One part of a job that `ms_team_run` splits over threads.
+typedef void (*ms_team_task)(void *context, int part);
+
+/// Runs task(context, part) for every part < `parts`, on the calling thread and on helper
+/// threads (started on first use, up to parts − 1 of them, at most 15). Returns when all parts are
+/// done. Helpers spin for 2 ms after a job, so that the next one starts at once, then sleep.
+/// When another job is running, the parts run one after the other on the calling thread.
+void ms_team_run(int parts, ms_team_task task, void *context);
+
+/// Converts `count` floats to IEEE half precision (round to nearest even).
+void ms_float_to_half(const float *source, uint16_t *destination, size_t count);
+
+/// Converts `count` IEEE half-precision values to floats.
+void ms_half_to_float(const uint16_t *source, float *destination, size_t count);
+
+/// The number of half-precision values `ms_pack_half_panels` writes for an n × k matrix.
+size_t ms_half_panels_count(int n, int k);
+
+/// Packs the n × k row-major float matrix `w` (a linear layer's weights: n outputs, k inputs)
+/// into half-precision panels of 16 outputs: panel p holds, for each input i, the 16 weights of
+/// outputs 16p…16p+15 (zero past n).
+void ms_pack_half_panels(const float *w, int n, int k, uint16_t *panels);
+
+/// y[r·ldy + o] = bias[o] + Σᵢ x[r·k + i] · w[o·k + i] for every row r < `rows` and output
+/// o < n, with w packed by `ms_pack_half_panels`. Made for few rows (a search query): it reads
+/// the weights once per six rows. The outputs are split over up to `threads` threads (the
+/// caller's and spinning helpers that stay for the next call).
+void ms_linear_half_panels(const float *x, int rows, int k, const uint16_t *panels, const float *bias, int n,
+                           float *y, int ldy, int threads);
+
+/// out[r] = Σᵢ matrix[r·dimension + i] · query[i] for r < `rows`: int8 rows against an int16 query.
+/// `dimension` must be at most 65536 (the sums then fit in 32 bits).
+void ms_dot_int8(const int8_t *matrix, size_t rows, size_t dimension, const int16_t *query, int32_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
