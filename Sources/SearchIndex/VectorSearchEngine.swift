@@ -1,19 +1,37 @@
+import CKernels
 import Foundation
 import MailStore
 
 /// Brute-force cosine search over L2-normalised vectors (FR-SEARCH-07): all embeddings in one
 /// contiguous row-major matrix, loaded once and updated incrementally; a query is one
-/// dot-product scan with SIMD, keeping the best `k`. A candidate set (filters, scope) restricts
-/// the scan itself, so a filter never empties a fixed top-50.
+/// dot-product scan, keeping the best `k`. A candidate set (filters, scope) restricts the scan
+/// itself, so a filter never empties a fixed top-50.
+///
+/// Beside the float32 matrix the engine keeps an int8 copy (one scale per row, a quarter of the
+/// bytes). From `quantizedScanThreshold` vectors on, a full scan reads the int8 copy, which is
+/// memory-bound four times less, keeps the best `rescoreCount(k:)` rows by the approximate score,
+/// and re-scores those exactly from the float32 rows. Scores returned are always exact.
+/// `mailsearch-bench vector` measures the top-50 recall of this against the exact scan.
 public final class VectorSearchEngine: @unchecked Sendable {
     public let dimension: Int
+    /// Collections of at least this many vectors scan the int8 copy (`Int.max`: never).
+    public let quantizedScanThreshold: Int
     private let lock = NSLock()
     private var matrix: [Float] = []
+    private var quantized: [Int8] = []
+    /// Per row: the float value of one int8 step.
+    private var scales: [Float] = []
     private var ids: [Int64] = []
     private var rowOf: [Int64: Int] = [:]
 
-    public init(dimension: Int = 384) {
+    public init(dimension: Int = 384, quantizedScanThreshold: Int = 10_000) {
         self.dimension = dimension
+        self.quantizedScanThreshold = quantizedScanThreshold
+    }
+
+    /// How many rows of the int8 scan are re-scored exactly for a top-`k`.
+    public static func rescoreCount(k: Int) -> Int {
+        max(4 * k, 200)
     }
 
     public var count: Int { lock.withLock { ids.count } }
@@ -27,8 +45,21 @@ public final class VectorSearchEngine: @unchecked Sendable {
             data.withUnsafeBytes { raw in m.append(contentsOf: raw.bindMemory(to: Float.self)) }
             list.append(id)
         }
+        var q = [Int8](repeating: 0, count: m.count)
+        var s = [Float](repeating: 0, count: list.count)
+        m.withUnsafeBufferPointer { floats in
+            q.withUnsafeMutableBufferPointer { bytes in
+                for row in 0..<list.count {
+                    s[row] = Self.quantize(
+                        UnsafeBufferPointer(rebasing: floats[(row * dimension)..<((row + 1) * dimension)]),
+                        into: bytes.baseAddress! + row * dimension)
+                }
+            }
+        }
         lock.withLock {
             matrix = m
+            quantized = q
+            scales = s
             ids = list
             rowOf = Dictionary(uniqueKeysWithValues: list.enumerated().map { ($1, $0) })
         }
@@ -37,13 +68,21 @@ public final class VectorSearchEngine: @unchecked Sendable {
     /// Adds or replaces vectors.
     public func upsert(_ items: [(emailId: Int64, vector: [Float])]) {
         lock.withLock {
+            var bytes = [Int8](repeating: 0, count: dimension)
             for item in items where item.vector.count == dimension {
+                let scale = item.vector.withUnsafeBufferPointer { vector in
+                    bytes.withUnsafeMutableBufferPointer { Self.quantize(vector, into: $0.baseAddress!) }
+                }
                 if let row = rowOf[item.emailId] {
                     matrix.replaceSubrange(row * dimension..<(row + 1) * dimension, with: item.vector)
+                    quantized.replaceSubrange(row * dimension..<(row + 1) * dimension, with: bytes)
+                    scales[row] = scale
                 } else {
                     rowOf[item.emailId] = ids.count
                     ids.append(item.emailId)
                     matrix.append(contentsOf: item.vector)
+                    quantized.append(contentsOf: bytes)
+                    scales.append(scale)
                 }
             }
         }
@@ -57,21 +96,33 @@ public final class VectorSearchEngine: @unchecked Sendable {
                 let last = ids.count - 1
                 if row != last {
                     let lastId = ids[last]
-                    for d in 0..<dimension { matrix[row * dimension + d] = matrix[last * dimension + d] }
+                    for d in 0..<dimension {
+                        matrix[row * dimension + d] = matrix[last * dimension + d]
+                        quantized[row * dimension + d] = quantized[last * dimension + d]
+                    }
+                    scales[row] = scales[last]
                     ids[row] = lastId
                     rowOf[lastId] = row
                 }
                 ids.removeLast()
+                scales.removeLast()
                 matrix.removeLast(dimension)
+                quantized.removeLast(dimension)
             }
         }
     }
 
-    /// The `k` most similar emails to `query` (normalised), best first, with their cosine similarity.
-    public func search(_ query: [Float], k: Int = 50, candidates: Set<Int64>? = nil) -> [(emailId: Int64, score: Float)] {
+    /// The `k` most similar emails to `query` (normalised), best first, with their cosine
+    /// similarity. `exact` forces the float32 scan (for measuring the int8 scan's recall).
+    public func search(
+        _ query: [Float], k: Int = 50, candidates: Set<Int64>? = nil, exact: Bool = false
+    ) -> [(emailId: Int64, score: Float)] {
         guard query.count == dimension, k > 0 else { return [] }
         return lock.withLock {
-            if let candidates, candidates.count < ids.count / 4 {
+            guard !ids.isEmpty else { return [] }
+            if let candidates, candidates.count < ids.count / 16 {
+                // A narrow filter: score just its rows (each costs a hash lookup and a random
+                // read, about ten times a row of the sequential int8 scan).
                 var top = TopK(k: k)
                 matrix.withUnsafeBufferPointer { m in
                     query.withUnsafeBufferPointer { q in
@@ -83,25 +134,98 @@ public final class VectorSearchEngine: @unchecked Sendable {
                 }
                 return top.sorted().map { (ids[$0.row], $0.score) }
             }
-            // The full scan is memory-bound: split it over the cores, then merge the partial top-k lists.
-            let parts = ids.count >= 20_000 ? ProcessInfo.processInfo.activeProcessorCount : 1
-            let chunk = (ids.count + parts - 1) / max(1, parts)
-            let partials = UnsafeMutableBufferPointer<TopK>.allocate(capacity: parts)
-            partials.initialize(repeating: TopK(k: k))
-            defer { partials.deallocate() }
-            let box = PartialsBox(partials)
-            matrix.withUnsafeBufferPointer { m in
-                query.withUnsafeBufferPointer { q in
-                    ids.withUnsafeBufferPointer { rowIds in
-                        let context = ScanContext(matrix: m, query: q, ids: rowIds, candidates: candidates, chunk: chunk,
-                                                  k: k, dimension: dimension, results: box)
-                        if parts == 1 { context.scan(0) } else { DispatchQueue.concurrentPerform(iterations: parts, execute: context.scan) }
+            let mask = candidates.map(rowMask)
+            let quantizedQuery = exact || ids.count < quantizedScanThreshold ? nil : Self.quantizeQuery(query)
+            let kept = quantizedQuery == nil ? k : min(ids.count, Self.rescoreCount(k: k))
+            var rows = scan(query: query, quantizedQuery: quantizedQuery, keep: kept, mask: mask)
+            if quantizedQuery != nil {
+                // Re-score the shortlist exactly.
+                var top = TopK(k: k)
+                matrix.withUnsafeBufferPointer { m in
+                    query.withUnsafeBufferPointer { q in
+                        for item in rows {
+                            top.offer(row: item.row, score: Self.dot(m.baseAddress! + item.row * dimension, q.baseAddress!, dimension))
+                        }
+                    }
+                }
+                rows = top.sorted()
+            }
+            return rows.map { (ids[$0.row], $0.score) }
+        }
+    }
+
+    /// One bit per row: set when the row's email is a candidate.
+    private func rowMask(_ candidates: Set<Int64>) -> [UInt64] {
+        var mask = [UInt64](repeating: 0, count: (ids.count + 63) / 64)
+        for id in candidates {
+            guard let row = rowOf[id] else { continue }
+            mask[row >> 6] |= 1 << UInt64(row & 63)
+        }
+        return mask
+    }
+
+    /// The best `keep` rows over the whole matrix (within `mask`): exact scores, or approximate
+    /// ones from the int8 copy when `quantizedQuery` is given. The scan is memory-bound: it is
+    /// split over the cores from 20K rows on, and the partial lists merged.
+    private func scan(query: [Float], quantizedQuery: [Int16]?, keep: Int, mask: [UInt64]?) -> [(row: Int, score: Float)] {
+        let parts = ids.count >= 20_000 ? ProcessInfo.processInfo.activeProcessorCount : 1
+        let chunk = (ids.count + parts - 1) / max(1, parts)
+        let partials = UnsafeMutableBufferPointer<TopK>.allocate(capacity: parts)
+        partials.initialize(repeating: TopK(k: keep))
+        defer { partials.deinitialize().deallocate() }
+        let box = PartialsBox(partials)
+        matrix.withUnsafeBufferPointer { m in
+            quantized.withUnsafeBufferPointer { q8 in
+                scales.withUnsafeBufferPointer { s in
+                    query.withUnsafeBufferPointer { q in
+                        (quantizedQuery ?? []).withUnsafeBufferPointer { q16 in
+                            (mask ?? []).withUnsafeBufferPointer { bits in
+                                let context = ScanContext(
+                                    matrix: m, quantized: q8, scales: s, query: q,
+                                    quantizedQuery: quantizedQuery == nil ? nil : q16,
+                                    mask: mask == nil ? nil : bits, rows: ids.count, chunk: chunk, keep: keep,
+                                    dimension: dimension, results: box)
+                                if parts == 1 {
+                                    context.scan(0)
+                                } else {
+                                    DispatchQueue.concurrentPerform(iterations: parts, execute: context.scan)
+                                }
+                            }
+                        }
                     }
                 }
             }
-            var merged = TopK(k: k)
-            for part in partials { for item in part.items { merged.offer(row: item.row, score: item.score) } }
-            return merged.sorted().map { (ids[$0.row], $0.score) }
+        }
+        var merged = TopK(k: keep)
+        for part in partials { for item in part.items { merged.offer(row: item.row, score: item.score) } }
+        return merged.sorted()
+    }
+
+    /// Writes `vector` as int8 steps of max|x|/127 and returns that step (0 for a zero vector).
+    static func quantize(_ vector: UnsafeBufferPointer<Float>, into bytes: UnsafeMutablePointer<Int8>) -> Float {
+        var largest: Float = 0
+        for value in vector where value.magnitude > largest { largest = value.magnitude }
+        guard largest > 0, largest.isFinite else {
+            bytes.update(repeating: 0, count: vector.count)
+            return 0
+        }
+        let inverse = 127 / largest
+        for (index, value) in vector.enumerated() {
+            let step = (value * inverse).rounded()
+            bytes[index] = step.isNaN ? 0 : Int8(Swift.max(-127, Swift.min(127, step)))
+        }
+        return largest / 127
+    }
+
+    /// The query as int16 steps of max|x|/32767 (its scale is the same for every row, so it is
+    /// left out of the approximate scores); nil for a zero or non-finite query.
+    static func quantizeQuery(_ query: [Float]) -> [Int16]? {
+        let largest = query.reduce(Float(0)) { Swift.max($0, $1.magnitude) }
+        guard largest > 0, largest.isFinite else { return nil }
+        let inverse = 32767 / largest
+        return query.map { value in
+            let step = (value * inverse).rounded()
+            return step.isNaN ? 0 : Int16(Swift.max(-32767, Swift.min(32767, step)))
         }
     }
 
@@ -120,23 +244,47 @@ public final class VectorSearchEngine: @unchecked Sendable {
         return sum
     }
 
-    /// What one part of a parallel scan reads, and where it writes its top-k.
+    /// What one part of a parallel scan reads, and where it writes its best rows.
     private struct ScanContext: @unchecked Sendable {
         let matrix: UnsafeBufferPointer<Float>
+        let quantized: UnsafeBufferPointer<Int8>
+        let scales: UnsafeBufferPointer<Float>
         let query: UnsafeBufferPointer<Float>
-        let ids: UnsafeBufferPointer<Int64>
-        let candidates: Set<Int64>?
+        let quantizedQuery: UnsafeBufferPointer<Int16>?
+        let mask: UnsafeBufferPointer<UInt64>?
+        let rows: Int
         let chunk: Int
-        let k: Int
+        let keep: Int
         let dimension: Int
         let results: PartialsBox
 
+        /// Rows per call of the int8 kernel: their scores stay in the L1 cache.
+        static let block = 1024
+
+        @inline(__always)
+        func included(_ row: Int) -> Bool {
+            guard let mask else { return true }
+            return mask[row >> 6] & (1 << UInt64(row & 63)) != 0
+        }
+
         func scan(_ part: Int) {
-            var top = TopK(k: k)
-            let m = matrix.baseAddress!, q = query.baseAddress!
-            for row in (part * chunk)..<min(ids.count, (part + 1) * chunk) {
-                if let candidates, !candidates.contains(ids[row]) { continue }
-                top.offer(row: row, score: VectorSearchEngine.dot(m + row * dimension, q, dimension))
+            var top = TopK(k: keep)
+            let start = part * chunk, end = min(rows, (part + 1) * chunk)
+            if let quantizedQuery, start < end {
+                let scores = UnsafeMutablePointer<Int32>.allocate(capacity: Self.block)
+                defer { scores.deallocate() }
+                for first in stride(from: start, to: end, by: Self.block) {
+                    let count = min(Self.block, end - first)
+                    ms_dot_int8(quantized.baseAddress! + first * dimension, count, dimension, quantizedQuery.baseAddress!, scores)
+                    for index in 0..<count where included(first + index) {
+                        top.offer(row: first + index, score: Float(scores[index]) * scales[first + index])
+                    }
+                }
+            } else {
+                let m = matrix.baseAddress!, q = query.baseAddress!
+                for row in start..<max(start, end) where included(row) {
+                    top.offer(row: row, score: VectorSearchEngine.dot(m + row * dimension, q, dimension))
+                }
             }
             results.buffer[part] = top
         }
@@ -159,8 +307,13 @@ public final class VectorSearchEngine: @unchecked Sendable {
             items.reserveCapacity(k + 1)
         }
 
+        @inline(__always)
         mutating func offer(row: Int, score: Float) {
             guard items.count < k || score > floor else { return }
+            insert(row: row, score: score)
+        }
+
+        private mutating func insert(row: Int, score: Float) {
             // Insert keeping descending order.
             var i = items.count
             while i > 0 && items[i - 1].score < score { i -= 1 }

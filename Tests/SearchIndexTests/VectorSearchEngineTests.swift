@@ -34,6 +34,56 @@ final class VectorSearchEngineTests: XCTestCase {
         XCTAssertEqual(engine.search(q, k: 50).map(\.emailId), Array(expected))
     }
 
+    private func randomUnitVectors(_ count: Int, seed: UInt64) -> [[Float]] {
+        var state = seed
+        func next() -> Float {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Float(Int64(bitPattern: state >> 11) % 2_000_001 - 1_000_000) / 1_000_000
+        }
+        return (0..<count).map { _ in unit((0..<384).map { _ in next() }) }
+    }
+
+    /// The int8 scan with exact re-scoring returns the exact top-50 (recall ≥ 0.99 over 20
+    /// queries) with exact scores, also under a filter mask.
+    func testQuantizedScanKeepsTheExactTopFifty() {
+        let engine = VectorSearchEngine(dimension: 384, quantizedScanThreshold: 0)
+        let vectors = randomUnitVectors(12_000, seed: 7)
+        engine.upsert(vectors.enumerated().map { (emailId: Int64($0), vector: $1) })
+        let half = Set((0..<12_000).filter { $0 % 2 == 0 }.map(Int64.init))
+        var found = 0, wanted = 0
+        for query in randomUnitVectors(20, seed: 99) {
+            for candidates in [nil, half] {
+                let exact = engine.search(query, k: 50, candidates: candidates, exact: true)
+                let approximate = engine.search(query, k: 50, candidates: candidates)
+                XCTAssertEqual(approximate.count, 50)
+                let exactScores = Dictionary(uniqueKeysWithValues: exact.map { ($0.emailId, $0.score) })
+                for result in approximate {
+                    if let candidates { XCTAssertTrue(candidates.contains(result.emailId)) }
+                    if let score = exactScores[result.emailId] { XCTAssertEqual(result.score, score) }
+                }
+                found += Set(approximate.map(\.emailId)).intersection(exactScores.keys).count
+                wanted += exact.count
+            }
+        }
+        XCTAssertGreaterThanOrEqual(Double(found) / Double(wanted), 0.99)
+    }
+
+    /// Replacing and removing rows keeps the int8 copy in step with the float rows.
+    func testQuantizedCopyFollowsUpsertAndRemove() {
+        let engine = VectorSearchEngine(dimension: 384, quantizedScanThreshold: 0)
+        let vectors = randomUnitVectors(300, seed: 3)
+        engine.upsert(vectors.enumerated().map { (emailId: Int64($0), vector: $1) })
+        engine.upsert([(emailId: 5, vector: vectors[299])])  // 5 now equals 299
+        engine.remove((100..<200).map(Int64.init))
+        let results = engine.search(vectors[299], k: 3)
+        XCTAssertEqual(Set(results.prefix(2).map(\.emailId)), [5, 299])
+        XCTAssertEqual(results[0].score, 1, accuracy: 1e-5)
+        for query in randomUnitVectors(5, seed: 11) {
+            XCTAssertEqual(engine.search(query, k: 10).map(\.emailId), engine.search(query, k: 10, exact: true).map(\.emailId))
+        }
+        XCTAssertTrue(engine.search([Float](repeating: 0, count: 384), k: 5).count == 5, "a zero query still answers")
+    }
+
     func testEmptyCorpusReturnsNothing() {
         XCTAssertTrue(VectorSearchEngine().search(unit([1]), k: 50).isEmpty)
         XCTAssertTrue(VectorSearchEngine().search([1, 2], k: 50).isEmpty, "a vector of the wrong size is rejected")
