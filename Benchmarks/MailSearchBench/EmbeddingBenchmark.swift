@@ -5,29 +5,7 @@ import Foundation
 /// come to this machine's single-precision GEMM peak.
 enum EmbeddingBenchmark {
     static func run(modelDirectory: URL, documents: [String], queries: [String]) throws {
-        let loadStart = DispatchTime.now()
-        let embedder = try MiniLMEmbedder(modelDirectory: modelDirectory)
-        let threads = BLAS.threadCount.map(String.init) ?? "Accelerate"
-        print("== Embedding (all-MiniLM-L6-v2, BLAS threads: \(threads), kernels: \(BLAS.kernelName ?? "Accelerate")) ==")
-        print(String(format: "model load: %.1f ms", milliseconds(since: loadStart)))
-
-        // Query latency, one query per call, as a search does.
-        let warmup = queries.prefix(5)
-        for query in warmup { _ = try embedder.embed([query]) }
-        var latencies: [Double] = []
-        let rounds = max(1, 200 / max(queries.count, 1))
-        for _ in 0..<rounds {
-            for query in queries {
-                let start = DispatchTime.now()
-                _ = try embedder.embed([query])
-                latencies.append(milliseconds(since: start))
-            }
-        }
-        let queryTokens = queries.map { embedder.tokenize($0).count }
-        print(String(
-            format: "query embedding: p50 %.2f ms, p95 %.2f ms (%d queries, %d–%d tokens, %d runs)",
-            percentile(latencies, 0.50), percentile(latencies, 0.95), queries.count,
-            queryTokens.min() ?? 0, queryTokens.max() ?? 0, latencies.count))
+        let embedder = try queryOnly(modelDirectory: modelDirectory, queries: queries)
 
         // Indexing throughput on documents cut at 256 tokens.
         let tokenized = documents.map(embedder.tokenize)
@@ -55,6 +33,50 @@ enum EmbeddingBenchmark {
         for (m, n, k) in shapes {
             print(String(format: "sgemm %d×%d×%d (encoder shape): %.1f GFLOP/s", m, n, k, gemm(m: m, n: n, k: k)))
         }
+    }
+
+    /// Query latency, one query per call, as a search does: on the half-precision query kernels
+    /// (the default), then on the float32 BLAS path that indexing uses. Returns the embedder.
+    @discardableResult
+    static func queryOnly(modelDirectory: URL, queries: [String]) throws -> MiniLMEmbedder {
+        let loadStart = DispatchTime.now()
+        let embedder = try MiniLMEmbedder(modelDirectory: modelDirectory)
+        let threads = BLAS.threadCount.map(String.init) ?? "Accelerate"
+        print("== Embedding (all-MiniLM-L6-v2, BLAS threads: \(threads), kernels: \(BLAS.kernelName ?? "Accelerate")) ==")
+        print(String(format: "model load: %.1f ms", milliseconds(since: loadStart)))
+        // Query latency, one query per call, as a search does: on the half-precision query
+        // kernels (the default), then on the float32 BLAS path that indexing uses.
+        let queryTokens = queries.map { embedder.tokenize($0).count }
+        let route = embedder.usesHalfPrecision(tokens: queryTokens.max() ?? 0)
+            ? "half-precision AVX2/FMA/F16C query kernels" : "float32 BLAS (no AVX2/FMA/F16C)"
+        let latencies = queryLatencies(embedder, queries)
+        print(String(
+            format: "query embedding (%@): p50 %.2f ms, p95 %.2f ms (%d queries, %d–%d tokens, %d runs)",
+            route, percentile(latencies, 0.50), percentile(latencies, 0.95), queries.count,
+            queryTokens.min() ?? 0, queryTokens.max() ?? 0, latencies.count))
+        let floatEmbedder = try MiniLMEmbedder(modelDirectory: modelDirectory, halfPrecisionTokenLimit: 0)
+        let floatLatencies = queryLatencies(floatEmbedder, queries)
+        print(String(
+            format: "query embedding (float32 BLAS path, for comparison): p50 %.2f ms, p95 %.2f ms",
+            percentile(floatLatencies, 0.50), percentile(floatLatencies, 0.95)))
+        return embedder
+    }
+
+    /// Latency of embedding each query alone, after a warm-up, over about 200 runs
+    /// (`BENCH_QUERY_RUNS` sets another number, for profiling).
+    static func queryLatencies(_ embedder: MiniLMEmbedder, _ queries: [String]) -> [Double] {
+        for query in queries.prefix(5) { _ = try? embedder.embed([query]) }
+        var latencies: [Double] = []
+        let runs = Int(ProcessInfo.processInfo.environment["BENCH_QUERY_RUNS"] ?? "") ?? 200
+        let rounds = max(1, runs / max(queries.count, 1))
+        for _ in 0..<rounds {
+            for query in queries {
+                let start = DispatchTime.now()
+                _ = try? embedder.embed([query])
+                latencies.append(milliseconds(since: start))
+            }
+        }
+        return latencies
     }
 
     static func gemmPeak() -> (gflops: Double, size: Int) {

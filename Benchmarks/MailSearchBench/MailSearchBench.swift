@@ -16,8 +16,12 @@ import SearchIndex
 ///     mailsearch-bench latency DIR…         search latency on existing data directories
 ///     mailsearch-bench recall [MBOX]        AC-S-06 Recall@20: keyword-only, semantic-only, hybrid
 ///     mailsearch-bench embed                query embedding p50/p95, indexing docs/s, GEMM peak
-///     mailsearch-bench vector [SIZES…]      top-50 vector scan p50/p95 (default 50000 500000)
-///     mailsearch-bench hybrid               end-to-end hybrid search p50/p95 at 50K (needs `search 50000` first)
+///     mailsearch-bench query-embed          query embedding p50/p95 only
+///     mailsearch-bench vector [SIZES…]      top-50 vector scan p50/p95 and int8 recall on random
+///                                           unit vectors (default 50000 500000)
+///     mailsearch-bench vector-real DIR…     the same on the embeddings stored in data directories
+///     mailsearch-bench hybrid [SIZE|DIR]    end-to-end hybrid search p50/p95 at 50K (needs `search 50000`
+///                                           first), or over a data directory with stored embeddings
 @main
 struct MailSearchBench {
     static let workRoot = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("bench-data")
@@ -43,19 +47,29 @@ struct MailSearchBench {
             }
         case "embed":
             try embedBenchmark()
+        case "query-embed":
+            try EmbeddingBenchmark.queryOnly(modelDirectory: try modelDirectory(), queries: semanticQueries)
         case "recall":
             try RecallEvaluation.run(mbox: args.first ?? "corpora/usrp-users.mbox", workRoot: workRoot,
                                            modelDirectory: try modelDirectory())
         case "vector":
             let sizes = args.compactMap(Int.init)
             vectorBenchmark(sizes: sizes.isEmpty ? [50_000, 500_000] : sizes)
+        case "vector-real":
+            try realVectorBenchmark(dataDirectories: args)
         case "hybrid":
-            try await hybridBenchmark(size: args.compactMap(Int.init).first ?? 50_000)
+            if let path = args.first, Int(path) == nil {
+                try await hybridBenchmark(directory: URL(fileURLWithPath: path), realVectors: true)
+            } else {
+                let size = args.compactMap(Int.init).first ?? 50_000
+                try await hybridBenchmark(directory: workRoot.appendingPathComponent("import-synthetic-\(size)-indexed"),
+                                          realVectors: false, size: size)
+            }
         case "all":
             try importBenchmark(path: "corpora/enron-inbox/maildir", label: "enron")
             try await searchBenchmarks(sizes: [10_000, 50_000, 100_000], enron: true)
         default:
-            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | recall [MBOX] | embed | vector [SIZES…] | hybrid [SIZE] | all]")
+            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | recall [MBOX] | embed | query-embed | vector [SIZES…] | vector-real DIR… | hybrid [SIZE|DIR] | all]")
         }
     }
 
@@ -124,27 +138,77 @@ struct MailSearchBench {
             let engine = VectorSearchEngine()
             let vectors = randomUnitVectors(n)
             engine.upsert(vectors.enumerated().map { (emailId: Int64($0), vector: $1) })
-            let queries = randomUnitVectors(50, seed: 99)
-            var full = Samples(), masked = Samples()
-            let mask = Set((0..<n).filter { $0 % 10 == 0 }.map(Int64.init))
-            for _ in 0..<4 { for q in queries { full.add(measure { _ = engine.search(q, k: 50) }) } }
-            for q in queries { masked.add(measure { _ = engine.search(q, k: 50, candidates: mask) }) }
-            report("vector top-50 over \(n) embeddings: \(full.summary())   with a 10 % filter mask: \(masked.summary())")
+            measureVectorSearch(engine, ids: (0..<n).map(Int64.init), queries: randomUnitVectors(50, seed: 99),
+                                label: "\(n) random unit vectors")
         }
     }
 
-    /// End-to-end hybrid search over the synthetic corpus of `size`: the real model embeds each
-    /// query; the corpus' vectors are random unit vectors (the scan costs the same whatever they hold).
-    static func hybridBenchmark(size: Int) async throws {
-        let dir = workRoot.appendingPathComponent("import-synthetic-\(size)-indexed")
+    /// The vector scan over real embeddings: those stored in each data directory (`index embed`),
+    /// queried with the benchmark's semantic queries (embedded by the model, when installed) and
+    /// with 100 of the stored vectors themselves.
+    static func realVectorBenchmark(dataDirectories: [String]) throws {
+        for path in dataDirectories {
+            let store = try MailStore(directory: DataDirectory(url: URL(fileURLWithPath: path)), readOnly: true)
+            let engine = VectorSearchEngine()
+            try engine.load(from: store)
+            var stored: [(Int64, [Float])] = []
+            try store.forEachEmbedding { id, data in
+                guard data.count == 384 * 4 else { return }
+                stored.append((id, data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }))
+            }
+            guard !stored.isEmpty else { throw BenchError("\(path) holds no embeddings: run `mailsearch index embed` there first") }
+            var queries = stride(from: 0, to: stored.count, by: max(1, stored.count / 100)).prefix(100).map { stored[$0].1 }
+            if let directory = try? modelDirectory(), let embedder = try? MiniLMEmbedder(modelDirectory: directory) {
+                queries += try embedder.embed(semanticQueries)
+            }
+            measureVectorSearch(engine, ids: stored.map(\.0), queries: queries,
+                                label: "\(stored.count) real embeddings of \((path as NSString).lastPathComponent)")
+        }
+    }
+
+    /// Prints top-50 latency of the default scan (int8 + exact re-scoring from
+    /// `quantizedScanThreshold` vectors on), of the exact float32 scan, and under a 10 % filter
+    /// mask, and the top-50 recall of the default scan against the exact one.
+    static func measureVectorSearch(_ engine: VectorSearchEngine, ids: [Int64], queries: [[Float]], label: String) {
+        var full = Samples(), exact = Samples(), masked = Samples()
+        let mask = Set(ids.enumerated().filter { $0.offset % 10 == 0 }.map(\.element))
+        for _ in 0..<4 { for q in queries { full.add(measure { _ = engine.search(q, k: 50) }) } }
+        for _ in 0..<2 { for q in queries { exact.add(measure { _ = engine.search(q, k: 50, exact: true) }) } }
+        for q in queries { masked.add(measure { _ = engine.search(q, k: 50, candidates: mask) }) }
+        var recalls: [Double] = []
+        for q in queries {
+            let truth = Set(engine.search(q, k: 50, exact: true).map(\.emailId))
+            let found = engine.search(q, k: 50).filter { truth.contains($0.emailId) }.count
+            recalls.append(Double(found) / Double(max(1, truth.count)))
+        }
+        let quantized = ids.count >= engine.quantizedScanThreshold
+        let route = quantized ? "int8 scan + exact re-scoring of the best \(VectorSearchEngine.rescoreCount(k: 50))" : "exact float32 scan"
+        report("vector top-50 over \(label) (\(ids.count) vectors, \(queries.count) queries):")
+        report("  \(route): \(full.summary())")
+        report("  exact float32 scan: \(exact.summary())")
+        report("  with a 10 % filter mask: \(masked.summary())")
+        report(String(format: "  top-50 recall against the exact scan: mean %.4f, worst query %.2f",
+                      recalls.reduce(0, +) / Double(max(1, recalls.count)), recalls.min() ?? 0))
+    }
+
+    /// End-to-end hybrid search: the real model embeds each query. Over the synthetic corpus of
+    /// `size`, the vectors are random unit vectors (the scan costs the same whatever they hold);
+    /// over a data directory given by path, the embeddings `index embed` stored there.
+    static func hybridBenchmark(directory dir: URL, realVectors: Bool, size: Int? = nil) async throws {
         guard FileManager.default.fileExists(atPath: dir.appendingPathComponent("mail.sqlite").path) else {
-            throw BenchError("no synthetic \(size) corpus in \(dir.path): run `mailsearch-bench search \(size)` first")
+            if let size { throw BenchError("no synthetic \(size) corpus in \(dir.path): run `mailsearch-bench search \(size)` first") }
+            throw BenchError("no mail.sqlite in \(dir.path)")
         }
         let store = try MailStore(directory: DataDirectory(url: dir))
         let index = try SearchIndexManager(store: store)
         let ids = try await store.database.read { try Int64.fetchAll($0, sql: "SELECT id FROM emails") }
         let vectors = VectorSearchEngine()
-        vectors.upsert(zip(ids, randomUnitVectors(ids.count)).map { (emailId: $0, vector: $1) })
+        if realVectors {
+            try vectors.load(from: store)
+            guard vectors.count > 0 else { throw BenchError("\(dir.path) holds no embeddings: run `mailsearch index embed` there first") }
+        } else {
+            vectors.upsert(zip(ids, randomUnitVectors(ids.count)).map { (emailId: $0, vector: $1) })
+        }
         let embedder = try MiniLMEmbedder(modelDirectory: try modelDirectory())
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
@@ -168,7 +232,8 @@ struct MailSearchBench {
                 report(String(format: "  %-45@ p50 %7.2f ms", q as NSString, one.percentile(50)))
             }
         }
-        report("end-to-end hybrid search over \(ids.count) emails (query embedding + FTS5 + vector scan + RRF + grouping): \(samples.summary()); semantic ran in \(ran)/\(samples.values.count)")
+        let corpus = realVectors ? "\(dir.lastPathComponent), \(vectors.count) stored embeddings" : "synthetic, random vectors"
+        report("end-to-end hybrid search over \(ids.count) emails (\(corpus); query embedding + FTS5 + vector scan + RRF + grouping): \(samples.summary()); semantic ran in \(ran)/\(samples.values.count)")
     }
 
     // MARK: Import
