@@ -201,6 +201,10 @@ MS_TARGET static void dot_int8_avx2(const int8_t *matrix, size_t rows, size_t di
 // MARK: - A team of helper threads
 
 #define MS_MAX_HELPERS 15
+/// How long an idle helper spins before it sleeps: longer than the gaps between the linear
+/// layers of one query (tens of microseconds), short enough not to steal the core from the
+/// keyword search that runs beside the query embedding.
+#define MS_HELPER_SPIN_SECONDS 0.0002
 
 static inline void cpu_relax(void) {
 #if MS_X86
@@ -211,7 +215,7 @@ static inline void cpu_relax(void) {
 }
 
 /// One job at a time runs on the team; its helpers spin for a while after each job (a query
-/// calls the team some 24 times in a few milliseconds), then sleep until the next.
+/// calls the team 24 times in a couple of milliseconds), then sleep until the next.
 static struct {
     pthread_mutex_t busy;  // held by the thread whose job runs
     pthread_mutex_t lock;  // with `wake`: sleeping helpers
@@ -238,12 +242,12 @@ static void *team_helper(void *argument) {
         struct timespec idleSince = {0, 0};
         while ((current = atomic_load_explicit(&team.generation, memory_order_acquire)) == seen) {
             cpu_relax();
-            if (++spins % 1024 != 0) continue;
+            if (++spins % 256 != 0) continue;
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
-            if (spins == 1024) {
+            if (spins == 256) {
                 idleSince = now;
-            } else if (seconds_between(&idleSince, &now) > 0.002) {
+            } else if (seconds_between(&idleSince, &now) > MS_HELPER_SPIN_SECONDS) {
                 pthread_mutex_lock(&team.lock);
                 while (atomic_load_explicit(&team.generation, memory_order_acquire) == seen) {
                     pthread_cond_wait(&team.wake, &team.lock);

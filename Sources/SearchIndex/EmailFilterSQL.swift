@@ -21,9 +21,11 @@ public struct EmailFilterSQL: Sendable {
         }
         if let sender = filters.sender?.trimmingCharacters(in: .whitespaces), !sender.isEmpty {
             // Resolved through the contacts (every From address, with its display name), then an
-            // index on lower(fromEmail): no scan of all mail, whatever its size.
+            // index on lower(fromEmail): no scan of all mail, whatever its size. The unary + drops
+            // the column's TEXT affinity, without which SQLite cannot probe an expression index
+            // from a subquery and scans every email instead (20 ms at 45K emails).
             parts.append("""
-                lower(e.fromEmail) IN (SELECT c.email FROM \(schema)contacts c
+                lower(e.fromEmail) IN (SELECT +c.email FROM \(schema)contacts c
                                        WHERE c.email LIKE ? ESCAPE '\\' OR c.displayName LIKE ? ESCAPE '\\')
                 """)
             args += [like(sender), like(sender)]

@@ -211,7 +211,7 @@ public final class VectorSearchEngine: @unchecked Sendable {
         }
         let inverse = 127 / largest
         for (index, value) in vector.enumerated() {
-            let step = (value * inverse).rounded()
+            let step = (value * inverse).rounded(.toNearestOrEven)
             bytes[index] = step.isNaN ? 0 : Int8(Swift.max(-127, Swift.min(127, step)))
         }
         return largest / 127
@@ -224,7 +224,7 @@ public final class VectorSearchEngine: @unchecked Sendable {
         guard largest > 0, largest.isFinite else { return nil }
         let inverse = 32767 / largest
         return query.map { value in
-            let step = (value * inverse).rounded()
+            let step = (value * inverse).rounded(.toNearestOrEven)
             return step.isNaN ? 0 : Int16(Swift.max(-32767, Swift.min(32767, step)))
         }
     }

@@ -22,7 +22,7 @@ typedef void (*ms_team_task)(void *context, int part);
 
 /// Runs task(context, part) for every part < `parts`, on the calling thread and on helper
 /// threads (started on first use, up to parts − 1 of them, at most 15). Returns when all parts are
-/// done. Helpers spin for 2 ms after a job, so that the next one starts at once, then sleep.
+/// done. Helpers spin for 0.2 ms after a job, so that the next one starts at once, then sleep.
 /// When another job is running, the parts run one after the other on the calling thread.
 void ms_team_run(int parts, ms_team_task task, void *context);
 
