@@ -18,20 +18,20 @@ enum EmbeddingBenchmark {
         _ = documents.map(embedder.tokenize)
         let tokenizeSeconds = milliseconds(since: tokenizeStart) / 1000
         let flops = 2 * Double(embedder.multiplyAdds(lengths: lengths))
-        print(String(
+        report(String(
             format: "indexing: %.1f docs/s (%d docs, %.0f tokens on average, %.2f s; tokenizing adds %.3f s)",
             Double(documents.count) / seconds, documents.count,
             Double(lengths.reduce(0, +)) / Double(max(1, documents.count)), seconds, tokenizeSeconds))
-        print(String(format: "encoder matrix products: %.1f GFLOP/s achieved while indexing", flops / seconds / 1e9))
+        report(String(format: "encoder matrix products: %.1f GFLOP/s achieved while indexing", flops / seconds / 1e9))
 
         // Peak: square sgemm large enough to reach the library's best kernel.
         let peak = gemmPeak()
-        print(String(format: "sgemm peak on this machine: %.1f GFLOP/s (n = %d); encoder reaches %.0f%%",
+        report(String(format: "sgemm peak on this machine: %.1f GFLOP/s (n = %d); encoder reaches %.0f%%",
                      peak.gflops, peak.size, 100 * flops / seconds / 1e9 / peak.gflops))
         // The shapes the encoder uses while indexing (256-token documents).
         let shapes = [(256, 1152, 384), (256, 1536, 384), (256, 384, 1536)]
         for (m, n, k) in shapes {
-            print(String(format: "sgemm %d×%d×%d (encoder shape): %.1f GFLOP/s", m, n, k, gemm(m: m, n: n, k: k)))
+            report(String(format: "sgemm %d×%d×%d (encoder shape): %.1f GFLOP/s", m, n, k, gemm(m: m, n: n, k: k)))
         }
     }
 
@@ -42,21 +42,21 @@ enum EmbeddingBenchmark {
         let loadStart = DispatchTime.now()
         let embedder = try MiniLMEmbedder(modelDirectory: modelDirectory)
         let threads = BLAS.threadCount.map(String.init) ?? "Accelerate"
-        print("== Embedding (all-MiniLM-L6-v2, BLAS threads: \(threads), kernels: \(BLAS.kernelName ?? "Accelerate")) ==")
-        print(String(format: "model load: %.1f ms", milliseconds(since: loadStart)))
+        report("== Embedding (all-MiniLM-L6-v2, BLAS threads: \(threads), kernels: \(BLAS.kernelName ?? "Accelerate")) ==")
+        report(String(format: "model load: %.1f ms", milliseconds(since: loadStart)))
         // Query latency, one query per call, as a search does: on the half-precision query
         // kernels (the default), then on the float32 BLAS path that indexing uses.
         let queryTokens = queries.map { embedder.tokenize($0).count }
         let route = embedder.usesHalfPrecision(tokens: queryTokens.max() ?? 0)
             ? "half-precision AVX2/FMA/F16C query kernels" : "float32 BLAS (no AVX2/FMA/F16C)"
         let latencies = queryLatencies(embedder, queries)
-        print(String(
+        report(String(
             format: "query embedding (%@): p50 %.2f ms, p95 %.2f ms (%d queries, %d–%d tokens, %d runs)",
             route, percentile(latencies, 0.50), percentile(latencies, 0.95), queries.count,
             queryTokens.min() ?? 0, queryTokens.max() ?? 0, latencies.count))
         let floatEmbedder = try MiniLMEmbedder(modelDirectory: modelDirectory, halfPrecisionTokenLimit: 0)
         let floatLatencies = queryLatencies(floatEmbedder, queries)
-        print(String(
+        report(String(
             format: "query embedding (float32 BLAS path, for comparison): p50 %.2f ms, p95 %.2f ms",
             percentile(floatLatencies, 0.50), percentile(floatLatencies, 0.95)))
         return embedder

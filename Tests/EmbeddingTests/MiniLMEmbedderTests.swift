@@ -23,7 +23,7 @@ final class MiniLMEmbedderTests: XCTestCase {
         let embedder = try MiniLMEmbedder(
             modelDirectory: try ModelTestSupport.modelDirectory(), halfPrecisionTokenLimit: 4096)
         guard embedder.usesHalfPrecision(tokens: 256) else {
-            throw XCTSkip("this CPU lacks AVX2/FMA/F16C: queries use the float32 path, tested above")
+            throw XCTSkip("no AVX2/FMA/F16C kernels (CPU, or MAILSEARCH_KERNELS=portable): queries use the float32 path, tested above")
         }
         try assertMatchesReference(embedder, route: "half-precision kernels")
     }
