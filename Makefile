@@ -6,7 +6,7 @@ SHARED ?= ../shared
 DEMO_DIR ?= .demo
 export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
-export MAILSEARCH_MODEL_DIR ?= $(HOME)/.cache/mailsearch/models/all-MiniLM-L6-v2
+export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
 .PHONY: run test deps build release corpora model bench fuzz-mime fuzz-query clean
 
