@@ -159,7 +159,12 @@ struct MailSearchBench {
         for path in dataDirectories {
             let store = try MailStore(directory: DataDirectory(url: URL(fileURLWithPath: path)), readOnly: true)
             let engine = VectorSearchEngine()
-            try engine.load(from: store)
+            var rowCount = 0
+            let readMs = try measure { try store.forEachEmbeddingBytes { _, _ in rowCount += 1 } }
+            report(String(format: "reading %d embeddings alone: %.1f ms", rowCount, readMs))
+            let loadMs = try measure { try engine.load(from: store) }
+            report(String(format: "loading %d embeddings from %@/mail.sqlite (float32 matrix + int8 copy): %.1f ms",
+                          engine.count, path, loadMs))
             var stored: [(Int64, [Float])] = []
             try store.forEachEmbedding { id, data in
                 guard data.count == 384 * 4 else { return }

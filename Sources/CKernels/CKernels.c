@@ -177,6 +177,17 @@ MS_TARGET static void linear_half_panels_avx2(const float *x, int rows, int k, c
     }
 }
 
+/// count is a multiple of 8; largest > 0 and finite.
+MS_TARGET static void quantize_int8_avx2(const float *vector, size_t count, float inverse, int8_t *bytes) {
+    const __m256 scale = _mm256_set1_ps(inverse);
+    for (size_t i = 0; i < count; i += 8) {
+        // Round to nearest even (the default rounding mode), then narrow 32 → 16 → 8 bits.
+        const __m256i steps = _mm256_cvtps_epi32(_mm256_mul_ps(_mm256_loadu_ps(vector + i), scale));
+        const __m128i words = _mm_packs_epi32(_mm256_castsi256_si128(steps), _mm256_extracti128_si256(steps, 1));
+        _mm_storel_epi64((__m128i *)(bytes + i), _mm_packs_epi16(words, words));
+    }
+}
+
 /// dimension is a multiple of 32.
 MS_TARGET static void dot_int8_avx2(const int8_t *matrix, size_t rows, size_t dimension, const int16_t *query,
                                     int32_t *out) {
@@ -397,6 +408,34 @@ void ms_linear_half_panels(const float *x, int rows, int k, const uint16_t *pane
     if (work / parts < 100000) parts = (int)(work / 100000) > 1 ? (int)(work / 100000) : 1;
     linear_job job = {x, rows, k, panels, bias, n, y, ldy, panelCount, parts};
     ms_team_run(parts, linear_part, &job);
+}
+
+float ms_quantize_int8(const float *vector, size_t count, int8_t *bytes) {
+    float largest = 0;
+    int finite = 1;
+    for (size_t i = 0; i < count; i++) {
+        const float magnitude = fabsf(vector[i]);
+        if (!(magnitude <= 3.4028235e38f)) finite = 0;  // NaN or infinity
+        if (magnitude > largest) largest = magnitude;
+    }
+    if (!finite || largest == 0) {
+        memset(bytes, 0, count);
+        return 0;
+    }
+    const float inverse = 127.0f / largest;
+#if MS_X86
+    if (ms_kernels_accelerated() && count % 8 == 0) {
+        quantize_int8_avx2(vector, count, inverse, bytes);
+        return largest / 127.0f;
+    }
+#endif
+    for (size_t i = 0; i < count; i++) {
+        float step = nearbyintf(vector[i] * inverse);
+        if (step > 127) step = 127;
+        if (step < -127) step = -127;
+        bytes[i] = (int8_t)step;
+    }
+    return largest / 127.0f;
 }
 
 void ms_dot_int8(const int8_t *matrix, size_t rows, size_t dimension, const int16_t *query, int32_t *out) {

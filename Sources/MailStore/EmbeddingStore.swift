@@ -40,9 +40,25 @@ extension MailStore {
 
     /// Calls `body` with every stored vector (email id, float32 bytes).
     public func forEachEmbedding(_ body: (Int64, Data) throws -> Void) throws {
+        try forEachEmbeddingBytes { id, bytes in try body(id, Data(bytes)) }
+    }
+
+    /// Calls `body` with every stored vector, in email id order, as bytes that are valid only
+    /// during the call (no copy: loading every vector of a large mailbox stays fast).
+    /// `expectedCount` is the number of embeddings when the read began, for preallocation.
+    public func forEachEmbeddingBytes(
+        expectedCount: ((Int) -> Void)? = nil, _ body: (Int64, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         try database.read { db in
+            if let expectedCount {
+                expectedCount(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM embeddings") ?? 0)
+            }
             let cursor = try Row.fetchCursor(db, sql: "SELECT emailId, vector FROM embeddings ORDER BY emailId")
-            while let row = try cursor.next() { try body(row["emailId"], row["vector"]) }
+            while let row = try cursor.next() {
+                let id: Int64 = row[0]
+                guard let data = row.dataNoCopy(atIndex: 1) else { continue }
+                try data.withUnsafeBytes { try body(id, $0) }
+            }
         }
     }
 

@@ -39,22 +39,23 @@ public final class VectorSearchEngine: @unchecked Sendable {
     /// Loads every stored embedding of `store` (replacing what was loaded).
     public func load(from store: MailStore) throws {
         var m: [Float] = []
+        var q: [Int8] = []
+        var s: [Float] = []
         var list: [Int64] = []
-        try store.forEachEmbedding { id, data in
-            guard data.count == dimension * 4 else { return }
-            data.withUnsafeBytes { raw in m.append(contentsOf: raw.bindMemory(to: Float.self)) }
+        let dimension = dimension
+        var row = [Int8](repeating: 0, count: dimension)
+        try store.forEachEmbeddingBytes(expectedCount: { count in
+            m.reserveCapacity(count * dimension)
+            q.reserveCapacity(count * dimension)
+            s.reserveCapacity(count)
+            list.reserveCapacity(count)
+        }) { id, bytes in
+            guard bytes.count == dimension * 4 else { return }
+            let floats = bytes.bindMemory(to: Float.self)
+            m.append(contentsOf: floats)
+            s.append(row.withUnsafeMutableBufferPointer { Self.quantize(floats, into: $0.baseAddress!) })
+            q.append(contentsOf: row)
             list.append(id)
-        }
-        var q = [Int8](repeating: 0, count: m.count)
-        var s = [Float](repeating: 0, count: list.count)
-        m.withUnsafeBufferPointer { floats in
-            q.withUnsafeMutableBufferPointer { bytes in
-                for row in 0..<list.count {
-                    s[row] = Self.quantize(
-                        UnsafeBufferPointer(rebasing: floats[(row * dimension)..<((row + 1) * dimension)]),
-                        into: bytes.baseAddress! + row * dimension)
-                }
-            }
         }
         lock.withLock {
             matrix = m
@@ -203,18 +204,8 @@ public final class VectorSearchEngine: @unchecked Sendable {
 
     /// Writes `vector` as int8 steps of max|x|/127 and returns that step (0 for a zero vector).
     static func quantize(_ vector: UnsafeBufferPointer<Float>, into bytes: UnsafeMutablePointer<Int8>) -> Float {
-        var largest: Float = 0
-        for value in vector where value.magnitude > largest { largest = value.magnitude }
-        guard largest > 0, largest.isFinite else {
-            bytes.update(repeating: 0, count: vector.count)
-            return 0
-        }
-        let inverse = 127 / largest
-        for (index, value) in vector.enumerated() {
-            let step = (value * inverse).rounded(.toNearestOrEven)
-            bytes[index] = step.isNaN ? 0 : Int8(Swift.max(-127, Swift.min(127, step)))
-        }
-        return largest / 127
+        guard let base = vector.baseAddress else { return 0 }
+        return ms_quantize_int8(base, vector.count, bytes)
     }
 
     /// The query as int16 steps of max|x|/32767 (its scale is the same for every row, so it is

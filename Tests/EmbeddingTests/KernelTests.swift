@@ -51,6 +51,24 @@ final class KernelTests: XCTestCase {
         XCTAssertLessThan(worst, 1e-4)
     }
 
+    func testInt8Quantization() {
+        for count in [8, 13, 384] {
+            let vector = (0..<count).map { Float(sin(Double($0) * 1.7)) * 0.3 }
+            var bytes = [Int8](repeating: 99, count: count)
+            let step = ms_quantize_int8(vector, count, &bytes)
+            let largest = vector.map(\.magnitude).max()!
+            XCTAssertEqual(step, largest / 127, accuracy: 1e-9)
+            for (value, byte) in zip(vector, bytes) {
+                XCTAssertEqual(Int(byte), Int((value * (127 / largest)).rounded(.toNearestOrEven)), "count \(count)")
+            }
+        }
+        var bytes = [Int8](repeating: 99, count: 8)
+        XCTAssertEqual(ms_quantize_int8([Float](repeating: 0, count: 8), 8, &bytes), 0)
+        XCTAssertEqual(bytes, [Int8](repeating: 0, count: 8))
+        XCTAssertEqual(ms_quantize_int8([1, .nan, 0, 0, 0, 0, 0, 0], 8, &bytes), 0, "a NaN gives a zero row")
+        XCTAssertEqual(ms_quantize_int8([1, -.infinity, 0, 0, 0, 0, 0, 0], 8, &bytes), 0)
+    }
+
     func testInt8DotProducts() {
         for dimension in [32, 40, 384] {
             let rows = 7

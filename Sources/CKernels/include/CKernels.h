@@ -47,6 +47,10 @@ void ms_pack_half_panels(const float *w, int n, int k, uint16_t *panels);
 void ms_linear_half_panels(const float *x, int rows, int k, const uint16_t *panels, const float *bias, int n,
                            float *y, int ldy, int threads);
 
+/// Writes round(vector[i] / step) to bytes[i], with step = max|vector| / 127, and returns step
+/// (0, with zero bytes, for a zero vector or one that holds a NaN or an infinity).
+float ms_quantize_int8(const float *vector, size_t count, int8_t *bytes);
+
 /// out[r] = Σᵢ matrix[r·dimension + i] · query[i] for r < `rows`: int8 rows against an int16 query.
 /// `dimension` must be at most 65536 (the sums then fit in 32 bits).
 void ms_dot_int8(const int8_t *matrix, size_t rows, size_t dimension, const int16_t *query, int32_t *out);
