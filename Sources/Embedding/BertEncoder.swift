@@ -68,7 +68,15 @@ final class BertEncoder {
         self.file = file
         let hidden = configuration.hiddenSize
         var storage: [FloatStorage] = []
+        // Float32 tensors are read in place from the memory-mapped file (no copy: the pages are
+        // the page cache's, read as first used); other types, or a misaligned tensor, are converted.
         func load(_ name: String, _ shape: [Int]) throws -> UnsafePointer<Float> {
+            if let info = file.tensors[name], info.dtype == "F32", info.shape == shape {
+                let raw = try file.bytes(of: name)
+                if let base = raw.baseAddress, Int(bitPattern: base) % MemoryLayout<Float>.alignment == 0 {
+                    return base.assumingMemoryBound(to: Float.self)
+                }
+            }
             let buffer = FloatStorage(try file.floats(name, shape: shape))
             storage.append(buffer)
             return UnsafePointer(buffer.pointer)
@@ -78,19 +86,7 @@ final class BertEncoder {
             storage.append(buffer)
             return UnsafePointer(buffer.pointer)
         }
-        // The word embeddings are only gathered row by row: read them in place from the mapping.
-        let wordName = "embeddings.word_embeddings.weight"
-        if let info = file.tensors[wordName], info.dtype == "F32",
-           info.shape == [configuration.vocabularySize, hidden] {
-            let raw = try file.bytes(of: wordName)
-            if Int(bitPattern: raw.baseAddress) % MemoryLayout<Float>.alignment == 0 {
-                wordEmbeddings = raw.baseAddress!.assumingMemoryBound(to: Float.self)
-            } else {
-                wordEmbeddings = try load(wordName, [configuration.vocabularySize, hidden])
-            }
-        } else {
-            wordEmbeddings = try load(wordName, [configuration.vocabularySize, hidden])
-        }
+        wordEmbeddings = try load("embeddings.word_embeddings.weight", [configuration.vocabularySize, hidden])
         positionEmbeddings = try load("embeddings.position_embeddings.weight", [configuration.maxPositions, hidden])
         tokenTypeEmbeddings = try load("embeddings.token_type_embeddings.weight", [configuration.tokenTypeCount, hidden])
         embeddingNormGamma = try load("embeddings.LayerNorm.weight", [hidden])
@@ -315,10 +311,14 @@ final class FloatStorage {
         pointer.initialize(repeating: 0, count: count)
     }
 
-    convenience init(_ values: [Float]) {
-        self.init(count: values.count)
-        guard !values.isEmpty else { return }
-        values.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: values.count) }
+    /// A copy of `values` (written once: no zeroing first).
+    init(_ values: [Float]) {
+        count = values.count
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * MemoryLayout<Float>.stride, alignment: 64)
+        pointer = raw.bindMemory(to: Float.self, capacity: max(1, count))
+        values.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { pointer.initialize(from: base, count: count) }
+        }
     }
 
     deinit {
