@@ -166,9 +166,9 @@ struct MailSearchBench {
             report(String(format: "loading %d embeddings from %@/mail.sqlite (float32 matrix + int8 copy): %.1f ms",
                           engine.count, path, loadMs))
             var stored: [(Int64, [Float])] = []
-            try store.forEachEmbedding { id, data in
-                guard data.count == 384 * 4 else { return }
-                stored.append((id, data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }))
+            try store.forEachEmbeddingBytes { id, bytes in
+                guard bytes.count == 384 * 4 else { return }
+                stored.append((id, Array(bytes.bindMemory(to: Float.self))))
             }
             guard !stored.isEmpty else { throw BenchError("\(path) holds no embeddings: run `mailsearch index embed` there first") }
             var queries = stride(from: 0, to: stored.count, by: max(1, stored.count / 100)).prefix(100).map { stored[$0].1 }

@@ -171,11 +171,14 @@ final class BertEncoder {
 
         let scale = 1 / Float(headSize).squareRoot()
         let halves = usesHalfPrecision(tokens: tokens) ? halfPrecisionLayers() : nil
+        // The half-precision layers split over as many cores as BLAS may use.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let threads = min(cores, BLAS.threadCount ?? cores)
         for (index, layer) in layers.enumerated() {
             let half = halves?[index]
             // Q, K, V for every token at once.
             Self.linear(
-                x.pointer, rows: tokens, inputs: hidden, weight: layer.qkvWeight, half: half?.qkv, bias: layer.qkvBias,
+                x.pointer, rows: tokens, inputs: hidden, weight: layer.qkvWeight, half: half?.qkv, threads: threads, bias: layer.qkvBias,
                 outputs: 3 * hidden, into: qkv.pointer)
             // Attention, sequence by sequence and head by head.
             for (sequence, length) in lengths.enumerated() where length > 0 {
@@ -197,18 +200,18 @@ final class BertEncoder {
             }
             Self.linear(
                 context.pointer, rows: tokens, inputs: hidden, weight: layer.attentionOutputWeight,
-                half: half?.attentionOutput, bias: layer.attentionOutputBias, outputs: hidden, into: projected.pointer)
+                half: half?.attentionOutput, threads: threads, bias: layer.attentionOutputBias, outputs: hidden, into: projected.pointer)
             VectorMath.addLayerNorm(
                 x.pointer, residual: projected.pointer, rows: tokens, width: hidden,
                 gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta, epsilon: configuration.layerNormEpsilon)
             // Feed-forward.
             Self.linear(
                 x.pointer, rows: tokens, inputs: hidden, weight: layer.intermediateWeight,
-                half: half?.intermediate, bias: layer.intermediateBias, outputs: inner, into: intermediate.pointer)
+                half: half?.intermediate, threads: threads, bias: layer.intermediateBias, outputs: inner, into: intermediate.pointer)
             VectorMath.gelu(intermediate.pointer, tokens * inner)
             Self.linear(
                 intermediate.pointer, rows: tokens, inputs: inner, weight: layer.outputWeight,
-                half: half?.output, bias: layer.outputBias, outputs: hidden, into: projected.pointer)
+                half: half?.output, threads: threads, bias: layer.outputBias, outputs: hidden, into: projected.pointer)
             VectorMath.addLayerNorm(
                 x.pointer, residual: projected.pointer, rows: tokens, width: hidden,
                 gamma: layer.outputNormGamma, beta: layer.outputNormBeta, epsilon: configuration.layerNormEpsilon)
@@ -235,12 +238,13 @@ final class BertEncoder {
     /// from the half-precision copy of the weights when there is one.
     private static func linear(
         _ input: UnsafePointer<Float>, rows: Int, inputs: Int,
-        weight: UnsafePointer<Float>, half: HalfStorage?, bias: UnsafePointer<Float>, outputs: Int,
+        weight: UnsafePointer<Float>, half: HalfStorage?, threads: Int, bias: UnsafePointer<Float>, outputs: Int,
         into output: UnsafeMutablePointer<Float>
     ) {
         if let half {
-            halfLinear(input, rows: rows, inputs: inputs, weight: UnsafePointer(half.pointer), bias: bias,
-                       outputs: outputs, into: output)
+            ms_linear_half_panels(
+                input, Int32(rows), Int32(inputs), half.pointer, bias, Int32(outputs), output, Int32(outputs),
+                Int32(threads))
             return
         }
         for row in 0..<rows {
@@ -249,18 +253,6 @@ final class BertEncoder {
         BLAS.gemm(
             m: rows, n: outputs, k: inputs, a: input, lda: inputs, b: weight, ldb: inputs, transposeB: true,
             beta: 1, c: output, ldc: outputs)
-    }
-
-    /// The half-precision linear layer, its outputs split over the cores (as many as BLAS may use).
-    private static func halfLinear(
-        _ input: UnsafePointer<Float>, rows: Int, inputs: Int,
-        weight: UnsafePointer<UInt16>, bias: UnsafePointer<Float>, outputs: Int,
-        into output: UnsafeMutablePointer<Float>
-    ) {
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let threads = min(cores, BLAS.threadCount ?? cores)
-        ms_linear_half_panels(
-            input, Int32(rows), Int32(inputs), weight, bias, Int32(outputs), output, Int32(outputs), Int32(threads))
     }
 
     /// The half-precision weights, converted from the float ones on first use.
@@ -284,11 +276,10 @@ final class BertEncoder {
 /// `ms_linear_half_panels`; 64-byte aligned, freed with its owner.
 final class HalfStorage {
     let pointer: UnsafeMutablePointer<UInt16>
-    let count: Int
 
     /// Packs `weight` (outputs × inputs, row-major float32).
     init(packing weight: UnsafePointer<Float>, outputs: Int, inputs: Int) {
-        count = ms_half_panels_count(Int32(outputs), Int32(inputs))
+        let count = ms_half_panels_count(Int32(outputs), Int32(inputs))
         let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * 2, alignment: 64)
         pointer = raw.bindMemory(to: UInt16.self, capacity: max(1, count))
         ms_pack_half_panels(weight, Int32(outputs), Int32(inputs), pointer)
@@ -304,21 +295,24 @@ final class FloatStorage {
     let pointer: UnsafeMutablePointer<Float>
     let count: Int
 
-    init(count: Int) {
-        self.count = count
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * MemoryLayout<Float>.stride, alignment: 64)
-        pointer = raw.bindMemory(to: Float.self, capacity: max(1, count))
+    /// Zeros.
+    convenience init(count: Int) {
+        self.init(uninitialized: count)
         pointer.initialize(repeating: 0, count: count)
     }
 
     /// A copy of `values` (written once: no zeroing first).
-    init(_ values: [Float]) {
-        count = values.count
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * MemoryLayout<Float>.stride, alignment: 64)
-        pointer = raw.bindMemory(to: Float.self, capacity: max(1, count))
+    convenience init(_ values: [Float]) {
+        self.init(uninitialized: values.count)
         values.withUnsafeBufferPointer { source in
             if let base = source.baseAddress { pointer.initialize(from: base, count: count) }
         }
+    }
+
+    private init(uninitialized count: Int) {
+        self.count = count
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * MemoryLayout<Float>.stride, alignment: 64)
+        pointer = raw.bindMemory(to: Float.self, capacity: max(1, count))
     }
 
     deinit {

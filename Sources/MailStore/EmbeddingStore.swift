@@ -38,11 +38,6 @@ extension MailStore {
         }
     }
 
-    /// Calls `body` with every stored vector (email id, float32 bytes).
-    public func forEachEmbedding(_ body: (Int64, Data) throws -> Void) throws {
-        try forEachEmbeddingBytes { id, bytes in try body(id, Data(bytes)) }
-    }
-
     /// Calls `body` with every stored vector, in email id order, as bytes that are valid only
     /// during the call (no copy: loading every vector of a large mailbox stays fast).
     /// `expectedCount` is the number of embeddings when the read began, for preallocation.
@@ -56,8 +51,10 @@ extension MailStore {
             let cursor = try Row.fetchCursor(db, sql: "SELECT emailId, vector FROM embeddings ORDER BY emailId")
             while let row = try cursor.next() {
                 let id: Int64 = row[0]
-                guard let data = row.dataNoCopy(atIndex: 1) else { continue }
-                try data.withUnsafeBytes { try body(id, $0) }
+                try row.withUnsafeData(atIndex: 1) { data in
+                    guard let data else { return }
+                    try data.withUnsafeBytes { try body(id, $0) }
+                }
             }
         }
     }

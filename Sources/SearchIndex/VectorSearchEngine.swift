@@ -124,35 +124,31 @@ public final class VectorSearchEngine: @unchecked Sendable {
             if let candidates, candidates.count < ids.count / 16 {
                 // A narrow filter: score just its rows (each costs a hash lookup and a random
                 // read, about ten times a row of the sequential int8 scan).
-                var top = TopK(k: k)
-                matrix.withUnsafeBufferPointer { m in
-                    query.withUnsafeBufferPointer { q in
-                        for id in candidates {
-                            guard let row = rowOf[id] else { continue }
-                            top.offer(row: row, score: Self.dot(m.baseAddress! + row * dimension, q.baseAddress!, dimension))
-                        }
-                    }
-                }
-                return top.sorted().map { (ids[$0.row], $0.score) }
+                return exactTop(query, k: k, rows: candidates.lazy.compactMap { self.rowOf[$0] })
+                    .map { (ids[$0.row], $0.score) }
             }
             let mask = candidates.map(rowMask)
             let quantizedQuery = exact || ids.count < quantizedScanThreshold ? nil : Self.quantizeQuery(query)
             let kept = quantizedQuery == nil ? k : min(ids.count, Self.rescoreCount(k: k))
             var rows = scan(query: query, quantizedQuery: quantizedQuery, keep: kept, mask: mask)
             if quantizedQuery != nil {
-                // Re-score the shortlist exactly.
-                var top = TopK(k: k)
-                matrix.withUnsafeBufferPointer { m in
-                    query.withUnsafeBufferPointer { q in
-                        for item in rows {
-                            top.offer(row: item.row, score: Self.dot(m.baseAddress! + item.row * dimension, q.baseAddress!, dimension))
-                        }
-                    }
-                }
-                rows = top.sorted()
+                rows = exactTop(query, k: k, rows: rows.lazy.map(\.row))  // re-score the shortlist exactly
             }
             return rows.map { (ids[$0.row], $0.score) }
         }
+    }
+
+    /// The best `k` of `rows` by their exact (float32) score.
+    private func exactTop<Rows: Sequence<Int>>(_ query: [Float], k: Int, rows: Rows) -> [(row: Int, score: Float)] {
+        var top = TopK(k: k)
+        matrix.withUnsafeBufferPointer { m in
+            query.withUnsafeBufferPointer { q in
+                for row in rows {
+                    top.offer(row: row, score: Self.dot(m.baseAddress! + row * dimension, q.baseAddress!, dimension))
+                }
+            }
+        }
+        return top.sorted()
     }
 
     /// One bit per row: set when the row's email is a candidate.
