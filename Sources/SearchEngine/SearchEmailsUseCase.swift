@@ -4,6 +4,11 @@ import MailModel
 import MailStore
 import SearchIndex
 
+/// Which rankers a search runs: both (the default), or one alone (evaluation, `--mode`).
+public enum SearchMode: String, Sendable, Codable, CaseIterable {
+    case hybrid, keyword, semantic
+}
+
 /// The hybrid search pipeline (FR-SEARCH-05): parse the query into filters and free text;
 /// run the FTS5 ranker and the semantic ranker concurrently, both restricted to the filters
 /// and scope; fuse with RRF; group by conversation; highlight.
@@ -34,12 +39,13 @@ public final class SearchEmailsUseCase: Sendable {
     }
 
     /// Parses `text` and searches.
-    public func search(_ text: String, scope: SearchScope = .allMail, limit: Int = 20) async throws -> SearchResponse {
-        try await search(parser.parse(text, scope: scope), limit: limit)
+    public func search(_ text: String, scope: SearchScope = .allMail, limit: Int = 20,
+                       mode: SearchMode = .hybrid) async throws -> SearchResponse {
+        try await search(parser.parse(text, scope: scope), limit: limit, mode: mode)
     }
 
     /// Searches an already parsed query.
-    public func search(_ query: SearchQuery, limit: Int = 20) async throws -> SearchResponse {
+    public func search(_ query: SearchQuery, limit: Int = 20, mode: SearchMode = .hybrid) async throws -> SearchResponse {
         let clock = ContinuousClock()
         let started = clock.now
         let filter = EmailFilterSQL(filters: query.filters, scope: query.scope)
@@ -53,15 +59,19 @@ public final class SearchEmailsUseCase: Sendable {
         if let match {
             let semanticText = query.text.trimmingCharacters(in: .whitespacesAndNewlines)
             var skipReason: String?
-            if semanticText.count <= 2 {
+            if mode == .keyword {
+                skipReason = "keyword-only search requested"
+            } else if semanticText.count <= 2 {
                 skipReason = "query shorter than 3 characters: prefix match only"
             } else if let semantic, let why = semantic.unavailableReason {
                 skipReason = why
             } else if semantic == nil {
                 skipReason = "no embedding model installed"
             }
-            async let keywordHits = index.read { db in
-                try FTS5Manager.search(match: match, filter: filter, limit: candidateLimit, db: db)
+            let keywordLimit = mode == .semantic ? 0 : candidateLimit
+            async let keywordHits = index.read { db -> (hits: [KeywordHit], broad: Bool) in
+                guard keywordLimit > 0 else { return ([], false) }
+                return try FTS5Manager.search(match: match, filter: filter, limit: keywordLimit, db: db)
             }
             var semanticIds: [Int64] = []
             if skipReason == nil, let semantic {
