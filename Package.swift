@@ -26,7 +26,10 @@ let package = Package(
         // mail.sqlite: schema, migrations, threading, contacts, recent searches.
         .target(name: "MailStore", dependencies: ["MailModel", grdb]),
         // search.sqlite (FTS5), SearchIndexManager, VectorSearchEngine.
-        .target(name: "SearchIndex", dependencies: ["MailModel", "MailStore", "CKernels", grdb]),
+        .target(
+            name: "SearchIndex",
+            dependencies: ["MailModel", "MailStore", "CKernels", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]
+        ),
         // CBLAS: Debian's OpenBLAS on Linux (Accelerate on Apple platforms).
         .systemLibrary(
             name: "COpenBLAS",

@@ -54,6 +54,9 @@ struct MailSearchBench {
                 try await searchLatency(dataDir: URL(fileURLWithPath: dir), label: (dir as NSString).lastPathComponent,
                                         parser: SearchQueryParser(calendar: calendar, now: { now }))
             }
+        case "phases":
+            try await keywordPhases(dataDir: URL(fileURLWithPath: args.first ?? "bench-data/import-enron-indexed"),
+                                    queries: Array(args.dropFirst()))
         case "embed":
             try embedBenchmark()
         case "query-embed":
@@ -263,7 +266,7 @@ struct MailSearchBench {
                 }
                 var vector: [Float] = []
                 let embedMs = try measure { vector = try embedder.embed([parsed.text])[0] }
-                let scanMs = measure { _ = vectors.search(vector, k: 50, candidates: ids) }
+                let scanMs = measure { _ = vectors.search(vector, k: 50, candidates: ids.map { EmailIdSet($0) }) }
                 report(String(format: "      text %@: filter ids %.2f ms (%d), embed %.2f ms, scan %.2f ms", parsed.text, sqlMs, ids?.count ?? -1, embedMs, scanMs))
             }
         }
@@ -344,51 +347,93 @@ struct MailSearchBench {
         }
     }
 
+    /// The query mix on real mail (Enron), by kind: what the keyword bars are judged on.
+    static let realQueries: [(kind: String, queries: [String])] = [
+        ("common", ["meeting", "gas prices california", "power", "energy trading", "conference call", "enron"]),
+        ("rare", ["dabhol", "blackberry", "ferc order 888", "pg&e bankruptcy", "weather derivatives", "ebs"]),
+        ("filtered", ["gas from john", "meeting before:2001-07-01", "contract from:kay", "power after:2001-06-01",
+                      "california in:inbox", "schedule from:jeff.dasovich"]),
+        ("phrase", ["\"conference call\"", "\"natural gas\"", "\"please review\"", "\"risk management\" policy"]),
+        ("prefix", ["deriv", "negotiat", "californ", "deployment sc", "regul"]),
+    ]
+
+    /// Where the time of a keyword search goes: filter candidates, FTS5 matches with BM25, the
+    /// conversation map, sorting and fusion, and the whole search (p50 of 20 runs each).
+    static func keywordPhases(dataDir: URL, queries: [String]) async throws {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let now = Date()
+        let parser = SearchQueryParser(calendar: calendar, now: { now })
+        let store = try MailStore(directory: DataDirectory(url: dataDir))
+        let index = try SearchIndexManager(store: store)
+        let useCase = SearchEmailsUseCase(index: index, parser: parser)
+        for q in queries.isEmpty ? realQueries.flatMap(\.queries) : queries {
+            let parsed = parser.parse(q)
+            let filter = EmailFilterSQL(filters: parsed.filters, scope: parsed.scope)
+            guard let match = FTS5QueryBuilder.matchExpression(for: parsed.text) else { continue }
+            var cand = Samples(), fts = Samples(), snap = Samples(), sort = Samples(), whole = Samples()
+            var n = 0, c = 0
+            for _ in 0..<20 {
+                var candidates: EmailIdSet?
+                cand.add(try measure { candidates = filter.isEmpty ? nil : try index.read { try SearchIndexManager.candidates(filter, db: $0) } })
+                var hits: [KeywordHit] = []
+                fts.add(try measure { hits = try index.read { try FTS5Manager.matches(match: match, candidates: candidates, db: $0) } })
+                snap.add(try measure { _ = try index.read { try index.threads.snapshot($0) } })
+                sort.add(measure {
+                    hits.sort { $0.rank != $1.rank ? $0.rank < $1.rank : $0.emailId > $1.emailId }
+                    _ = RRFMerger().merge(keyword: hits, semantic: [])
+                })
+                whole.add(try await measureAsync { _ = try await useCase.search(parsed, mode: .keyword) })
+                n = hits.count
+                c = candidates?.count ?? -1
+            }
+            report(String(format: "  %-30@ candidates %6.2f ms (%6d)  fts %6.2f ms (%6d)  snapshot %5.2f  sort+fuse %5.2f  whole %6.2f ms",
+                          q as NSString, cand.percentile(50), c, fts.percentile(50), n, snap.percentile(50),
+                          sort.percentile(50), whole.percentile(50)))
+        }
+    }
+
     static func searchLatency(dataDir: URL, label: String, parser: SearchQueryParser) async throws {
+        let real = label.lowercased().contains("enron")
+        let mix = real ? realQueries : [("text", queries), ("filtered", filteredQueries)]
         let store = try MailStore(directory: DataDirectory(url: dataDir))
         let index = try SearchIndexManager(store: store)
         let emails = try store.statistics().emails
         let useCase = SearchEmailsUseCase(index: index, parser: parser)
         let status = try index.status()
+        let all = mix.flatMap(\.queries)
 
         // Warm up the page cache.
-        for q in queries { _ = try await useCase.search(q) }
+        for q in all { _ = try await useCase.search(q) }
 
-        var fts = Samples()
-        for _ in 0..<20 {
-            for q in queries {
-                guard let match = FTS5QueryBuilder.matchExpression(for: q) else { continue }
-                let filter = EmailFilterSQL(filters: SearchFilters(), scope: .allMail)
-                fts.add(try measure { _ = try index.keywordSearch(match: match, filter: filter, limit: 50) })
-            }
-        }
-        var endToEnd = Samples()
-        var filtered = Samples()
-        for _ in 0..<20 {
-            for q in queries { endToEnd.add(try await measureAsync { _ = try await useCase.search(q) }) }
-            for q in filteredQueries { filtered.add(try await measureAsync { _ = try await useCase.search(q) }) }
-        }
-        if ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil {
-            for q in queries + filteredQueries {
-                var one = Samples()
-                var ftsOne = Samples()
-                for _ in 0..<5 {
-                    one.add(try await measureAsync { _ = try await useCase.search(q) })
-                    if let match = FTS5QueryBuilder.matchExpression(for: parser.parse(q).text) {
-                        let filter = EmailFilterSQL(filters: SearchFilters(), scope: .allMail)
-                        ftsOne.add(try measure { _ = try index.keywordSearch(match: match, filter: filter, limit: 50) })
-                    }
+        report("[\(label): \(emails) emails, search.sqlite \(status.bytes / 1_048_576) MB, mail.sqlite \(MailStore.fileSize(store.directory.mailDatabaseURL) / 1_048_576) MB; \(all.count) queries × 20 runs, keyword-only]")
+        var allRaw = Samples(), allEndToEnd = Samples()
+        let verbose = ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil
+        for (kind, list) in mix {
+            var raw = Samples(), endToEnd = Samples()
+            for q in list {
+                var rawOne = Samples(), one = Samples()
+                let match = FTS5QueryBuilder.matchExpression(for: parser.parse(q).text)
+                var response: SearchResponse?
+                for _ in 0..<20 {
+                    if let match { rawOne.add(try measure { _ = try index.rawKeywordTop(match: match, limit: 50) }) }
+                    one.add(try await measureAsync { response = try await useCase.search(q) })
                 }
-                report(String(format: "  %-34@ e2e p50 %7.2f ms   fts p50 %7.2f ms", q as NSString, one.percentile(50), ftsOne.percentile(50)))
+                raw.values += rawOne.values
+                endToEnd.values += one.values
+                if verbose {
+                    report(String(format: "  %-32@ e2e p50 %6.2f ms  raw FTS5 top-50 p50 %6.2f ms  %6d matches, %5d conversations",
+                                  q as NSString, one.percentile(50), rawOne.percentile(50),
+                                  response?.keywordMatches ?? 0, response?.conversationCount ?? 0))
+                }
             }
+            allRaw.values += raw.values
+            allEndToEnd.values += endToEnd.values
+            report("  " + kind.padding(toLength: 9, withPad: " ", startingAt: 0)
+                   + " end to end \(endToEnd.summary()) | raw FTS5 BM25 top-50 \(raw.summary())")
         }
-        report("[\(label): \(emails) emails, search.sqlite \(status.bytes / 1_048_576) MB, mail.sqlite \(MailStore.fileSize(store.directory.mailDatabaseURL) / 1_048_576) MB]")
-        report("  FTS5 query (top 50, BM25):                 \(fts.summary())")
-        report("  end-to-end keyword search (text only):     \(endToEnd.summary())")
-        report("  end-to-end keyword search (with filters):  \(filtered.summary())")
-        var combined = endToEnd
-        combined.values += filtered.values
-        report("  end-to-end keyword search (all):           \(combined.summary())")
+        report("  all       end to end \(allEndToEnd.summary()) | raw FTS5 BM25 top-50 \(allRaw.summary())"
+               + String(format: " | p95 ratio %.2f", allEndToEnd.percentile(95) / allRaw.percentile(95)))
     }
 }
 

@@ -18,6 +18,42 @@ public struct HighlightRange: Hashable, Sendable, Codable {
     }
 }
 
+/// Why a result is in the list: what the keyword ranker matched, and how similar the semantic
+/// ranker found it. Either may be missing (a semantic-only or keyword-only match); both are
+/// missing for a filters-only search.
+public struct MatchExplanation: Hashable, Sendable, Codable {
+    public struct Keyword: Hashable, Sendable, Codable {
+        /// The query terms the message matched (as typed; a phrase is one term).
+        public var terms: [String]
+        /// FTS5's BM25 rank (lower is better; negative, as FTS5 reports it).
+        public var bm25: Double
+        /// Position among all keyword matches, from 1.
+        public var rank: Int
+
+        public init(terms: [String], bm25: Double, rank: Int) {
+            self.terms = terms; self.bm25 = bm25; self.rank = rank
+        }
+    }
+
+    public struct Semantic: Hashable, Sendable, Codable {
+        /// Cosine similarity of the message's embedding to the query's (−1…1).
+        public var similarity: Double
+        /// Position among the semantic matches, from 1.
+        public var rank: Int
+
+        public init(similarity: Double, rank: Int) {
+            self.similarity = similarity; self.rank = rank
+        }
+    }
+
+    public var keyword: Keyword?
+    public var semantic: Semantic?
+
+    public init(keyword: Keyword? = nil, semantic: Semantic? = nil) {
+        self.keyword = keyword; self.semantic = semantic
+    }
+}
+
 /// One conversation in a result list: the thread, represented by its best-ranked message.
 public struct SearchResult: Hashable, Sendable, Codable, Identifiable {
     public var id: Int64 { threadId }
@@ -37,16 +73,19 @@ public struct SearchResult: Hashable, Sendable, Codable, Identifiable {
     public var accountId: Int64
     /// How many messages of the thread matched.
     public var matchedMessages: Int
+    /// Why the best message matched.
+    public var why: MatchExplanation
 
     public init(
         threadId: Int64, emailId: Int64, subject: String, senderName: String, senderEmail: String,
         date: Date?, snippet: String, highlights: [HighlightRange], hasAttachment: Bool, score: Double,
-        matchSource: MatchSource, accountId: Int64, matchedMessages: Int = 1
+        matchSource: MatchSource, accountId: Int64, matchedMessages: Int = 1, why: MatchExplanation = MatchExplanation()
     ) {
         self.threadId = threadId; self.emailId = emailId; self.subject = subject
         self.senderName = senderName; self.senderEmail = senderEmail; self.date = date
         self.snippet = snippet; self.highlights = highlights; self.hasAttachment = hasAttachment
         self.score = score; self.matchSource = matchSource; self.accountId = accountId
         self.matchedMessages = matchedMessages
+        self.why = why
     }
 }

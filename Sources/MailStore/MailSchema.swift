@@ -140,6 +140,22 @@ enum MailSchema {
         migrator.registerMigration("v5-sender-index") { db in
             try db.execute(sql: "CREATE INDEX emails_from_lower ON emails(lower(fromEmail))")
         }
+        migrator.registerMigration("v6-thread-version") { db in
+            // A counter that every change to the email → thread assignment bumps (triggers, so no
+            // writer can forget): in-memory copies of that assignment (the search's conversation
+            // grouping) know when to reload, whichever process wrote.
+            try db.execute(sql: """
+                CREATE TABLE thread_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+                INSERT INTO thread_version (id, version) VALUES (1, 1);
+                CREATE TRIGGER emails_thread_insert AFTER INSERT ON emails
+                    BEGIN UPDATE thread_version SET version = version + 1 WHERE id = 1; END;
+                CREATE TRIGGER emails_thread_delete AFTER DELETE ON emails
+                    BEGIN UPDATE thread_version SET version = version + 1 WHERE id = 1; END;
+                CREATE TRIGGER emails_thread_update AFTER UPDATE OF threadId ON emails
+                    WHEN OLD.threadId IS NOT NEW.threadId
+                    BEGIN UPDATE thread_version SET version = version + 1 WHERE id = 1; END;
+                """)
+        }
         return migrator
     }
 }

@@ -13,6 +13,11 @@ public enum SearchMode: String, Sendable, Codable, CaseIterable {
 /// run the FTS5 ranker and the semantic ranker concurrently, both restricted to the filters
 /// and scope; fuse with RRF; group by conversation; highlight.
 ///
+/// Every email that matches all the words, filters and scope is ranked (BM25 over all of them,
+/// never a window of them), so the first results are the true best and `conversationCount`
+/// counts every conversation with a match. Filters are resolved first to a set of emails that
+/// both rankers are restricted to: a filter that keeps little mail makes the search cheaper.
+///
 /// - Filters alone (E-03): no ranker runs; matching mail, newest first.
 /// - 1–2 character text (E-02): FTS5 prefix match only.
 /// - No semantic ranker, or one that is unavailable or fails (E-04): keyword results, and the
@@ -22,19 +27,15 @@ public final class SearchEmailsUseCase: Sendable {
     public let parser: SearchQueryParser
     public let semantic: (any SemanticRanker)?
     public let merger: RRFMerger
-    /// How many matches the keyword ranker contributes before fusion and grouping (at least twice
-    /// the requested number of results).
-    public let candidateLimit: Int
-    /// How many results the semantic ranker returns (FR-SEARCH-07: top 50).
+    /// How many results the semantic ranker returns at most (FR-SEARCH-07: top 50).
     public let semanticLimit: Int
 
     public init(index: SearchIndexManager, parser: SearchQueryParser, semantic: (any SemanticRanker)? = nil,
-                merger: RRFMerger = RRFMerger(), candidateLimit: Int = 200, semanticLimit: Int = 50) {
+                merger: RRFMerger = RRFMerger(), semanticLimit: Int = 50) {
         self.index = index
         self.parser = parser
         self.semantic = semantic
         self.merger = merger
-        self.candidateLimit = candidateLimit
         self.semanticLimit = semanticLimit
     }
 
@@ -50,12 +51,14 @@ public final class SearchEmailsUseCase: Sendable {
         let started = clock.now
         let filter = EmailFilterSQL(filters: query.filters, scope: query.scope)
         let match = FTS5QueryBuilder.matchExpression(for: query.text)
-        let candidateLimit = max(self.candidateLimit, 2 * limit)
+        let threads = index.threads
 
-        var fused: [RRFMerger.Fused]
-        var threadOf: [Int64: Int64] = [:]
-        var lowerBound = false
+        var fused: [RRFMerger.Fused] = []
+        var ranking = KeywordRanking(hits: [])
+        var semanticMatches: [SemanticHit] = []
+        var snapshot: ThreadDirectory.Snapshot
         var report: SemanticReport
+        var keywordCount = 0
         if let match {
             let semanticText = query.text.trimmingCharacters(in: .whitespacesAndNewlines)
             var skipReason: String?
@@ -68,86 +71,106 @@ public final class SearchEmailsUseCase: Sendable {
             } else if semantic == nil {
                 skipReason = "no embedding model installed"
             }
-            let keywordLimit = mode == .semantic ? 0 : candidateLimit
-            async let keywordHits = index.read { db -> (hits: [KeywordHit], broad: Bool) in
-                guard keywordLimit > 0 else { return ([], false) }
-                return try FTS5Manager.search(match: match, filter: filter, limit: keywordLimit, db: db)
+            let candidates: EmailIdSet? = filter.isEmpty ? nil : try await index.read { db in
+                try SearchIndexManager.candidates(filter, db: db)
             }
-            var semanticIds: [Int64] = []
+            let runKeyword = mode != .semantic
+            async let keywordPart = index.read { db -> (hits: [KeywordHit], threads: ThreadDirectory.Snapshot) in
+                let hits = runKeyword ? try FTS5Manager.matches(match: match, candidates: candidates, db: db) : []
+                return (hits, try threads.snapshot(db))
+            }
+            var semanticHits: [SemanticHit] = []
             if skipReason == nil, let semantic {
                 do {
-                    let candidates: Set<Int64>? = filter.isEmpty ? nil : try await filteredIds(filter)
-                    semanticIds = try await semantic.rank(text: semanticText, candidates: candidates, limit: semanticLimit)
-                    report = SemanticReport(ran: true)
+                    semanticHits = try await semantic.rank(text: semanticText, candidates: candidates, limit: semanticLimit)
+                    report = SemanticReport(ran: true, matches: semanticHits.count)
                 } catch {
                     report = SemanticReport(ran: false, reason: "semantic search failed (\(error)); keyword results only")
                 }
             } else {
                 report = SemanticReport(ran: false, reason: skipReason)
             }
-            let (hits, broad) = try await keywordHits
-            for hit in hits { if let thread = hit.threadId { threadOf[hit.emailId] = thread } }
-            lowerBound = broad || hits.count >= candidateLimit
-            fused = merger.merge(keyword: hits.map(\.emailId), semantic: semanticIds)
+            let (hits, threadSnapshot) = try await keywordPart
+            snapshot = threadSnapshot
+            keywordCount = hits.count
+            ranking = KeywordRanking(hits: hits)
+            semanticMatches = semanticHits
         } else if !query.filters.isEmpty || query.scope != .allMail {
-            let rows = try await index.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT e.id, e.threadId FROM mail.emails e WHERE \(filter.condition)
-                    ORDER BY e.sortDate DESC, e.id DESC LIMIT \(candidateLimit)
-                    """, arguments: filter.arguments).map { (id: $0["id"] as Int64, thread: $0["threadId"] as Int64?) }
+            let (ids, threadSnapshot) = try await index.read { db -> ([Int64], ThreadDirectory.Snapshot) in
+                let ids = try Int64.fetchAll(db, sql: """
+                    SELECT e.id FROM mail.emails e WHERE \(filter.condition) ORDER BY e.sortDate DESC, e.id DESC
+                    """, arguments: filter.arguments)
+                return (ids, try threads.snapshot(db))
             }
-            for row in rows { threadOf[row.id] = row.thread ?? -row.id }
-            let ids = rows.map(\.id)
-            lowerBound = ids.count >= candidateLimit
+            snapshot = threadSnapshot
             fused = ids.enumerated().map { i, id in
-                RRFMerger.Fused(emailId: id, score: 1 / (merger.k + Double(i + 1)), source: .filter, keywordRank: nil, semanticRank: nil)
+                RRFMerger.Fused(emailId: id, score: 1 / (merger.k + Double(i + 1)), source: .filter,
+                                keywordRank: nil, semanticRank: nil, bm25: nil, similarity: nil)
             }
             report = SemanticReport(ran: false, reason: "filters only: no text to rank")
         } else {
-            fused = []
-            report = SemanticReport(ran: false, reason: "empty query")
+            return SearchResponse(query: query, conversationCount: 0, keywordMatches: 0, results: [],
+                                  semantic: SemanticReport(ran: false, reason: "empty query"), tookMs: 0)
         }
 
-        let (results, conversations) = try await buildResults(fused: fused, threadOf: threadOf, match: match,
-                                                               queryText: query.text, limit: limit)
+        let terms = FTS5QueryBuilder.terms(of: query.text).map(\.text)
+        let (results, conversations) = try await buildResults(
+            ranking: ranking, semantic: semanticMatches, filtered: fused, threads: snapshot, match: match,
+            queryText: query.text, terms: terms, limit: limit)
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        return SearchResponse(query: query, conversationCount: conversations, conversationCountIsLowerBound: lowerBound,
+        return SearchResponse(query: query, conversationCount: conversations, keywordMatches: keywordCount,
                               results: results, semantic: report, tookMs: ms)
     }
 
-    private func filteredIds(_ filter: EmailFilterSQL) async throws -> Set<Int64> {
-        try await index.read { db in
-            Set(try Int64.fetchAll(db, sql: "SELECT e.id FROM mail.emails e WHERE \(filter.condition)", arguments: filter.arguments))
-        }
-    }
-
-    /// Groups fused emails into conversations (one row per thread, at its best message); only
-    /// the page that is returned is read in full.
-    private func buildResults(fused: [RRFMerger.Fused], threadOf known: [Int64: Int64], match: String?,
-                              queryText: String, limit: Int) async throws -> ([SearchResult], Int) {
-        guard !fused.isEmpty else { return ([], 0) }
-        var threadOf = known
-        let unknown = fused.map(\.emailId).filter { threadOf[$0] == nil }
-        if !unknown.isEmpty {
-            let found = try await index.read { db in
-                try Self.rows(db, sql: "SELECT id, threadId FROM mail.emails WHERE id IN", ids: unknown)
-                    .map { (id: $0["id"] as Int64, thread: $0["threadId"] as Int64?) }
-            }
-            for row in found { threadOf[row.id] = row.thread ?? -row.id }
-        }
-        var order: [Int64] = []
+    /// Groups matches into conversations (one row per thread, at its best message) and counts
+    /// them all; only the page that is returned is read in full. Keyword matches are ordered
+    /// lazily: the best few hundred are sorted and fused, more only when the page needs them.
+    private func buildResults(ranking: KeywordRanking, semantic: [SemanticHit], filtered: [RRFMerger.Fused],
+                              threads: ThreadDirectory.Snapshot, match: String?,
+                              queryText: String, terms: [String], limit: Int) async throws -> ([SearchResult], Int) {
+        let allIds = ranking.hits.lazy.map(\.emailId) + semantic.lazy.map(\.emailId) + filtered.lazy.map(\.emailId)
+        let conversations = threads.conversationCount(of: allIds)
+        guard conversations > 0 else { return ([], 0) }
+        var page: [Int64] = []  // thread ids, best first
         var best: [Int64: RRFMerger.Fused] = [:]
-        var matched: [Int64: Int] = [:]
-        for f in fused {
-            guard let thread = threadOf[f.emailId] else { continue } // deleted meanwhile
-            matched[thread, default: 0] += 1
-            if best[thread] == nil {
+        if !filtered.isEmpty {
+            for f in filtered {
+                guard page.count < limit else { break }
+                guard let thread = threads.thread(of: f.emailId), best[thread] == nil else { continue }
                 best[thread] = f
-                order.append(thread)
+                page.append(thread)
+            }
+        } else {
+            var k = max(4 * limit, 200)
+            while true {
+                page = []
+                best = [:]
+                let top = ranking.top(k)
+                var ranked = top.enumerated().map { (hit: $1, position: $0 + 1) }
+                if !semantic.isEmpty, k < ranking.count {
+                    // Semantic matches that also match by keyword, further down than `k`: fused at their true rank.
+                    let shown = Set(top.map(\.emailId))
+                    ranked += ranking.positions(of: Set(semantic.map(\.emailId)).subtracting(shown))
+                }
+                let fused = merger.merge(ranked: ranked, semantic: semantic)
+                // Past this score the order depends on keyword matches not yet sorted.
+                let boundary = k < ranking.count ? merger.keywordWeight / (merger.k + Double(k + 1)) : -Double.infinity
+                for f in fused {
+                    guard page.count < limit, f.score > boundary else { break }
+                    guard let thread = threads.thread(of: f.emailId), best[thread] == nil else { continue }
+                    best[thread] = f
+                    page.append(thread)
+                }
+                if page.count >= limit || k >= ranking.count { break }
+                k *= 4
             }
         }
-        let page = Array(order.prefix(max(0, limit)))
+        var matched: [Int64: Int] = [:]
+        for thread in page { matched[thread] = 0 }
+        for id in allIds {
+            if let thread = threads.thread(of: id), matched[thread] != nil { matched[thread]! += 1 }
+        }
         let pageIds = page.compactMap { best[$0]?.emailId }
         let highlighter = MatchHighlighter(queryText: match == nil ? "" : queryText)
         let rows = try await index.read { db -> [Int64: EmailRow] in
@@ -164,11 +187,6 @@ public final class SearchEmailsUseCase: Sendable {
         // Snippets come from the first 4,000 characters of the body. A match deeper than that (or
         // only in the subject) shows the stored snippet: re-tokenizing long bodies (FTS5's
         // snippet() does) costs tens of milliseconds on mail with long quoted chains.
-        var snippets: [Int64: (text: String, ranges: [HighlightRange])] = [:]
-        for thread in page {
-            guard let f = best[thread], f.keywordRank != nil, let row = rows[f.emailId], !highlighter.isEmpty else { continue }
-            if let s = highlighter.snippet(of: row.body) { snippets[row.id] = s }
-        }
         let results = page.compactMap { thread -> SearchResult? in
             guard let f = best[thread], let row = rows[f.emailId] else { return nil }
             let subject = row.subject
@@ -176,18 +194,25 @@ public final class SearchEmailsUseCase: Sendable {
             var ranges: [HighlightRange] = []
             if f.keywordRank != nil, !highlighter.isEmpty {
                 ranges = highlighter.ranges(in: subject, field: .subject)
-                if let s = snippets[row.id] {
+                if let s = highlighter.snippet(of: row.body) {
                     snippet = s.text
                     ranges += s.ranges
                 }
             }
+            var why = MatchExplanation()
+            if let rank = f.keywordRank, let bm25 = f.bm25 {
+                why.keyword = MatchExplanation.Keyword(terms: terms, bm25: bm25, rank: rank)
+            }
+            if let rank = f.semanticRank, let similarity = f.similarity {
+                why.semantic = MatchExplanation.Semantic(similarity: similarity, rank: rank)
+            }
             return SearchResult(
-                threadId: row.threadId ?? 0, emailId: row.id, subject: subject, senderName: row.fromName ?? "",
+                threadId: row.threadId ?? thread, emailId: row.id, subject: subject, senderName: row.fromName ?? "",
                 senderEmail: row.fromEmail ?? "", date: row.date, snippet: snippet, highlights: ranges,
                 hasAttachment: row.hasAttachment, score: f.score, matchSource: f.source, accountId: row.accountId,
-                matchedMessages: matched[thread] ?? 1)
+                matchedMessages: matched[thread] ?? 1, why: why)
         }
-        return (results, order.count)
+        return (results, conversations)
     }
 
     /// Runs `sql` (ending in `IN`) over `ids` in chunks that stay below SQLite's variable limit.

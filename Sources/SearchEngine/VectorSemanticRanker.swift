@@ -6,17 +6,28 @@ import SearchIndex
 /// The semantic ranker of the hybrid search: embeds the query with the on-device model and
 /// scans the in-memory vector matrix (FR-SEARCH-07). Without a model, or before any email has
 /// an embedding, it says why and the search runs keyword-only (E-04).
+///
+/// Nearest neighbours always exist, however unrelated: only emails whose cosine similarity to the
+/// query reaches `minimumSimilarity` count as matches. The default was calibrated on labelled real
+/// mail (`make eval`; README, "Semantic similarity floor").
 public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
+    /// The default similarity floor of all-MiniLM-L6-v2 on email (see the type's comment).
+    public static let defaultMinimumSimilarity = 0.35
+
     public let embedder: (any Embedder)?
     public let vectors: VectorSearchEngine
+    /// Emails less similar than this to the query are not semantic matches. Default: `defaultMinimumSimilarity`.
+    public let minimumSimilarity: Double
     private let missingModelReason: String?
 
     /// - Parameters:
     ///   - embedder: the model, or nil when it is not installed (`missingModelReason` says why).
-    public init(embedder: (any Embedder)?, vectors: VectorSearchEngine, missingModelReason: String? = nil) {
+    public init(embedder: (any Embedder)?, vectors: VectorSearchEngine, missingModelReason: String? = nil,
+                minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity) {
         self.embedder = embedder
         self.vectors = vectors
         self.missingModelReason = missingModelReason
+        self.minimumSimilarity = minimumSimilarity
     }
 
     public var unavailableReason: String? {
@@ -25,10 +36,13 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         return nil
     }
 
-    public func rank(text: String, candidates: Set<Int64>?, limit: Int) async throws -> [Int64] {
+    public func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
         guard let embedder else { return [] }
+        if let candidates, candidates.isEmpty { return [] }
         guard let query = try embedder.embed([text]).first else { return [] }
-        return vectors.search(query, k: limit, candidates: candidates).map(\.emailId)
+        return vectors.search(query, k: limit, candidates: candidates)
+            .filter { Double($0.score) >= minimumSimilarity }
+            .map { SemanticHit(emailId: $0.emailId, similarity: Double($0.score)) }
     }
 }
 

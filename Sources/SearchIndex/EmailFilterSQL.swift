@@ -53,17 +53,19 @@ public struct EmailFilterSQL: Sendable {
             args.append(has)
         }
         if let type = filters.attachmentType?.lowercased(), !type.isEmpty {
+            // IN (subquery) rather than EXISTS per email: SQLite runs the subquery once and probes
+            // its result, so a filter costs what the matching rows cost, not a probe per email.
             parts.append("""
-                EXISTS (SELECT 1 FROM \(schema)attachments a WHERE a.emailId = e.id
-                        AND (a.mimeType LIKE ? ESCAPE '\\' OR lower(a.filename) LIKE ? ESCAPE '\\'))
+                e.id IN (SELECT a.emailId FROM \(schema)attachments a
+                         WHERE a.mimeType LIKE ? ESCAPE '\\' OR lower(a.filename) LIKE ? ESCAPE '\\')
                 """)
             args += [like(type), "%." + type]
         }
         if let folder = filters.folder?.lowercased(), !folder.isEmpty {
             let type = FolderType(rawValue: folder) ?? FolderType.guess(fromName: folder)
             parts.append("""
-                EXISTS (SELECT 1 FROM \(schema)email_folders ef JOIN \(schema)folders f ON f.id = ef.folderId
-                        WHERE ef.emailId = e.id AND (lower(f.name) = ? OR lower(f.path) = ? OR f.folderType = ?))
+                e.id IN (SELECT ef.emailId FROM \(schema)folders f JOIN \(schema)email_folders ef ON ef.folderId = f.id
+                         WHERE lower(f.name) = ? OR lower(f.path) = ? OR f.folderType = ?)
                 """)
             args += [folder, folder, type == .custom ? "-" : type.rawValue]
         }
@@ -80,7 +82,7 @@ public struct EmailFilterSQL: Sendable {
             args.append(starred)
         }
         if case .currentFolder(let folderId) = scope {
-            parts.append("EXISTS (SELECT 1 FROM \(schema)email_folders sf WHERE sf.emailId = e.id AND sf.folderId = ?)")
+            parts.append("e.id IN (SELECT sf.emailId FROM \(schema)email_folders sf WHERE sf.folderId = ?)")
             args.append(folderId)
         }
         condition = parts.isEmpty ? "1" : parts.joined(separator: " AND ")

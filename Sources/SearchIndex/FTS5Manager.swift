@@ -1,12 +1,17 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import MailModel
 
 /// One keyword match: an email and its BM25 rank (lower is better, as FTS5 reports it).
 public struct KeywordHit: Sendable, Hashable {
     public var emailId: Int64
-    public var threadId: Int64?
     public var rank: Double
+
+    public init(emailId: Int64, rank: Double) {
+        self.emailId = emailId
+        self.rank = rank
+    }
 }
 
 /// The statements on `email_fts`. Queries are public; mutations are internal so that
@@ -56,34 +61,31 @@ public enum FTS5Manager {
         return db.changesCount
     }
 
-    /// How many of the most recent matches are ranked by BM25 when a query matches more.
-    public static let rankingWindow = 1_000
-
-    /// Ranked matches of `match`, intersected with the filters, best first, and whether the
-    /// match was broad. BM25 must score every match it ranks, so a query matching a large part of
-    /// the mailbox ("the") ranks only its `rankingWindow` most recent matches (highest rowids,
-    /// found by an early-terminating scan): latency stays flat whatever the corpus size.
-    public static func search(match: String, filter: EmailFilterSQL, limit: Int, db: Database) throws -> (hits: [KeywordHit], broad: Bool) {
-        let cutoff = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT rowid FROM email_fts WHERE email_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"),
-            arguments: [match, rankingWindow - 1])
-        // Without filters there is nothing to join: thread ids are read later, for the returned rows only.
-        let sql = filter.isEmpty ? """
-            SELECT f.rowid AS id, NULL AS threadId, bm25(email_fts, \(SearchDatabase.bm25Weights)) AS rank
-            FROM email_fts f WHERE email_fts MATCH ? AND f.rowid >= ? AND 1
-            ORDER BY rank LIMIT ?
+    /// Every email that matches `match` — and is in `candidates`, when given — with its BM25 rank,
+    /// in no particular order. Nothing is capped: a search ranks all of its matches, so its best
+    /// results are the true BM25 best and its conversation count is exact. With candidates, FTS5
+    /// still walks every match of the text but computes BM25 only for the candidates
+    /// (`ms_email_in`), so a filter that keeps little mail makes the search cheaper.
+    public static func matches(match: String, candidates: EmailIdSet?, db: Database) throws -> [KeywordHit] {
+        var hits: [KeywordHit] = []
+        let sql = candidates == nil ? """
+            SELECT rowid, bm25(email_fts, \(SearchDatabase.bm25Weights)) FROM email_fts WHERE email_fts MATCH ?
             """ : """
-            SELECT f.rowid AS id, e.threadId AS threadId, bm25(email_fts, \(SearchDatabase.bm25Weights)) AS rank
-            FROM email_fts f JOIN mail.emails e ON e.id = f.rowid
-            WHERE email_fts MATCH ? AND f.rowid >= ? AND \(filter.condition)
-            ORDER BY rank LIMIT ?
+            SELECT rowid, bm25(email_fts, \(SearchDatabase.bm25Weights)) FROM email_fts
+            WHERE email_fts MATCH ? AND ms_email_in(rowid, ?)
             """
-        var args: StatementArguments = [match, cutoff ?? Int64.min]
-        args += filter.arguments
-        args += [limit]
-        let hits = try Row.fetchAll(db.cachedStatement(sql: sql), arguments: args).map {
-            KeywordHit(emailId: $0["id"], threadId: $0["threadId"], rank: $0["rank"])
+        try RawStatementScan.forEachRow(db, sql: sql, text: match, set: candidates) { row in
+            hits.append(KeywordHit(emailId: sqlite3_column_int64(row, 0), rank: sqlite3_column_double(row, 1)))
         }
-        return (hits, cutoff != nil)
+        return hits
+    }
+
+    /// FTS5's own BM25 top-`limit` of `match`, best first, with no filter and no grouping: the
+    /// baseline the benchmark compares the whole keyword search with.
+    public static func topRanked(match: String, limit: Int, db: Database) throws -> [KeywordHit] {
+        try Row.fetchAll(db.cachedStatement(sql: """
+            SELECT rowid AS id, bm25(email_fts, \(SearchDatabase.bm25Weights)) AS rank FROM email_fts
+            WHERE email_fts MATCH ? ORDER BY rank LIMIT ?
+            """), arguments: [match, limit]).map { KeywordHit(emailId: $0["id"], rank: $0["rank"]) }
     }
 }

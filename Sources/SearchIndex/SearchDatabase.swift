@@ -45,6 +45,7 @@ final class SearchDatabase: Sendable {
             try db.execute(sql: "PRAGMA mail.cache_size = -65536")
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
             try db.execute(sql: "PRAGMA mail.mmap_size = 268435456")
+            try RawStatementScan.registerFunctions(db)
         }
         pool = try DatabasePool(path: url.path, configuration: config)
         try pool.write { db in

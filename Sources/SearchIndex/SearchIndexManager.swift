@@ -28,6 +28,8 @@ public final class SearchIndexManager: Sendable {
     private let notices: @Sendable (String) -> Void
     private let current: LockedValue<SearchDatabase>
     private let generationCounter = LockedValue(0)
+    /// Every email's conversation, in memory, for grouping and counting search matches.
+    public let threads = ThreadDirectory()
 
     /// Changes whenever the index does (emails indexed or removed, reconcile, rebuild):
     /// caches of search results key their entries by it (`SearchCache`).
@@ -144,11 +146,21 @@ public final class SearchIndexManager: Sendable {
 
     // MARK: Queries
 
-    /// Ranked keyword matches of `match` (an FTS5 expression from `FTS5QueryBuilder`) within the filters.
-    public func keywordSearch(match: String, filter: EmailFilterSQL, limit: Int) throws -> [KeywordHit] {
+    /// FTS5's own BM25 top-`limit` of `match` (an FTS5 expression from `FTS5QueryBuilder`), no
+    /// filters, no grouping: the baseline of the keyword benchmark.
+    public func rawKeywordTop(match: String, limit: Int) throws -> [KeywordHit] {
         try withDatabase { db in
-            try db.pool.read { try FTS5Manager.search(match: match, filter: filter, limit: limit, db: $0).hits }
+            try db.pool.read { try FTS5Manager.topRanked(match: match, limit: limit, db: $0) }
         }
+    }
+
+    /// The emails that pass `filter` (structured filters and scope), read in `db`'s transaction.
+    public static func candidates(_ filter: EmailFilterSQL, db: Database) throws -> EmailIdSet {
+        var set = EmailIdSet()
+        let statement = try db.cachedStatement(sql: "SELECT e.id FROM mail.emails e WHERE \(filter.condition)")
+        let ids = try Int64.fetchCursor(statement, arguments: filter.arguments)
+        while let id = try ids.next() { set.insert(id) }
+        return set
     }
 
     /// Runs `body` in a read transaction of the search database (mail attached as `mail`).

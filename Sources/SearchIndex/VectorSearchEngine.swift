@@ -116,7 +116,14 @@ public final class VectorSearchEngine: @unchecked Sendable {
     /// The `k` most similar emails to `query` (normalised), best first, with their cosine
     /// similarity. `exact` forces the float32 scan (for measuring the int8 scan's recall).
     public func search(
-        _ query: [Float], k: Int = 50, candidates: Set<Int64>? = nil, exact: Bool = false
+        _ query: [Float], k: Int = 50, candidates: Set<Int64>, exact: Bool = false
+    ) -> [(emailId: Int64, score: Float)] {
+        search(query, k: k, candidates: EmailIdSet(candidates), exact: exact)
+    }
+
+    /// The `k` most similar emails to `query` among `candidates` (all when nil).
+    public func search(
+        _ query: [Float], k: Int = 50, candidates: EmailIdSet? = nil, exact: Bool = false
     ) -> [(emailId: Int64, score: Float)] {
         guard query.count == dimension, k > 0 else { return [] }
         return lock.withLock {
@@ -124,7 +131,7 @@ public final class VectorSearchEngine: @unchecked Sendable {
             if let candidates, candidates.count < ids.count / 16 {
                 // A narrow filter: score just its rows (each costs a hash lookup and a random
                 // read, about ten times a row of the sequential int8 scan).
-                return exactTop(query, k: k, rows: candidates.lazy.compactMap { self.rowOf[$0] })
+                return exactTop(query, k: k, rows: candidates.ids.lazy.compactMap { self.rowOf[$0] })
                     .map { (ids[$0.row], $0.score) }
             }
             let mask = candidates.map(rowMask)
@@ -152,10 +159,9 @@ public final class VectorSearchEngine: @unchecked Sendable {
     }
 
     /// One bit per row: set when the row's email is a candidate.
-    private func rowMask(_ candidates: Set<Int64>) -> [UInt64] {
+    private func rowMask(_ candidates: EmailIdSet) -> [UInt64] {
         var mask = [UInt64](repeating: 0, count: (ids.count + 63) / 64)
-        for id in candidates {
-            guard let row = rowOf[id] else { continue }
+        for (row, id) in ids.enumerated() where candidates.contains(id) {
             mask[row >> 6] |= 1 << UInt64(row & 63)
         }
         return mask

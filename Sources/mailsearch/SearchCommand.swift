@@ -5,6 +5,8 @@ import MailStore
 import SearchEngine
 import SearchIndex
 
+extension SearchMode: ExpressibleByArgument {}
+
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
@@ -28,18 +30,32 @@ struct SearchCommand: AsyncParsableCommand {
     @Flag(help: "Do not add this query to the recent searches.")
     var noHistory = false
 
+    @Option(help: ArgumentHelp("hybrid (keyword and semantic, fused), keyword or semantic.", valueName: "mode"))
+    var mode: SearchMode = .hybrid
+
+    @Option(help: ArgumentHelp(
+        "The least cosine similarity (0–1) for a semantic match; lower finds more, and more noise.",
+        valueName: "similarity"))
+    var minSimilarity = VectorSemanticRanker.defaultMinimumSimilarity
+
+    @Flag(help: "Say why each result matched: the keyword terms and BM25 rank, the semantic similarity.")
+    var why = false
+
     @OptionGroup var clock: ClockOptions
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
         guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000") }
+        guard (-1...1).contains(minSimilarity) else {
+            throw ValidationError("--min-similarity must be between -1 and 1 (a cosine similarity); got \(minSimilarity)")
+        }
     }
 
     func run() async throws {
         let context = try SearchContext(global: global, readOnly: noHistory)
         let useCase = SearchEmailsUseCase(index: context.index, parser: clock.parser(),
-                                          semantic: try context.semanticRanker())
-        let response = try await useCase.search(query, scope: try context.scope(scope), limit: limit)
+                                          semantic: mode == .keyword ? nil : try context.semanticRanker(minimumSimilarity: minSimilarity))
+        let response = try await useCase.search(query, scope: try context.scope(scope), limit: limit, mode: mode)
         if !noHistory { try context.store.recordSearch(query) }
         if global.json {
             try Output.printJSON(SearchJSON(response))
@@ -49,7 +65,7 @@ struct SearchCommand: AsyncParsableCommand {
             print("No results for \"\(query)\" — try fewer words or remove a filter")
             return
         }
-        let count = "\(response.conversationCount)\(response.conversationCountIsLowerBound ? "+" : "")"
+        let count = "\(response.conversationCount)"
         print("\(count) conversation\(response.conversationCount == 1 ? "" : "s")  (\(String(format: "%.1f", response.tookMs)) ms)")
         let bold = Output.stdoutIsTerminal
         for r in response.results {
@@ -62,7 +78,20 @@ struct SearchCommand: AsyncParsableCommand {
             print("t\(r.threadId)  \(Output.date(r.date))  \(sender)\(count)\(clip)")
             print("  \(subject.isEmpty ? "(no subject)" : subject)")
             if !snippet.isEmpty { print("  \(snippet)") }
+            if why { print("  why: \(Self.explain(r))") }
         }
+    }
+
+    /// "matched gas, prices (BM25 #3) · similarity 0.52 (#7)".
+    static func explain(_ r: SearchResult) -> String {
+        var parts: [String] = []
+        if let k = r.why.keyword {
+            parts.append("matched \(k.terms.joined(separator: ", ")) (keyword #\(k.rank), BM25 \(String(format: "%.2f", k.bm25)))")
+        }
+        if let s = r.why.semantic {
+            parts.append("similarity \(String(format: "%.2f", s.similarity)) (semantic #\(s.rank))")
+        }
+        return parts.isEmpty ? "passes the filters" : parts.joined(separator: " · ")
     }
 
     /// Renders highlight ranges as ANSI bold (or leaves the text plain).
@@ -113,11 +142,12 @@ struct SearchJSON: Encodable {
         var accountId: Int64
         var hasAttachment: Bool
         var matchedMessages: Int
+        var why: MatchExplanation
     }
 
     var query: QueryJSON
     var conversationCount: Int
-    var conversationCountIsLowerBound: Bool
+    var keywordMatches: Int
     var results: [ResultJSON]
     var semantic: SemanticReport
     var tookMs: Double
@@ -125,12 +155,12 @@ struct SearchJSON: Encodable {
     init(_ r: SearchResponse) {
         query = QueryJSON(text: r.query.text, filters: r.query.filters, scope: r.query.scope)
         conversationCount = r.conversationCount
-        conversationCountIsLowerBound = r.conversationCountIsLowerBound
+        keywordMatches = r.keywordMatches
         results = r.results.map {
             ResultJSON(threadId: $0.threadId, emailId: $0.emailId, subject: $0.subject, senderName: $0.senderName,
                        senderEmail: $0.senderEmail, date: $0.date, snippet: $0.snippet, highlights: $0.highlights,
                        score: $0.score, matchSource: $0.matchSource, accountId: $0.accountId,
-                       hasAttachment: $0.hasAttachment, matchedMessages: $0.matchedMessages)
+                       hasAttachment: $0.hasAttachment, matchedMessages: $0.matchedMessages, why: $0.why)
         }
         semantic = r.semantic
         tookMs = r.tookMs

@@ -57,7 +57,7 @@ struct SearchContext {
 
     /// The semantic ranker when the model is installed and embeddings exist; otherwise a ranker
     /// that reports why semantic search is off (E-04: the search still runs, keyword-only).
-    func semanticRanker() throws -> VectorSemanticRanker {
+    func semanticRanker(minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity) throws -> VectorSemanticRanker {
         let vectors = VectorSearchEngine()
         let status = ModelStore().status()
         guard status.isInstalled else {
@@ -70,7 +70,7 @@ struct SearchContext {
         }
         try vectors.load(from: store)
         let embedder = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: status.directory))
-        return VectorSemanticRanker(embedder: embedder, vectors: vectors)
+        return VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: minimumSimilarity)
     }
 
     /// Index status with embedding coverage and whether semantic search can run.

@@ -1,5 +1,6 @@
 import MailModel
 import SearchEngine
+import SearchIndex
 import XCTest
 
 /// The five RRFMerger scenarios of spec 002 §6.
@@ -23,10 +24,34 @@ final class RRFMergerTests: XCTestCase {
     }
 
     func testSemanticWeightIsOnePointFive() {
-        let fused = merger.merge(keyword: [1], semantic: [2])
+        let plain = RRFMerger(protectedKeywordResults: 0)
+        let fused = plain.merge(keyword: [1], semantic: [2])
         XCTAssertEqual(fused.map(\.emailId), [2, 1], "rank 1 semantic (1.5/61) beats rank 1 keyword (1/61)")
-        let unweighted = RRFMerger(semanticWeight: 1.0).merge(keyword: [1], semantic: [2])
+        let unweighted = RRFMerger(semanticWeight: 1.0, protectedKeywordResults: 0).merge(keyword: [1], semantic: [2])
         XCTAssertEqual(unweighted.map(\.emailId), [1, 2], "equal scores break on the keyword rank")
+    }
+
+    func testBestKeywordMatchesAreNeverPushedDownBySemanticOnlyResults() {
+        // Plain RRF would put the three semantic-only neighbours (1.5/61, 1.5/62, 1.5/63) above
+        // every keyword hit; the best three keyword matches come first instead.
+        let fused = merger.merge(keyword: [1, 2, 3, 4, 5], semantic: [10, 11, 12])
+        XCTAssertEqual(Array(fused.map(\.emailId).prefix(3)), [1, 2, 3])
+        XCTAssertEqual(Array(fused.map(\.emailId).dropFirst(3).prefix(3)), [10, 11, 12], "then RRF order resumes")
+        XCTAssertEqual(fused.count, 8)
+        // A document both rankers found still rises above keyword-only ones.
+        let both = merger.merge(keyword: [1, 2, 3, 4], semantic: [4, 10])
+        XCTAssertEqual(both.first?.emailId, 4)
+        XCTAssertEqual(both.first?.source, .both)
+        XCTAssertEqual(Array(both.map(\.emailId).prefix(4)), [4, 1, 2, 3], "semantic-only 10 waits for the top 3 keyword hits")
+    }
+
+    func testScoresTravelWithTheFusedResult() {
+        let fused = merger.merge(keyword: [KeywordHit(emailId: 1, rank: -7.5)], semantic: [SemanticHit(emailId: 1, similarity: 0.61)])
+        XCTAssertEqual(fused.count, 1)
+        XCTAssertEqual(fused[0].bm25, -7.5)
+        XCTAssertEqual(fused[0].similarity, 0.61)
+        XCTAssertEqual(fused[0].keywordRank, 1)
+        XCTAssertEqual(fused[0].semanticRank, 1)
     }
 
     func testDuplicatesCountOnceAtTheirBestRank() {
@@ -37,7 +62,7 @@ final class RRFMergerTests: XCTestCase {
     }
 
     func testEmpty() {
-        XCTAssertTrue(merger.merge(keyword: [], semantic: []).isEmpty)
+        XCTAssertTrue(merger.merge(keyword: [Int64](), semantic: [Int64]()).isEmpty)
     }
 }
 

@@ -107,9 +107,10 @@ final class FakeSemanticRanker: SemanticRanker, @unchecked Sendable {
         self.failure = failure
     }
 
-    func rank(text: String, candidates: Set<Int64>?, limit: Int) async throws -> [Int64] {
-        lock.withLock { calls.append((text, candidates)) }
+    func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
+        lock.withLock { calls.append((text, candidates.map { Set($0.ids) })) }
         if let failure { throw failure }
-        return Array(ranking.filter { candidates?.contains($0) ?? true }.prefix(limit))
+        return Array(ranking.filter { candidates?.contains($0) ?? true }.prefix(limit)).enumerated()
+            .map { SemanticHit(emailId: $1, similarity: 0.9 - 0.01 * Double($0)) }
     }
 }

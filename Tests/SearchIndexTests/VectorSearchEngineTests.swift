@@ -49,10 +49,10 @@ final class VectorSearchEngineTests: XCTestCase {
         let engine = VectorSearchEngine(dimension: 384, quantizedScanThreshold: 0)
         let vectors = randomUnitVectors(12_000, seed: 7)
         engine.upsert(vectors.enumerated().map { (emailId: Int64($0), vector: $1) })
-        let half = Set((0..<12_000).filter { $0 % 2 == 0 }.map(Int64.init))
+        let half = EmailIdSet((0..<12_000).filter { $0 % 2 == 0 }.map(Int64.init))
         var found = 0, wanted = 0
         for query in randomUnitVectors(20, seed: 99) {
-            for candidates in [nil, half] {
+            for candidates in [EmailIdSet?.none, half] {
                 let exact = engine.search(query, k: 50, candidates: candidates, exact: true)
                 let approximate = engine.search(query, k: 50, candidates: candidates)
                 XCTAssertEqual(approximate.count, 50)

@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Whole-result scans that read columns straight from SQLite, for the few queries that return
+/// every match of a search (tens of thousands of rows, where GRDB's `Row` would cost more than
+/// the query), and the `ms_email_in(rowid, set)` SQL function that tests a row against an
+/// `EmailIdSet` bound as a pointer (SQLite's pointer-passing interface), so that FTS5 computes
+/// BM25 only for the matches that pass the filters.
+enum RawStatementScan {
+    /// The pointer type name `ms_email_in` accepts; static, as SQLite requires.
+    private static let pointerType: StaticString = "mailsearch.EmailIdSet"
+
+    private static var pointerTypeName: UnsafePointer<CChar> {
+        UnsafeRawPointer(pointerType.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// What `ms_email_in` reads: the words of an `EmailIdSet`.
+    private struct Bits {
+        var words: UnsafePointer<UInt64>?
+        var count: Int
+    }
+
+    /// Registers `ms_email_in(rowid, set)` on a connection.
+    static func registerFunctions(_ db: Database) throws {
+        let code = sqlite3_create_function_v2(
+            db.sqliteConnection!, "ms_email_in", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, _, argv in
+                guard let argv, let raw = sqlite3_value_pointer(argv[1], RawStatementScan.pointerTypeName) else {
+                    sqlite3_result_int(context, 0)
+                    return
+                }
+                let bits = raw.assumingMemoryBound(to: Bits.self).pointee
+                let id = sqlite3_value_int64(argv[0])
+                let word = Int(id >> 6)
+                let member = id >= 0 && word < bits.count && bits.words![word] & (1 << UInt64(id & 63)) != 0
+                sqlite3_result_int(context, member ? 1 : 0)
+            }, nil, nil, nil)
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register ms_email_in")
+        }
+    }
+
+    /// Runs `sql` with `text` bound to its first parameter and, when `set` is given, the set bound
+    /// as a pointer to its second; calls `row` for every result row.
+    static func forEachRow(_ db: Database, sql: String, text: String?, set: EmailIdSet? = nil,
+                           row: (OpaquePointer) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: sql)
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        if let text { sqlite3_bind_text(handle, 1, text, -1, transient) }
+        func step() throws {
+            while true {
+                let code = sqlite3_step(handle)
+                if code == SQLITE_DONE { return }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code),
+                                        message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+                }
+                try row(handle)
+            }
+        }
+        guard let set else { return try step() }
+        try set.words.withUnsafeBufferPointer { words in
+            var bits = Bits(words: words.baseAddress, count: words.count)
+            try withUnsafeMutablePointer(to: &bits) { pointer in
+                sqlite3_bind_pointer(handle, text == nil ? 1 : 2, pointer, pointerTypeName, nil)
+                try step()
+            }
+        }
+    }
+}
