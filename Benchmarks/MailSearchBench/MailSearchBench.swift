@@ -369,27 +369,37 @@ struct MailSearchBench {
         let useCase = SearchEmailsUseCase(index: index, parser: parser)
         for q in queries.isEmpty ? realQueries.flatMap(\.queries) : queries {
             let parsed = parser.parse(q)
-            let filter = EmailFilterSQL(filters: parsed.filters, scope: parsed.scope)
             guard let match = FTS5QueryBuilder.matchExpression(for: parsed.text) else { continue }
-            var cand = Samples(), fts = Samples(), snap = Samples(), sort = Samples(), whole = Samples()
+            var cand = Samples(), fts = Samples(), snap = Samples(), sort = Samples(), whole = Samples(), light = Samples()
             var n = 0, c = 0
             for _ in 0..<20 {
                 var candidates: EmailIdSet?
-                cand.add(try measure { candidates = filter.isEmpty ? nil : try index.read { try SearchIndexManager.candidates(filter, db: $0) } })
+                cand.add(try measure {
+                    candidates = try index.read { db in
+                        try SearchIndexManager.candidates(filters: parsed.filters, scope: parsed.scope,
+                                                          directory: try index.directory.snapshot(db), db: db)
+                    }
+                })
                 var hits: [KeywordHit] = []
                 fts.add(try measure { hits = try index.read { try FTS5Manager.matches(match: match, candidates: candidates, db: $0) } })
-                snap.add(try measure { _ = try index.read { try index.threads.snapshot($0) } })
-                sort.add(measure {
-                    hits.sort { $0.rank != $1.rank ? $0.rank < $1.rank : $0.emailId > $1.emailId }
-                    _ = RRFMerger().merge(keyword: hits, semantic: [])
+                snap.add(try measure { _ = try index.read { try EmailDirectory().snapshot($0) } })
+                sort.add(measure { _ = RRFMerger().merge(keyword: KeywordRanking(hits: hits).top(200), semantic: []) })
+                var response: SearchResponse?
+                whole.add(try await measureAsync { response = try await useCase.search(parsed, mode: .keyword) })
+                let ids = response?.results.map(\.emailId) ?? []
+                let bodies = try await index.read { db in
+                    try String.fetchAll(db, sql: "SELECT substr(bodyPlain, 1, 4000) FROM mail.emails WHERE id IN (\(ids.map(String.init).joined(separator: ",")))")
+                }
+                light.add(measure {
+                    let h = MatchHighlighter(queryText: parsed.text)
+                    for b in bodies { _ = h.snippet(of: b) }
                 })
-                whole.add(try await measureAsync { _ = try await useCase.search(parsed, mode: .keyword) })
                 n = hits.count
                 c = candidates?.count ?? -1
             }
-            report(String(format: "  %-30@ candidates %6.2f ms (%6d)  fts %6.2f ms (%6d)  snapshot %5.2f  sort+fuse %5.2f  whole %6.2f ms",
+            report(String(format: "  %-30@ candidates %6.2f ms (%6d)  fts %6.2f ms (%6d)  directory load %5.2f  top-200+fuse %5.2f  highlight %5.2f  whole %6.2f ms",
                           q as NSString, cand.percentile(50), c, fts.percentile(50), n, snap.percentile(50),
-                          sort.percentile(50), whole.percentile(50)))
+                          sort.percentile(50), light.percentile(50), whole.percentile(50)))
         }
     }
 

@@ -140,20 +140,24 @@ enum MailSchema {
         migrator.registerMigration("v5-sender-index") { db in
             try db.execute(sql: "CREATE INDEX emails_from_lower ON emails(lower(fromEmail))")
         }
-        migrator.registerMigration("v6-thread-version") { db in
-            // A counter that every change to the email → thread assignment bumps (triggers, so no
-            // writer can forget): in-memory copies of that assignment (the search's conversation
-            // grouping) know when to reload, whichever process wrote.
+        migrator.registerMigration("v6-email-directory") { db in
+            // What a search needs of every email — its conversation, date and flags — in one narrow
+            // covering index, read in one scan into memory (the search's `EmailDirectory`); it
+            // replaces the index on threadId alone, which its first column serves the same way.
+            // A counter, bumped by triggers on every change to those columns (no writer can forget,
+            // whichever process), says when the in-memory copy must be read again.
             try db.execute(sql: """
-                CREATE TABLE thread_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
-                INSERT INTO thread_version (id, version) VALUES (1, 1);
-                CREATE TRIGGER emails_thread_insert AFTER INSERT ON emails
-                    BEGIN UPDATE thread_version SET version = version + 1 WHERE id = 1; END;
-                CREATE TRIGGER emails_thread_delete AFTER DELETE ON emails
-                    BEGIN UPDATE thread_version SET version = version + 1 WHERE id = 1; END;
-                CREATE TRIGGER emails_thread_update AFTER UPDATE OF threadId ON emails
-                    WHEN OLD.threadId IS NOT NEW.threadId
-                    BEGIN UPDATE thread_version SET version = version + 1 WHERE id = 1; END;
+                DROP INDEX emails_thread;
+                CREATE INDEX emails_directory ON emails(threadId, sortDate, isRead, isStarred, hasAttachment, category);
+                CREATE TABLE email_directory_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL);
+                INSERT INTO email_directory_version (id, version) VALUES (1, 1);
+                CREATE TRIGGER emails_directory_insert AFTER INSERT ON emails
+                    BEGIN UPDATE email_directory_version SET version = version + 1 WHERE id = 1; END;
+                CREATE TRIGGER emails_directory_delete AFTER DELETE ON emails
+                    BEGIN UPDATE email_directory_version SET version = version + 1 WHERE id = 1; END;
+                CREATE TRIGGER emails_directory_update
+                    AFTER UPDATE OF threadId, sortDate, isRead, isStarred, hasAttachment, category ON emails
+                    BEGIN UPDATE email_directory_version SET version = version + 1 WHERE id = 1; END;
                 """)
         }
         return migrator

@@ -49,16 +49,23 @@ public final class SearchEmailsUseCase: Sendable {
     public func search(_ query: SearchQuery, limit: Int = 20, mode: SearchMode = .hybrid) async throws -> SearchResponse {
         let clock = ContinuousClock()
         let started = clock.now
-        let filter = EmailFilterSQL(filters: query.filters, scope: query.scope)
         let match = FTS5QueryBuilder.matchExpression(for: query.text)
-        let threads = index.threads
+        let directory = index.directory
+        guard match != nil || !query.filters.isEmpty || query.scope != .allMail else {
+            return SearchResponse(query: query, conversationCount: 0, keywordMatches: 0, results: [],
+                                  semantic: SemanticReport(ran: false, reason: "empty query"), tookMs: 0)
+        }
+        let (snapshot, candidates) = try await index.read { db in
+            let snapshot = try directory.snapshot(db)
+            return (snapshot, try SearchIndexManager.candidates(filters: query.filters, scope: query.scope,
+                                                                directory: snapshot, db: db))
+        }
 
-        var fused: [RRFMerger.Fused] = []
         var ranking = KeywordRanking(hits: [])
         var semanticMatches: [SemanticHit] = []
-        var snapshot: ThreadDirectory.Snapshot
         var report: SemanticReport
         var keywordCount = 0
+        var filtersOnly = false
         if let match {
             let semanticText = query.text.trimmingCharacters(in: .whitespacesAndNewlines)
             var skipReason: String?
@@ -71,13 +78,9 @@ public final class SearchEmailsUseCase: Sendable {
             } else if semantic == nil {
                 skipReason = "no embedding model installed"
             }
-            let candidates: EmailIdSet? = filter.isEmpty ? nil : try await index.read { db in
-                try SearchIndexManager.candidates(filter, db: db)
-            }
-            let runKeyword = mode != .semantic
-            async let keywordPart = index.read { db -> (hits: [KeywordHit], threads: ThreadDirectory.Snapshot) in
-                let hits = runKeyword ? try FTS5Manager.matches(match: match, candidates: candidates, db: db) : []
-                return (hits, try threads.snapshot(db))
+            let runKeyword = mode != .semantic && candidates?.isEmpty != true
+            async let keywordPart = index.read { db -> [KeywordHit] in
+                runKeyword ? try FTS5Manager.matches(match: match, candidates: candidates, db: db) : []
             }
             var semanticHits: [SemanticHit] = []
             if skipReason == nil, let semantic {
@@ -90,32 +93,22 @@ public final class SearchEmailsUseCase: Sendable {
             } else {
                 report = SemanticReport(ran: false, reason: skipReason)
             }
-            let (hits, threadSnapshot) = try await keywordPart
-            snapshot = threadSnapshot
+            let hits = try await keywordPart
             keywordCount = hits.count
             ranking = KeywordRanking(hits: hits)
             semanticMatches = semanticHits
-        } else if !query.filters.isEmpty || query.scope != .allMail {
-            let (ids, threadSnapshot) = try await index.read { db -> ([Int64], ThreadDirectory.Snapshot) in
-                let ids = try Int64.fetchAll(db, sql: """
-                    SELECT e.id FROM mail.emails e WHERE \(filter.condition) ORDER BY e.sortDate DESC, e.id DESC
-                    """, arguments: filter.arguments)
-                return (ids, try threads.snapshot(db))
-            }
-            snapshot = threadSnapshot
-            fused = ids.enumerated().map { i, id in
-                RRFMerger.Fused(emailId: id, score: 1 / (merger.k + Double(i + 1)), source: .filter,
-                                keywordRank: nil, semanticRank: nil, bm25: nil, similarity: nil)
-            }
-            report = SemanticReport(ran: false, reason: "filters only: no text to rank")
         } else {
-            return SearchResponse(query: query, conversationCount: 0, keywordMatches: 0, results: [],
-                                  semantic: SemanticReport(ran: false, reason: "empty query"), tookMs: 0)
+            // Filters alone: the matching mail, newest first (unknown dates last).
+            filtersOnly = true
+            ranking = KeywordRanking(hits: (candidates?.ids ?? []).map {
+                KeywordHit(emailId: $0, rank: -(snapshot.date(of: $0) ?? -Double.infinity))
+            })
+            report = SemanticReport(ran: false, reason: "filters only: no text to rank")
         }
 
         let terms = FTS5QueryBuilder.terms(of: query.text).map(\.text)
         let (results, conversations) = try await buildResults(
-            ranking: ranking, semantic: semanticMatches, filtered: fused, threads: snapshot, match: match,
+            ranking: ranking, semantic: semanticMatches, filtersOnly: filtersOnly, threads: snapshot, match: match,
             queryText: query.text, terms: terms, limit: limit)
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -126,27 +119,33 @@ public final class SearchEmailsUseCase: Sendable {
     /// Groups matches into conversations (one row per thread, at its best message) and counts
     /// them all; only the page that is returned is read in full. Keyword matches are ordered
     /// lazily: the best few hundred are sorted and fused, more only when the page needs them.
-    private func buildResults(ranking: KeywordRanking, semantic: [SemanticHit], filtered: [RRFMerger.Fused],
-                              threads: ThreadDirectory.Snapshot, match: String?,
+    private func buildResults(ranking: KeywordRanking, semantic: [SemanticHit], filtersOnly: Bool,
+                              threads: EmailDirectory.Snapshot, match: String?,
                               queryText: String, terms: [String], limit: Int) async throws -> ([SearchResult], Int) {
-        let allIds = ranking.hits.lazy.map(\.emailId) + semantic.lazy.map(\.emailId) + filtered.lazy.map(\.emailId)
+        let allIds = ranking.hits.lazy.map(\.emailId) + semantic.lazy.map(\.emailId)
         let conversations = threads.conversationCount(of: allIds)
         guard conversations > 0 else { return ([], 0) }
         var page: [Int64] = []  // thread ids, best first
         var best: [Int64: RRFMerger.Fused] = [:]
-        if !filtered.isEmpty {
-            for f in filtered {
-                guard page.count < limit else { break }
-                guard let thread = threads.thread(of: f.emailId), best[thread] == nil else { continue }
-                best[thread] = f
-                page.append(thread)
-            }
-        } else {
+        do {
             var k = max(4 * limit, 200)
             while true {
                 page = []
                 best = [:]
                 let top = ranking.top(k)
+                if filtersOnly {
+                    for (i, hit) in top.enumerated() {
+                        guard page.count < limit else { break }
+                        guard let thread = threads.thread(of: hit.emailId), best[thread] == nil else { continue }
+                        best[thread] = RRFMerger.Fused(emailId: hit.emailId, score: 1 / (merger.k + Double(i + 1)),
+                                                       source: .filter, keywordRank: nil, semanticRank: nil,
+                                                       bm25: nil, similarity: nil)
+                        page.append(thread)
+                    }
+                    if page.count >= limit || k >= ranking.count { break }
+                    k *= 4
+                    continue
+                }
                 var ranked = top.enumerated().map { (hit: $1, position: $0 + 1) }
                 if !semantic.isEmpty, k < ranking.count {
                     // Semantic matches that also match by keyword, further down than `k`: fused at their true rank.

@@ -15,10 +15,7 @@ public struct EmailFilterSQL: Sendable {
         let schema = "mail."
         var parts: [String] = []
         var args: [(any DatabaseValueConvertible)?] = []
-        func like(_ s: String) -> String {
-            "%" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
-                .replacingOccurrences(of: "_", with: "\\_") + "%"
-        }
+        func like(_ s: String) -> String { Self.containsPattern(s) }
         if let sender = filters.sender?.trimmingCharacters(in: .whitespaces), !sender.isEmpty {
             // Resolved through the contacts (every From address, with its display name), then an
             // index on lower(fromEmail): no scan of all mail, whatever its size. The unary + drops
@@ -55,19 +52,14 @@ public struct EmailFilterSQL: Sendable {
         if let type = filters.attachmentType?.lowercased(), !type.isEmpty {
             // IN (subquery) rather than EXISTS per email: SQLite runs the subquery once and probes
             // its result, so a filter costs what the matching rows cost, not a probe per email.
-            parts.append("""
-                e.id IN (SELECT a.emailId FROM \(schema)attachments a
-                         WHERE a.mimeType LIKE ? ESCAPE '\\' OR lower(a.filename) LIKE ? ESCAPE '\\')
-                """)
-            args += [like(type), "%." + type]
+            let ids = Self.attachmentTypeEmailIds(type)
+            parts.append("e.id IN (\(ids.sql))")
+            args += ids.arguments.map { $0 }
         }
         if let folder = filters.folder?.lowercased(), !folder.isEmpty {
-            let type = FolderType(rawValue: folder) ?? FolderType.guess(fromName: folder)
-            parts.append("""
-                e.id IN (SELECT ef.emailId FROM \(schema)folders f JOIN \(schema)email_folders ef ON ef.folderId = f.id
-                         WHERE lower(f.name) = ? OR lower(f.path) = ? OR f.folderType = ?)
-                """)
-            args += [folder, folder, type == .custom ? "-" : type.rawValue]
+            let ids = Self.folderEmailIds(folder)
+            parts.append("e.id IN (\(ids.sql))")
+            args += ids.arguments.map { $0 }
         }
         if let category = filters.category {
             parts.append("e.category = ?")
@@ -82,12 +74,45 @@ public struct EmailFilterSQL: Sendable {
             args.append(starred)
         }
         if case .currentFolder(let folderId) = scope {
-            parts.append("e.id IN (SELECT sf.emailId FROM \(schema)email_folders sf WHERE sf.folderId = ?)")
-            args.append(folderId)
+            let ids = Self.folderEmailIds(folderId: folderId)
+            parts.append("e.id IN (\(ids.sql))")
+            args += ids.arguments.map { $0 }
         }
         condition = parts.isEmpty ? "1" : parts.joined(separator: " AND ")
         arguments = StatementArguments(args.map { $0?.databaseValue ?? .null })
     }
 
     public var isEmpty: Bool { condition == "1" }
+
+    /// A LIKE pattern (with `ESCAPE '\\'`) for text containing `s`.
+    static func containsPattern(_ s: String) -> String {
+        "%" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_") + "%"
+    }
+
+    /// A query for the ids of the emails in a folder or label named `folder` (name, path or type),
+    /// read from the email↔folder link by its folder index.
+    public static func folderEmailIds(_ folder: String) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
+        let name = folder.lowercased()
+        let type = FolderType(rawValue: name) ?? FolderType.guess(fromName: name)
+        return ("""
+            SELECT ef.emailId FROM mail.email_folders ef WHERE ef.folderId IN
+                (SELECT f.id FROM mail.folders f WHERE lower(f.name) = ? OR lower(f.path) = ? OR f.folderType = ?)
+            """, [name, name, type == .custom ? "-" : type.rawValue])
+    }
+
+    /// A query for the ids of the emails in the folder with id `folderId`.
+    public static func folderEmailIds(folderId: Int64) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
+        ("SELECT sf.emailId FROM mail.email_folders sf WHERE sf.folderId = ?", [folderId])
+    }
+
+    /// A query for the ids of the emails with an attachment of MIME type or extension `type`.
+    public static func attachmentTypeEmailIds(_ type: String) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
+        let type = type.lowercased()
+        let pattern = containsPattern(type)
+        return ("""
+            SELECT a.emailId FROM mail.attachments a
+            WHERE a.mimeType LIKE ? ESCAPE '\\' OR lower(a.filename) LIKE ? ESCAPE '\\'
+            """, [pattern, "%." + type])
+    }
 }

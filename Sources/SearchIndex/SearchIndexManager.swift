@@ -28,8 +28,9 @@ public final class SearchIndexManager: Sendable {
     private let notices: @Sendable (String) -> Void
     private let current: LockedValue<SearchDatabase>
     private let generationCounter = LockedValue(0)
-    /// Every email's conversation, in memory, for grouping and counting search matches.
-    public let threads = ThreadDirectory()
+    /// Every email's conversation, date and flags, in memory, for filtering, grouping and counting
+    /// search matches.
+    public let directory = EmailDirectory()
 
     /// Changes whenever the index does (emails indexed or removed, reconcile, rebuild):
     /// caches of search results key their entries by it (`SearchCache`).
@@ -154,13 +155,50 @@ public final class SearchIndexManager: Sendable {
         }
     }
 
-    /// The emails that pass `filter` (structured filters and scope), read in `db`'s transaction.
-    public static func candidates(_ filter: EmailFilterSQL, db: Database) throws -> EmailIdSet {
-        var set = EmailIdSet()
-        let statement = try db.cachedStatement(sql: "SELECT e.id FROM mail.emails e WHERE \(filter.condition)")
-        let ids = try Int64.fetchCursor(statement, arguments: filter.arguments)
-        while let id = try ids.next() { set.insert(id) }
-        return set
+    /// The emails that pass `filters` and `scope`, or nil when nothing restricts the search; read
+    /// in `db`'s transaction. Each filter is resolved where it is cheapest: dates and flags from
+    /// the in-memory `directory`, folders, scope and attachment types from their link tables'
+    /// indexes, and only the rest (sender, recipient, subject…) by SQL over the emails.
+    public static func candidates(filters: SearchFilters, scope: SearchScope, directory: EmailDirectory.Snapshot,
+                                  db: Database) throws -> EmailIdSet? {
+        var rest = filters
+        let test = EmailDirectory.DirectoryFilter(taking: &rest)
+        var queries: [(sql: String, arguments: StatementArguments)] = []
+        func add(_ query: (sql: String, arguments: [any DatabaseValueConvertible])) {
+            queries.append((query.sql, StatementArguments(query.arguments)))
+        }
+        if let folder = rest.folder?.trimmingCharacters(in: .whitespaces), !folder.isEmpty {
+            add(EmailFilterSQL.folderEmailIds(folder))
+        }
+        rest.folder = nil
+        if let type = rest.attachmentType?.trimmingCharacters(in: .whitespaces), !type.isEmpty {
+            add(EmailFilterSQL.attachmentTypeEmailIds(type))
+        }
+        rest.attachmentType = nil
+        if case .currentFolder(let id) = scope { add(EmailFilterSQL.folderEmailIds(folderId: id)) }
+        let remaining = EmailFilterSQL(filters: rest, scope: .allMail)
+        if !remaining.isEmpty {
+            queries.append(("SELECT e.id FROM mail.emails e WHERE \(remaining.condition)", remaining.arguments))
+        }
+        if queries.isEmpty && test.isEmpty { return nil }
+        var sets: [EmailIdSet] = []
+        for query in queries {
+            var set = EmailIdSet()
+            let ids = try Int64.fetchCursor(db, sql: query.sql, arguments: query.arguments)
+            while let id = try ids.next() { set.insert(id) }
+            sets.append(set)
+        }
+        sets.sort { $0.count < $1.count }
+        var result = EmailIdSet()
+        func consider(_ id: Int64) {
+            if directory.passes(id, test), sets.dropFirst().allSatisfy({ $0.contains(id) }) { result.insert(id) }
+        }
+        if let smallest = sets.first {
+            for id in smallest.ids { consider(id) }
+        } else {
+            for id in directory.emailIds { consider(id) }
+        }
+        return result
     }
 
     /// Runs `body` in a read transaction of the search database (mail attached as `mail`).

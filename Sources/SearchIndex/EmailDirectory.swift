@@ -1,0 +1,161 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import MailModel
+
+/// What a search needs to know of every email — its conversation, date and flags — held in memory,
+/// so that a search can group and count all of its matches and apply date and flag filters without
+/// a lookup in `mail.sqlite` per email. It is read in one scan of the `emails_directory` index and
+/// read again whenever `mail.email_directory_version` (bumped by triggers on every insert, delete
+/// and change of those columns, by any process) differs from the version it holds.
+public final class EmailDirectory: @unchecked Sendable {
+    /// One consistent copy, indexed by email id.
+    public struct Snapshot: Sendable {
+        public let version: Int64
+        /// `threads[id]`: the conversation of email `id`; 0 when there is no such email, `-id` for
+        /// an email without a thread (a conversation of its own).
+        let threads: [Int64]
+        /// `dates[id]`: the sort date (Unix seconds), NaN when unknown.
+        let dates: [Double]
+        /// `flags[id]`: read, starred, has an attachment, and the category (`Flags`).
+        let flags: [UInt16]
+        /// One more than the largest thread id.
+        public let threadIdLimit: Int
+
+        struct Flags {
+            static let read: UInt16 = 1, starred: UInt16 = 2, attachment: UInt16 = 4
+            static let categoryShift: UInt16 = 8
+            static func category(_ c: AICategory) -> UInt16 {
+                UInt16(AICategory.allCases.firstIndex(of: c) ?? 0) + 1
+            }
+        }
+
+        /// Every email id in the directory.
+        public var emailIds: some Sequence<Int64> {
+            threads.indices.lazy.filter { self.threads[$0] != 0 }.map { Int64($0) }
+        }
+
+        /// The conversation of `emailId` (`-emailId` when it has no thread), nil for an unknown email.
+        @inline(__always)
+        public func thread(of emailId: Int64) -> Int64? {
+            guard emailId > 0, emailId < threads.count else { return nil }
+            let t = threads[Int(emailId)]
+            return t == 0 ? nil : t
+        }
+
+        /// The sort date of `emailId` (Unix seconds), nil when unknown.
+        public func date(of emailId: Int64) -> Double? {
+            guard thread(of: emailId) != nil else { return nil }
+            let d = dates[Int(emailId)]
+            return d.isNaN ? nil : d
+        }
+
+        /// Counts the distinct conversations of `emailIds` (unknown ids are not counted).
+        public func conversationCount<S: Sequence<Int64>>(of emailIds: S) -> Int {
+            var seen = [UInt64](repeating: 0, count: (threadIdLimit + 63) / 64)
+            var count = 0
+            for id in emailIds {
+                guard let t = thread(of: id) else { continue }
+                if t < 0 { count += 1; continue }
+                let bit: UInt64 = 1 << UInt64(t & 63)
+                if seen[Int(t >> 6)] & bit == 0 {
+                    seen[Int(t >> 6)] |= bit
+                    count += 1
+                }
+            }
+            return count
+        }
+
+        /// Whether `emailId` passes the date and flag filters of `filters` (the others are not looked at).
+        @inline(__always)
+        func passes(_ emailId: Int64, _ test: DirectoryFilter) -> Bool {
+            guard emailId > 0, emailId < threads.count, threads[Int(emailId)] != 0 else { return false }
+            let i = Int(emailId)
+            if test.hasDates {
+                let d = dates[i]
+                if d.isNaN || d < test.start || d >= test.end { return false }
+            }
+            return flags[i] & test.mask == test.expected
+        }
+    }
+
+    /// The date and flag filters of a search, as a test on a snapshot's columns.
+    struct DirectoryFilter {
+        var hasDates = false
+        var start = -Double.infinity, end = Double.infinity
+        var mask: UInt16 = 0, expected: UInt16 = 0
+
+        /// Takes the date and flag filters out of `filters` (leaving the rest for SQL).
+        init(taking filters: inout SearchFilters) {
+            if let range = filters.dateRange {
+                hasDates = true
+                if let s = range.start { start = s.timeIntervalSince1970 }
+                if let e = range.end { end = e.timeIntervalSince1970 }
+                filters.dateRange = nil
+            }
+            func flag(_ value: Bool?, _ bit: UInt16) {
+                guard let value else { return }
+                mask |= bit
+                if value { expected |= bit }
+            }
+            flag(filters.isRead, Snapshot.Flags.read); filters.isRead = nil
+            flag(filters.isStarred, Snapshot.Flags.starred); filters.isStarred = nil
+            flag(filters.hasAttachment, Snapshot.Flags.attachment); filters.hasAttachment = nil
+            if let category = filters.category {
+                mask |= 0xFF << Snapshot.Flags.categoryShift
+                expected |= Snapshot.Flags.category(category) << Snapshot.Flags.categoryShift
+                filters.category = nil
+            }
+        }
+
+        var isEmpty: Bool { !hasDates && mask == 0 }
+    }
+
+    private let lock = NSLock()
+    private var cached: Snapshot?
+
+    public init() {}
+
+    /// The current directory, read in `db`'s transaction (where mail.sqlite is attached as `mail`).
+    public func snapshot(_ db: Database) throws -> Snapshot {
+        let version = try Int64.fetchOne(db, sql: "SELECT version FROM mail.email_directory_version WHERE id = 1") ?? -1
+        if let cached = lock.withLock({ cached }), cached.version == version { return cached }
+        let maxId = Int(try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM mail.emails") ?? 0)
+        var threads = [Int64](repeating: 0, count: maxId + 1)
+        var dates = [Double](repeating: .nan, count: maxId + 1)
+        var flags = [UInt16](repeating: 0, count: maxId + 1)
+        let categoryNames = AICategory.allCases.map { (Array($0.rawValue.utf8CString), Snapshot.Flags.category($0)) }
+        var limit: Int64 = 0
+        try RawStatementScan.forEachRow(db, sql: """
+            SELECT id, threadId, sortDate, isRead, isStarred, hasAttachment, category
+            FROM mail.emails INDEXED BY emails_directory
+            """, text: nil) { row in
+            let id = Int(sqlite3_column_int64(row, 0))
+            guard id > 0, id <= maxId else { return }
+            if sqlite3_column_type(row, 1) == SQLITE_NULL {
+                threads[id] = -Int64(id)
+            } else {
+                let t = sqlite3_column_int64(row, 1)
+                threads[id] = t
+                limit = max(limit, t)
+            }
+            if sqlite3_column_type(row, 2) != SQLITE_NULL { dates[id] = sqlite3_column_double(row, 2) }
+            var f: UInt16 = 0
+            if sqlite3_column_int(row, 3) != 0 { f |= Snapshot.Flags.read }
+            if sqlite3_column_int(row, 4) != 0 { f |= Snapshot.Flags.starred }
+            if sqlite3_column_int(row, 5) != 0 { f |= Snapshot.Flags.attachment }
+            if let text = sqlite3_column_text(row, 6) {
+                // Compared in place: making a String per email would cost more than the rest of the load.
+                let name = UnsafeRawPointer(text).assumingMemoryBound(to: CChar.self)
+                for (bytes, code) in categoryNames where strcmp(name, bytes) == 0 {
+                    f |= code << Snapshot.Flags.categoryShift
+                    break
+                }
+            }
+            flags[id] = f
+        }
+        let snapshot = Snapshot(version: version, threads: threads, dates: dates, flags: flags, threadIdLimit: Int(limit) + 1)
+        lock.withLock { cached = snapshot }
+        return snapshot
+    }
+}
