@@ -24,9 +24,10 @@ Labels:
   enron  Enron mail has no threading headers, but replies quote their original in an
          "-----Original Message-----" block (From:, Sent:, To:, Subject:). A quoting message is linked
          (a) to the archived message it quotes: same normalised subject, overlapping sender name
-         tokens, and a Sent time equal to the original's Date up to a whole or half-hour time-zone
-         offset (at most 14 h); and (b) to every other message that quotes the same original (same
-         subject, overlapping sender, same minute up to a 3 h zone difference). Components of two or
+         tokens, a Sent time equal to the original's Date up to a whole-hour time-zone offset (at most
+         14 h; the minute must agree), and the original not later than the reply; and (b) to every
+         other message that quotes the same original (same subject, overlapping sender, same minute up
+         to a whole-hour zone difference of at most 3 h). Components of two or
          more messages are the labels. A seeded sample of them, plus seeded random other inbox
          messages, makes a subset of --enron-size messages.
 
@@ -628,7 +629,7 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
             by_subject.setdefault(m["norm"], []).append(i)
 
     # Quote nodes live after the messages in the union-find.
-    quote_nodes = {}  # (norm, minute % 30) -> [(node, tokens, sent)]
+    quote_nodes = {}  # (norm, minute) -> [(node, tokens, sent)]
     original_links = quote_links = 0
     pairs = []  # (quoting message, original message) for the reliability check
     for i, m in enumerate(msgs):
@@ -639,12 +640,13 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
                 if j == i or not (tokens & o["sender"]):
                     continue
                 delta = (sent - o["utc"]).total_seconds() / 60
-                if -14 * 60 <= delta <= 14 * 60 and delta % 30 == 0:
+                later = m["utc"] is not None and o["utc"] > m["utc"]
+                if -14 * 60 <= delta <= 14 * 60 and delta % 60 == 0 and not later:
                     union(i, j)
                     original_links += 1
                     pairs.append((i, j))
             # (b) other messages quoting the same original.
-            bucket = quote_nodes.setdefault((norm, sent.minute % 30), [])
+            bucket = quote_nodes.setdefault((norm, sent.minute), [])
             node = None
             for other, other_tokens, other_sent in bucket:
                 if tokens & other_tokens and abs((sent - other_sent).total_seconds()) <= 3 * 3600:
@@ -681,9 +683,9 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
             continue
         with open(msgs[i]["path"], "rb") as f:
             q = email.message_from_bytes(f.read(), policy=email.policy.compat32)
-        quoting = " ".join("\n".join(part_text(p) for p in text_parts(q)).split())
+        quoting = " ".join("\n".join(part_text(p) for p in text_parts(q)).replace(">", " ").split()).lower()
         checked += 1
-        agree += own[:80].replace("> ", "") in quoting.replace("> ", "")
+        agree += " ".join(own.replace(">", " ").split()).lower()[:60] in quoting
 
     rng = random.Random(seed)
     eligible = sorted((c for c in components if 2 <= len(c) <= max_component
