@@ -8,7 +8,7 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
-.PHONY: run test deps build release corpora model bench fuzz-mime fuzz-query clean
+.PHONY: run test deps build release corpora model bench eval fuzz-mime fuzz-query clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats.
 run: deps model release
@@ -52,6 +52,26 @@ corpora:
 bench: deps corpora
 	$(SWIFT) build -c release --product mailsearch-bench
 	.build/release/mailsearch-bench $(BENCH_ARGS)
+
+## make eval: the search that ships (SearchEmailsUseCase: keyword, semantic, hybrid) on labelled real mail.
+## scripts/eval/build_eval_sets.py writes the labelled sets into $(EVAL_DIR) (ignored by git) when the
+## script or the corpus changed (rm -rf $(EVAL_DIR) after changing EVAL_SEED or EVAL_ARGS); the bench
+## imports and embeds each set once into bench-data/ and prints Success@20, MRR@20, nonsense result
+## counts and the semantic similarity calibration.
+EVAL_DIR ?= eval-data
+EVAL_SEED ?= 8
+EVAL_ARGS ?=
+eval: deps corpora model $(EVAL_DIR)/usrp/manifest.json $(EVAL_DIR)/enron/manifest.json
+	$(SWIFT) build -c release --product mailsearch-bench
+	.build/release/mailsearch-bench eval $(EVAL_DIR)/usrp $(EVAL_DIR)/enron
+
+$(EVAL_DIR)/usrp/manifest.json: scripts/eval/build_eval_sets.py $(CORPORA)/usrp-users.mbox
+	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
+	python3 scripts/eval/build_eval_sets.py --only usrp --usrp $(CORPORA)/usrp-users.mbox --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
+
+$(EVAL_DIR)/enron/manifest.json: scripts/eval/build_eval_sets.py $(CORPORA)/enron-inbox/maildir
+	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
+	python3 scripts/eval/build_eval_sets.py --only enron --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
 
 ## make fuzz-mime [FUZZ_SECONDS=600]: libFuzzer over the MIME parser, seeded from the corpora.
 fuzz-mime: deps corpora

@@ -14,7 +14,11 @@ import SearchIndex
 ///     mailsearch-bench search [SIZES…]      parse / FTS5 / end-to-end keyword search p50/p95 on
 ///                                           synthetic corpora (default 10000 50000 100000) and Enron
 ///     mailsearch-bench latency DIR…         search latency on existing data directories
-///     mailsearch-bench recall [MBOX]        AC-S-06 Recall@20: keyword-only, semantic-only, hybrid
+///     mailsearch-bench eval [SET…]          the shipped search (SearchEmailsUseCase) in keyword, semantic
+///                                           and hybrid mode on labelled real mail: Success@20, MRR@20,
+///                                           nonsense result counts, similarity calibration; SETs are
+///                                           folders written by scripts/eval/build_eval_sets.py (`make eval`),
+///                                           default eval-data/usrp eval-data/enron
 ///     mailsearch-bench embed                query embedding p50/p95, indexing docs/s, GEMM peak
 ///     mailsearch-bench query-embed          query embedding p50/p95 only
 ///     mailsearch-bench vector [SIZES…]      top-50 vector scan p50/p95 and int8 recall on random
@@ -61,9 +65,9 @@ struct MailSearchBench {
             try embedBenchmark()
         case "query-embed":
             try EmbeddingBenchmark.queryOnly(modelDirectory: try modelDirectory(), queries: semanticQueries)
-        case "recall":
-            try RecallEvaluation.run(mbox: args.first ?? "corpora/usrp-users.mbox", workRoot: workRoot,
-                                           modelDirectory: try modelDirectory())
+        case "eval":
+            try await SearchEvaluation.run(sets: args.isEmpty ? ["eval-data/usrp", "eval-data/enron"] : args,
+                                           workRoot: workRoot, modelDirectory: try modelDirectory())
         case "vector":
             let sizes = args.compactMap(Int.init)
             vectorBenchmark(sizes: sizes.isEmpty ? [50_000, 500_000] : sizes)
@@ -81,7 +85,7 @@ struct MailSearchBench {
             try importBenchmark(path: "corpora/enron-inbox/maildir", label: "enron")
             try await searchBenchmarks(sizes: [10_000, 50_000, 100_000], enron: true)
         default:
-            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | recall [MBOX] | embed | query-embed | vector [SIZES…] | vector-real DIR… | hybrid [SIZE|DIR] | all]")
+            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | eval [SET…] | embed | query-embed | vector [SIZES…] | vector-real DIR… | hybrid [SIZE|DIR] | all]")
         }
     }
 

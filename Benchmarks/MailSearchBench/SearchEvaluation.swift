@@ -1,0 +1,249 @@
+import Embedding
+import Foundation
+import GRDB
+import MailImport
+import MailModel
+import MailStore
+import SearchEngine
+import SearchIndex
+
+/// The evaluation of the search that ships (issue 8, AC-S-06): every query goes through
+/// `SearchEmailsUseCase` — query parser, filters, rankers, fusion, conversation grouping — three
+/// times (`.keyword`, `.semantic`, `.hybrid`), over an evaluation copy of real mail whose labels do
+/// not come from MailSearch. `scripts/eval/build_eval_sets.py` (`make eval`) writes each set: a
+/// `mail.mbox` in which no subject can be found, `labels.jsonl` (query, kind, relevant Message-IDs)
+/// and `manifest.json`. Here the copy is imported with `ImportPipeline` into a scratch data
+/// directory keyed by the copy's SHA-256 (kept between runs, with its embeddings), embedded with
+/// `EmbeddingIndexer`, and searched.
+///
+/// A query succeeds at rank r when the r-th conversation returned holds a relevant message: any
+/// message of that conversation, as the user sees it (the table also gives the strict figure, where
+/// the conversation's representative message itself must be relevant). Success@20 and MRR@20 are
+/// over the first page of 20 conversations. Nonsense queries must return nothing.
+enum SearchEvaluation {
+    struct Label: Decodable {
+        var id: String
+        var kind: String
+        var query: String
+        var relevant: [String]
+    }
+
+    struct Manifest: Decodable {
+        var corpus: String
+        var mbox_sha256: String
+    }
+
+    static let modes: [SearchMode] = [.keyword, .semantic, .hybrid]
+    static let pageSize = 20
+
+    /// Per kind and mode: success count and reciprocal ranks (conversation and strict).
+    struct Tally {
+        var queries = 0
+        var success = 0, strictSuccess = 0
+        var reciprocal = 0.0, strictReciprocal = 0.0
+        var results = 0, zeroResults = 0, maxResults = 0, conversations = 0
+        var filtersParsed = 0, semanticRan = 0
+
+        mutating func add(_ o: Tally) {
+            queries += o.queries; success += o.success; strictSuccess += o.strictSuccess
+            reciprocal += o.reciprocal; strictReciprocal += o.strictReciprocal
+            results += o.results; zeroResults += o.zeroResults; maxResults = max(maxResults, o.maxResults)
+            conversations += o.conversations; filtersParsed += o.filtersParsed; semanticRan += o.semanticRan
+        }
+    }
+
+    static func run(sets: [String], workRoot: URL, modelDirectory: URL) async throws {
+        for set in sets {
+            try await evaluate(set: URL(fileURLWithPath: set), workRoot: workRoot, modelDirectory: modelDirectory)
+        }
+    }
+
+    static func evaluate(set: URL, workRoot: URL, modelDirectory: URL) async throws {
+        let manifestURL = set.appendingPathComponent("manifest.json")
+        guard let manifestData = FileManager.default.contents(atPath: manifestURL.path) else {
+            throw BenchError("\(manifestURL.path) not found: run `make eval` (scripts/eval/build_eval_sets.py) first")
+        }
+        let manifest = try JSONDecoder().decode(Manifest.self, from: manifestData)
+        let labelsText = try String(contentsOf: set.appendingPathComponent("labels.jsonl"), encoding: .utf8)
+        let labels = try labelsText.split(separator: "\n").map { try JSONDecoder().decode(Label.self, from: Data($0.utf8)) }
+        let mbox = set.appendingPathComponent("mail.mbox").path
+
+        // Import (once per version of the copy) and embed what has no embedding yet.
+        let dir = workRoot.appendingPathComponent("eval-\(manifest.corpus)-\(manifest.mbox_sha256.prefix(12))")
+        let store = try MailStore(directory: DataDirectory(url: dir))
+        let index = try SearchIndexManager(store: store)
+        let imported = dir.appendingPathComponent("imported")
+        if !FileManager.default.fileExists(atPath: imported.path) {
+            let summary = try ImportPipeline(store: store, accountName: "eval", observer: index).run(path: mbox)
+            FileHandle.standardError.write(Data("imported \(summary.imported) messages (\(summary.duplicates) duplicates, \(summary.failed) failed) into \(dir.path)\n".utf8))
+            try Data().write(to: imported)
+        }
+        let pending = try store.emailsWithoutEmbeddingCount()
+        if pending > 0 {
+            let workers = ProcessInfo.processInfo.activeProcessorCount
+            if workers > 1 { BLAS.setThreadCount(1) }
+            let embedders: [any Embedder] = try (0..<workers).map { _ in try MiniLMEmbedder(modelDirectory: modelDirectory) }
+            let start = Date()
+            try EmbeddingIndexer(store: store, embedders: embedders).run { done, total in
+                FileHandle.standardError.write(Data(String(format: "\rembedding %d/%d (%.1f docs/s)", done, total,
+                                                           Double(done) / max(0.001, Date().timeIntervalSince(start))).utf8))
+            }
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+
+        let vectors = VectorSearchEngine()
+        try vectors.load(from: store)
+        let embedder = try MiniLMEmbedder(modelDirectory: modelDirectory)
+        let rows = try await store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT id, messageId, threadId, sortDate FROM emails")
+        }
+        var emailOf: [String: Int64] = [:]
+        var threadOf: [Int64: Int64] = [:]
+        var members: [Int64: [Int64]] = [:]
+        var latest = 0.0
+        for r in rows {
+            let id: Int64 = r["id"]
+            emailOf[r["messageId"]] = id
+            let thread: Int64 = r["threadId"] ?? -id
+            threadOf[id] = thread
+            members[thread, default: []].append(id)
+            latest = max(latest, r["sortDate"] ?? 0)
+        }
+        // Date words resolve against a fixed "now": the day after the newest message.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let now = Date(timeIntervalSince1970: latest + 86_400)
+        let parser = SearchQueryParser(calendar: calendar, now: { now })
+        let useCase = SearchEmailsUseCase(index: index, parser: parser,
+                                          semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors))
+
+        var tallies: [String: [SearchMode: Tally]] = [:]
+        var kinds: [String] = []
+        var unlabelled = 0
+        var topSimilarity: [String: [Float]] = [:], relevantSimilarity: [String: [Float]] = [:]
+        var details: [String] = []
+        let verbose = ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil
+        let started = Date()
+        for label in labels {
+            let isNonsense = label.kind.hasPrefix("nonsense")
+            let relevant = Set(label.relevant.compactMap { emailOf[$0] })
+            if !isNonsense && relevant.isEmpty { unlabelled += 1; continue }
+            if tallies[label.kind] == nil { kinds.append(label.kind) }
+            var line: [String] = []
+            var parsedText = ""
+            for mode in modes {
+                let response = try await useCase.search(label.query, limit: pageSize, mode: mode)
+                parsedText = response.query.text
+                var t = Tally()
+                t.queries = 1
+                t.results = response.results.count
+                t.zeroResults = response.results.isEmpty ? 1 : 0
+                t.maxResults = response.results.count
+                t.conversations = response.conversationCount
+                t.filtersParsed = response.query.filters.isEmpty && response.query.scope == .allMail ? 0 : 1
+                t.semanticRan = response.semantic.ran ? 1 : 0
+                var rank: Int?, strictRank: Int?
+                for (i, result) in response.results.enumerated() {
+                    let conversation = threadOf[result.emailId].flatMap { members[$0] } ?? [result.emailId]
+                    if rank == nil, conversation.contains(where: relevant.contains) { rank = i + 1 }
+                    if strictRank == nil, relevant.contains(result.emailId) { strictRank = i + 1 }
+                }
+                if let rank { t.success = 1; t.reciprocal = 1 / Double(rank) }
+                if let strictRank { t.strictSuccess = 1; t.strictReciprocal = 1 / Double(strictRank) }
+                tallies[label.kind, default: [:]][mode, default: Tally()].add(t)
+                line.append("\(mode.rawValue)=\(isNonsense ? "\(response.results.count) results" : rank.map(String.init) ?? "-")")
+            }
+            // Calibration of a semantic similarity floor: cosine of the best hit overall and of the best
+            // relevant message, for the text the semantic ranker receives.
+            let text = parsedText.trimmingCharacters(in: .whitespaces)
+            if text.count > 2, label.kind == "topic" || label.kind == "short" || isNonsense {
+                let q = try embedder.embed([text])[0]
+                let group = isNonsense ? "nonsense" : label.kind
+                if let top = vectors.search(q, k: 1, exact: true).first?.score { topSimilarity[group, default: []].append(top) }
+                if !isNonsense, let best = vectors.search(q, k: 1, candidates: relevant, exact: true).first?.score {
+                    relevantSimilarity[group, default: []].append(best)
+                }
+            }
+            details.append("\(label.id)\t\(label.query)\t\(line.joined(separator: " "))")
+            if verbose { report("  \(label.id) \(label.query): \(line.joined(separator: " "))") }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        try details.joined(separator: "\n").write(to: workRoot.appendingPathComponent("eval-\(manifest.corpus)-queries.tsv"),
+                                                 atomically: true, encoding: .utf8)
+
+        let threads = Set(threadOf.values).count
+        report("")
+        report("== \(manifest.corpus): \(rows.count) emails, \(threads) conversations, \(vectors.count) embeddings; " +
+               "\(labels.count - unlabelled) queries (\(unlabelled) skipped: no relevant message imported); " +
+               String(format: "%.0f s for %d searches", seconds, (labels.count - unlabelled) * modes.count))
+        report("Success@20 and MRR@20 of the first relevant conversation (strict: the result's own message relevant)")
+        report("| kind | n | mode | Success@20 | MRR@20 | strict S@20 | strict MRR | filters parsed | semantic ran |")
+        report("|---|---|---|---|---|---|---|---|---|")
+        let relevanceKinds = kinds.filter { !$0.hasPrefix("nonsense") }
+        var groups = relevanceKinds.map { ($0, [$0]) }
+        if relevanceKinds.filter({ $0.hasPrefix("from") }).count > 1 {
+            groups.append(("from (all)", relevanceKinds.filter { $0.hasPrefix("from") }))
+        }
+        groups.append(("overall", relevanceKinds))
+        for (name, members) in groups {
+            for mode in modes {
+                var t = Tally()
+                for kind in members { if let one = tallies[kind]?[mode] { t.add(one) } }
+                guard t.queries > 0 else { continue }
+                let n = Double(t.queries)
+                report(String(format: "| %@ | %d | %@ | %.3f | %.3f | %.3f | %.3f | %d | %d |", name, t.queries, mode.rawValue,
+                              Double(t.success) / n, t.reciprocal / n, Double(t.strictSuccess) / n, t.strictReciprocal / n,
+                              t.filtersParsed, t.semanticRan))
+            }
+        }
+        report("Nonsense queries (must return 0 results in every mode): results on the first page of 20")
+        report("| kind | n | mode | queries with 0 results | mean results | max results | mean conversations found |")
+        report("|---|---|---|---|---|---|---|")
+        let nonsenseKinds = kinds.filter { $0.hasPrefix("nonsense") }
+        for (name, members) in nonsenseKinds.map({ ($0, [$0]) }) + [("nonsense (all)", nonsenseKinds)] {
+            for mode in modes {
+                var t = Tally()
+                for kind in members { if let one = tallies[kind]?[mode] { t.add(one) } }
+                guard t.queries > 0 else { continue }
+                let n = Double(t.queries)
+                report(String(format: "| %@ | %d | %@ | %d | %.1f | %d | %.1f |", name, t.queries, mode.rawValue,
+                              t.zeroResults, Double(t.results) / n, t.maxResults, Double(t.conversations) / n))
+            }
+        }
+        reportCalibration(top: topSimilarity, relevant: relevantSimilarity)
+    }
+
+    /// Percentiles of the cosine similarities, and what floors would keep or drop.
+    static func reportCalibration(top: [String: [Float]], relevant: [String: [Float]]) {
+        let percentiles: [Double] = [0, 5, 10, 25, 50, 75, 90, 95, 100]
+        func row(_ name: String, _ values: [Float]) -> String {
+            let sorted = values.sorted()
+            let cells = percentiles.map { p -> String in
+                guard !sorted.isEmpty else { return "–" }
+                let i = Int((p / 100 * Double(sorted.count - 1)).rounded())
+                return String(format: "%.3f", sorted[i])
+            }
+            return "| \(name) | \(values.count) | " + cells.joined(separator: " | ") + " |"
+        }
+        report("Semantic similarity calibration (cosine, exact scan over every embedding, text as the semantic ranker gets it)")
+        report("| similarity | n | min | p5 | p10 | p25 | p50 | p75 | p90 | p95 | max |")
+        report("|---|---|---|---|---|---|---|---|---|---|---|")
+        for kind in ["topic", "short"] {
+            if let v = top[kind] { report(row("\(kind): top hit", v)) }
+            if let v = relevant[kind] { report(row("\(kind): best relevant message", v)) }
+        }
+        if let v = top["nonsense"] { report(row("nonsense: top hit", v)) }
+        report("A floor f keeps a topic query's best relevant message when its similarity ≥ f, and lets a nonsense query through when its top hit ≥ f:")
+        report("| floor | topic: best relevant kept | short: best relevant kept | nonsense: any result |")
+        report("|---|---|---|---|")
+        func share(_ values: [Float]?, _ floor: Float) -> String {
+            guard let values, !values.isEmpty else { return "–" }
+            return String(format: "%.1f %%", 100 * Double(values.filter { $0 >= floor }.count) / Double(values.count))
+        }
+        for step in 2...13 {
+            let floor = Float(step) * 0.05
+            report(String(format: "| %.2f | %@ | %@ | %@ |", floor, share(relevant["topic"], floor), share(relevant["short"], floor),
+                          share(top["nonsense"], floor)))
+        }
+    }
+}

@@ -1,0 +1,795 @@
+#!/usr/bin/env python3
+"""Labelled evaluation sets for `mailsearch-bench eval`, built from the raw corpora with the
+standard library only, independently of MailSearch's own parser and Threader.
+
+For each corpus it writes, into OUT/<name>/:
+
+  mail.mbox      an evaluation copy of the mail in which no subject can be found: every Subject
+                 header is replaced by an opaque token (private-use characters, the same for the same
+                 normalised subject, so the Threader's subject fallback still groups as it would;
+                 FTS5 indexes it as one word nobody types, the BERT tokenizer drops it), Thread-Topic is
+                 removed, and subject lines inside bodies (`Subject: …` in Original-Message and
+                 forwarded blocks, `> Subject: …`, `<b>Subject:</b> …`, with their wrapped
+                 continuations, and lines that repeat the message's own subject) are deleted from
+                 every text/plain and text/html part.
+  labels.jsonl   one query a line: {"id", "kind", "query", "relevant": [Message-IDs without <>], …}
+  manifest.json  sizes, label statistics, reliability checks, the mbox's SHA-256 (the bench keys its
+                 scratch data directory by it).
+
+Labels:
+  usrp   threads = connected components of Message-ID / In-Reply-To / References (union-find over
+         every <…> id, and bare ids holding an @ as Hyperkitty's web replies write them, including ids
+         of messages missing from the archive); a thread of two or more archived messages is one
+         label, its query words come from its first (oldest) message's subject.
+  enron  Enron mail has no threading headers, but replies quote their original in an
+         "-----Original Message-----" block (From:, Sent:, To:, Subject:). A quoting message is linked
+         (a) to the archived message it quotes: same normalised subject, overlapping sender name
+         tokens, a Sent time equal to the original's Date up to a whole-hour time-zone offset (at most
+         14 h; the minute must agree), and the original not later than the reply; and (b) to every
+         other message that quotes the same original (same subject, overlapping sender, same minute up
+         to a whole-hour zone difference of at most 3 h). Components of two or
+         more messages are the labels. A seeded sample of them, plus seeded random other inbox
+         messages, makes a subset of --enron-size messages.
+
+Query kinds: topic (the subject's content words, at most 6, lower-cased), short (its two longest
+content words), from (`from:"Real Name" topic words`, the thread starter's own display name; for the
+mailing list the name before " via USRP-users"; relevant = that person's messages in the thread),
+nonsense (random letter strings, xyznonexistent12345, triples of unrelated words; every word checked
+absent from the copy, also as a prefix, since the keyword search matches prefixes).
+
+Two threads that give the same query text become one query relevant to both.
+Deterministic: files are read in sorted order and every sample uses --seed; the copy's envelope
+lines are fixed, so the same corpus and seed give a byte-identical mail.mbox.
+"""
+
+import argparse
+import base64
+import bisect
+import datetime as dt
+import email
+import email.policy
+import hashlib
+import html
+import json
+import mailbox
+import os
+import random
+import re
+import sys
+from email.header import Header, decode_header, make_header
+from email.utils import parseaddr, parsedate_to_datetime
+
+# ---------------------------------------------------------------- text helpers
+
+SUBJECT_PREFIXES = {"re", "fwd", "fw", "aw", "sv", "wg", "antw", "vs", "tr", "rif", "ref"}
+
+
+def normalize_subject(subject):
+    """Port of MailStore's SubjectNormalizer: strips [tags] and Re:/Fwd:-style prefixes, collapses
+    whitespace, lower-cases."""
+    s = subject or ""
+    while True:
+        s = s.lstrip()
+        if s.startswith("["):
+            close = s.find("]")
+            if close >= 0 and s[close + 1:].strip():
+                s = s[close + 1:]
+                continue
+        colon = s.find(":")
+        if colon < 0:
+            break
+        word = s[:colon]
+        m = re.match(r"^(.*?)[\[(](\d*)[\])]$", word)
+        if m:
+            word = m.group(1)
+        if word.strip().lower() not in SUBJECT_PREFIXES:
+            break
+        s = s[colon + 1:]
+    return " ".join(s.split()).lower()
+
+
+STOP_WORDS = set("""
+a about above after again against all am an and any are aren as at be because been before being below
+between both but by can cannot could did do does doing don down during each few for from further had has
+have having he her here hers herself him himself his how i if in into is isn it its itself just let me more
+most my myself no nor not now of off on once only or other ought our ours ourselves out over own same she
+should so some such than that the their theirs them themselves then there these they this those through to
+too under until up very was we were what when where which while who whom why will with would you your yours
+yourself yourselves re fw fwd via us also get got still using use via please thanks thank hi hello dear
+""".split())
+
+WORD = re.compile(r"[^\W_]+(?:[.'+\-][^\W_]+)*", re.UNICODE)
+
+
+def content_words(normalized_subject):
+    out = []
+    for w in WORD.findall(normalized_subject):
+        w = w.lower().strip("'")
+        if len(w) < 2 or w in STOP_WORDS or w in out:
+            continue
+        out.append(w)
+    return out
+
+
+def decode_header_value(value):
+    if value is None:
+        return ""
+    try:
+        return str(make_header(decode_header(str(value))))
+    except Exception:
+        return str(value)
+
+
+def message_ids(value, bare_needs_at=True):
+    """The <…> ids of a header value, without brackets and whitespace (as MailSearch stores them).
+    Without any <…>, the bare words holding an @ (Hyperkitty's web replies write In-Reply-To bare)."""
+    if not value:
+        return []
+    value = str(value)
+    if "<" in value:
+        ids = [re.sub(r"\s+", "", m) for m in re.findall(r"<([^<>]*)>", value)]
+    else:
+        ids = [w for w in re.split(r"[\s,]+", value) if w and ("@" in w or not bare_needs_at)]
+    return [i for i in ids if i]
+
+
+def part_text(part):
+    payload = part.get_payload(decode=True) or b""
+    charset = part.get_content_charset() or "us-ascii"
+    try:
+        return payload.decode(charset, errors="replace")
+    except LookupError:
+        return payload.decode("latin-1", errors="replace")
+
+
+def text_parts(msg):
+    for part in msg.walk():
+        if part.is_multipart():
+            continue
+        if part.get_content_maintype() == "text" and part.get_content_subtype() in ("plain", "html"):
+            yield part
+
+
+# ---------------------------------------------------------------- hiding subjects
+
+# "Subject" as mail clients write it in quoted and forwarded headers, in the languages of the corpora.
+SUBJECT_WORDS = (r"(?:subject|betreff|objet|asunto|oggetto|assunto|onderwerp|ämne|emne|temat|konu|tárgy|předmět|"
+                 r"aihe|тема|主题|主旨|件名|제목)")
+SUBJECT_LINE = re.compile(
+    r"^(?P<prefix>[\s>|]*)(?:[*_]{0,2})" + SUBJECT_WORDS + r"(?:[*_]{0,2})\s*[:：]\s*(?P<value>.*)$", re.IGNORECASE)
+HEADER_LIKE = re.compile(r"^[\w][\w\- ]{0,30}:\s")
+HTML_SUBJECT = re.compile(
+    r"(?is)(?<![\w-])" + SUBJECT_WORDS +
+    r"\s*(?:</?[a-z][^>]*>\s*)*[:：].{0,600}?(?=<br|</p|</div|</td|</tr|</li|</blockquote|$)")
+HTML_TEXT_NODE = re.compile(r">([^<>]{3,600})<")
+# A subject inside a line ("… cc: Subject: re: the deal"): wrapped Notes headers.
+INLINE_SUBJECT = re.compile(r"(?i)(?<![\w-])" + SUBJECT_WORDS + r"\s*[:：]\s*(?P<value>.*)$")
+
+
+class SubjectHider:
+    """Removes subject lines from bodies. `known` is every normalised subject of the corpus (headers
+    and quoted Subject: values), used to recognise a subject line's wrapped continuation."""
+
+    def __init__(self, known):
+        self.known = sorted(s for s in set(known) if s)
+
+    def _is_prefix_of_known(self, s):
+        i = bisect.bisect_left(self.known, s)
+        return i < len(self.known) and self.known[i].startswith(s)
+
+    def _is_known(self, s):
+        i = bisect.bisect_left(self.known, s)
+        return i < len(self.known) and self.known[i] == s
+
+    def plain(self, text, own_subjects):
+        lines = text.split("\n")
+        out = []
+        removed = 0
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            m = SUBJECT_LINE.match(line)
+            if m:
+                removed += 1
+                value = m.group("value").strip()
+                prefix = m.group("prefix")
+                quote = prefix.replace(" ", "").replace("\t", "")
+                i += 1
+                # Wrapped continuation: following lines (same quote depth) while the subject so far is
+                # a proper prefix of a known subject and grows towards it.
+                accumulated = normalize_subject(value)
+                while i < len(lines) and accumulated and not self._is_known(accumulated) \
+                        and self._is_prefix_of_known(accumulated):
+                    nxt = lines[i]
+                    body = nxt.lstrip(" \t>|")
+                    if nxt.replace(" ", "").replace("\t", "")[:len(quote)] != quote or not body.strip() \
+                            or HEADER_LIKE.match(body):
+                        break
+                    candidate = normalize_subject(value + " " + body)
+                    if not self._is_prefix_of_known(candidate):
+                        break
+                    value += " " + body
+                    accumulated = candidate
+                    removed += 1
+                    i += 1
+                continue
+            inline = INLINE_SUBJECT.search(line)
+            if inline:
+                value = normalize_subject(inline.group("value"))
+                if len(value) >= 3 and self._is_prefix_of_known(value):
+                    removed += 1
+                    line = line[:inline.start()]
+            stripped = normalize_subject(line.strip(" \t>|*"))
+            if stripped and len(stripped) >= 3 and stripped in own_subjects:
+                removed += 1
+                i += 1
+                continue
+            out.append(line)
+            i += 1
+        return "\n".join(out), removed
+
+    def html(self, text, own_subjects):
+        new, n = HTML_SUBJECT.subn("", text)
+
+        def node(m):
+            nonlocal n
+            if normalize_subject(html.unescape(m.group(1)).strip(" \t\r\n>|*")) in own_subjects:
+                n += 1
+                return "><"
+            return m.group(0)
+
+        return HTML_TEXT_NODE.sub(node, new), n
+
+
+def opaque_token(normalized_subject):
+    """Six private-use characters derived from the normalised subject: one FTS5 token nobody types,
+    removed by BERT's tokenizer (private use = control), equal for equal subjects."""
+    digest = hashlib.sha256(normalized_subject.encode("utf-8")).digest()
+    return "".join(chr(0xE000 + b) for b in digest[:6])
+
+
+def hide_subjects(msg, hider, own_subjects, from_override=None):
+    """Rewrites `msg` in place; returns the number of body lines removed."""
+    subject = decode_header_value(msg.get("Subject"))
+    if "Subject" in msg:
+        del msg["Subject"]
+    norm = normalize_subject(subject)
+    if norm:
+        msg["Subject"] = Header(opaque_token(norm), "utf-8").encode()
+    for h in ("Thread-Topic", "X-Original-Subject"):
+        while h in msg:
+            del msg[h]
+    if from_override:
+        del msg["From"]
+        msg["From"] = from_override
+    # A fixed envelope line: mailbox would stamp the current time, and the copy must be reproducible.
+    msg.set_unixfrom("From eval@mailsearch.invalid Thu Jan  1 00:00:00 1970")
+    removed = 0
+    for part in text_parts(msg):
+        text = part_text(part)
+        if part.get_content_subtype() == "html":
+            new, n = hider.html(text, own_subjects)
+        else:
+            new, n = hider.plain(text, own_subjects)
+        if n:
+            removed += n
+            del part["Content-Transfer-Encoding"]
+            part.set_param("charset", "utf-8")
+            part["Content-Transfer-Encoding"] = "base64"
+            part.set_payload(base64.encodebytes(new.encode("utf-8")).decode("ascii"))
+    return removed
+
+
+def corpus_tokens(msg):
+    """Lower-cased words of what the keyword index sees (sender and bodies), for the nonsense check."""
+    tokens = set()
+    name, addr = parseaddr(decode_header_value(msg.get("From")))
+    for t in (name, addr):
+        tokens.update(w.lower() for w in re.findall(r"[^\W_]+", t))
+    for part in text_parts(msg):
+        text = part_text(part)
+        if part.get_content_subtype() == "html":
+            text = re.sub(r"<[^>]*>", " ", text)
+        tokens.update(w.lower() for w in re.findall(r"[^\W_]+", text))
+    return tokens
+
+
+def leaked(msg, phrase):
+    """Whether the (normalised) subject phrase still occurs in the copy's text parts."""
+    for part in text_parts(msg):
+        text = " ".join(part_text(part).split()).lower()
+        if phrase in text:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- queries
+
+NONSENSE_WORDS = """zebra tango quartz giraffe saxophone marzipan flamingo origami kangaroo tuba lavender volcano
+harpsichord igloo pelican accordion mango walrus trombone cinnamon glacier koala pistachio banjo octopus meringue
+armadillo tambourine papaya narwhal xylophone platypus bagpipe hummingbird sapphire yodel gazebo zucchini aardvark
+mandolin jellyfish nutmeg lemur ukulele pineapple toucan marimba avocado cactus dolphin pretzel lollipop tulip
+chameleon waffle penguin tiramisu oboe carousel raccoon""".split()
+
+
+def nonsense_queries(rng, tokens, count_random=30, count_words=20):
+    sorted_tokens = sorted(tokens)
+
+    def absent(word):
+        # Absent also as a prefix of any corpus word (the keyword search matches prefixes).
+        i = bisect.bisect_left(sorted_tokens, word)
+        return not (i < len(sorted_tokens) and sorted_tokens[i].startswith(word))
+
+    out = []
+    fixed = ["xyznonexistent12345", "zebra tango quartz", "qwxzvb plmkrtq", "asdfghjkl zxcvbnm"]
+    for q in fixed:
+        if all(absent(w) for w in q.split()):
+            out.append(("nonsense-fixed", q))
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    made = 0
+    while made < count_random:
+        words = ["".join(rng.choice(letters) for _ in range(rng.randint(7, 12)))
+                 for _ in range(1 if made % 3 else 2)]
+        if all(absent(w) for w in words):
+            out.append(("nonsense-letters", " ".join(words)))
+            made += 1
+    pool = [w for w in NONSENSE_WORDS if absent(w)]
+    if len(pool) >= 3:
+        for _ in range(count_words):
+            out.append(("nonsense-words", " ".join(rng.sample(pool, 3))))
+    return out, len(pool)
+
+
+def topic_query(words):
+    return " ".join(words[:6])
+
+
+def short_query(words):
+    ranked = sorted(enumerate(words[:6]), key=lambda p: (-len(p[1]), p[0]))[:2]
+    return " ".join(w for _, w in sorted(ranked))
+
+
+def quoted_name(name):
+    return '"' + name.replace('"', "") + '"' if (" " in name or ":" in name) else name
+
+
+# ---------------------------------------------------------------- usrp-users
+
+VIA = re.compile(r"\s+via\s+\S.*$", re.IGNORECASE)
+
+
+def build_usrp(path, out_dir, seed, max_topic, max_short, max_from):
+    box = mailbox.mbox(path, factory=None, create=False)
+    messages = []  # (msgid, msg)
+    seen = set()
+    for key in box.iterkeys():
+        msg = email.message_from_bytes(box.get_bytes(key), policy=email.policy.compat32)
+        ids = message_ids(msg.get("Message-ID"), bare_needs_at=False)
+        if not ids or ids[0] in seen:
+            continue
+        seen.add(ids[0])
+        messages.append((ids[0], msg))
+
+    parent = {}
+
+    def find(x):
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    info = {}
+    for mid, msg in messages:
+        find(mid)
+        for ref in message_ids(msg.get("In-Reply-To")) + message_ids(msg.get("References")):
+            union(mid, ref)
+        subject = decode_header_value(msg.get("Subject"))
+        name, addr = parseaddr(decode_header_value(msg.get("From")))
+        try:
+            date = parsedate_to_datetime(msg.get("Date")).timestamp()
+        except Exception:
+            date = float("inf")
+        real = VIA.sub("", name).strip().strip('"').strip()
+        info[mid] = {"subject": subject, "norm": normalize_subject(subject), "name": real,
+                     "via": bool(VIA.search(name)), "address": addr.lower(), "date": date}
+
+    threads = {}
+    for mid, _ in messages:
+        threads.setdefault(find(mid), []).append(mid)
+    threads = {k: sorted(v, key=lambda m: (info[m]["date"], m)) for k, v in threads.items() if len(v) >= 2}
+
+    known = [i["norm"] for i in info.values()]
+    hider = SubjectHider(known)
+    os.makedirs(out_dir, exist_ok=True)
+    mbox_path = os.path.join(out_dir, "mail.mbox")
+    if os.path.exists(mbox_path):
+        os.remove(mbox_path)
+    out = mailbox.mbox(mbox_path)
+    out.lock()
+    tokens = set()
+    removed_lines = 0
+    copies = {}
+    for mid, msg in messages:
+        removed_lines += hide_subjects(msg, hider, {info[mid]["norm"]})
+        tokens |= corpus_tokens(msg)
+        out.add(msg)
+        copies[mid] = msg
+    out.flush()
+    out.unlock()
+    out.close()
+
+    rng = random.Random(seed)
+    eligible = sorted((members for members in threads.values()
+                       if len(content_words(info[members[0]]["norm"])) >= 2), key=lambda m: m[0])
+    queries = []
+    sample = rng.sample(eligible, min(max_topic, len(eligible)))
+    for members in sample:
+        words = content_words(info[members[0]]["norm"])
+        queries.append({"kind": "topic", "query": topic_query(words), "relevant": members,
+                        "thread_size": len(members)})
+    for members in [m for m in sample if len(content_words(info[m[0]]["norm"])) >= 3][:max_short]:
+        words = content_words(info[members[0]]["norm"])
+        queries.append({"kind": "short", "query": short_query(words), "relevant": members,
+                        "thread_size": len(members)})
+    starters = [m for m in eligible if len(info[m[0]]["name"]) >= 3 and "@" not in info[m[0]]["name"]]
+    for members in rng.sample(starters, min(max_from, len(starters))):
+        root = info[members[0]]
+        mine = [m for m in members if info[m]["name"].lower() == root["name"].lower()]
+        words = content_words(root["norm"])
+        queries.append({"kind": "from-via-list" if root["via"] else "from-direct",
+                        "query": "from:%s %s" % (quoted_name(root["name"]), topic_query(words)),
+                        "relevant": mine, "thread_size": len(members)})
+    nonsense, pool = nonsense_queries(rng, tokens)
+    for kind, q in nonsense:
+        queries.append({"kind": kind, "query": q, "relevant": []})
+
+    leaks = leak_stats(queries, copies, lambda q: info[q["relevant"][0]]["norm"] if q["kind"] == "topic" else None)
+    stats = {
+        "corpus": "usrp-users", "source": os.path.abspath(path), "messages": len(messages),
+        "threads_2plus": len(threads), "threads_eligible": len(eligible),
+        "messages_in_threads_2plus": sum(len(v) for v in threads.values()),
+        "via_list_from": sum(1 for i in info.values() if i["via"]),
+        "subject_lines_removed_from_bodies": removed_lines,
+        "nonsense_word_pool_absent": pool, **leaks,
+    }
+    finish(out_dir, queries, stats)
+
+
+def leak_stats(queries, copies, subject_of):
+    """How many topic labels still have their full subject (3+ words) verbatim in a relevant copy."""
+    checked = hits = 0
+    for q in queries:
+        s = subject_of(q)
+        if not s or len(s.split()) < 3:
+            continue
+        checked += 1
+        if any(leaked(copies[m], s) for m in q["relevant"] if m in copies):
+            hits += 1
+    return {"leak_check_topic_labels": checked, "leak_check_full_subject_still_in_a_relevant_body": hits}
+
+
+def finish(out_dir, queries, stats):
+    # Two labelled threads that yield the same query (same subject, not linked by headers or quotes:
+    # a repost, or a conversation the labels could not join) make one query relevant to both.
+    merged, by_text = [], {}
+    for q in queries:
+        key = (q["kind"], q["query"])
+        if key in by_text and q["relevant"]:
+            first = by_text[key]
+            first["relevant"] = first["relevant"] + [m for m in q["relevant"] if m not in first["relevant"]]
+            first["thread_size"] = first.get("thread_size", 0) + q.get("thread_size", 0)
+            first["merged_threads"] = first.get("merged_threads", 1) + 1
+            continue
+        by_text[key] = q
+        merged.append(q)
+    stats["queries_merged_same_text"] = len(queries) - len(merged)
+    queries = merged
+    for i, q in enumerate(queries):
+        q["id"] = "%s-%04d" % (q["kind"], i)
+    with open(os.path.join(out_dir, "labels.jsonl"), "w", encoding="utf-8") as f:
+        for q in queries:
+            f.write(json.dumps(q, ensure_ascii=False, sort_keys=True) + "\n")
+    h = hashlib.sha256()
+    with open(os.path.join(out_dir, "mail.mbox"), "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    kinds = {}
+    for q in queries:
+        kinds[q["kind"]] = kinds.get(q["kind"], 0) + 1
+    stats.update({"queries": kinds, "mbox_sha256": h.hexdigest()})
+    with open(os.path.join(out_dir, "manifest.json"), "w", encoding="utf-8") as f:
+        json.dump(stats, f, indent=2, sort_keys=True)
+        f.write("\n")
+    print("%s: %d messages, queries %s (label statistics in %s/manifest.json)"
+          % (out_dir, stats["messages"], json.dumps(kinds, sort_keys=True), out_dir))
+
+
+# ---------------------------------------------------------------- Enron
+
+ORIGINAL = re.compile(r"-{2,}\s*Original Message\s*-{2,}", re.IGNORECASE)
+QUOTED_HEADER = re.compile(r"^(From|Sent|Date|To|Cc|Subject)\s*:\s*(.*)$", re.IGNORECASE)
+SENT_FORMATS = ["%A, %B %d, %Y %I:%M %p", "%B %d, %Y %I:%M %p", "%d %B %Y %H:%M", "%a %m/%d/%Y %I:%M %p",
+                "%m/%d/%Y %I:%M %p", "%a %b %d %H:%M:%S %Y", "%A, %B %d, %Y %H:%M"]
+
+
+def parse_sent(value):
+    v = " ".join(value.replace("=09", " ").replace("=20", " ").split())
+    v = re.sub(r"^=\d\d", "", v).strip()
+    for f in SENT_FORMATS:
+        try:
+            return dt.datetime.strptime(v, f)
+        except ValueError:
+            continue
+    return None
+
+
+def name_tokens(value):
+    """Lower-case name tokens of a sender: display name words, or an address's local part."""
+    v = re.sub(r"\[mailto:[^\]]*\]", " ", value or "")
+    v = re.sub(r"</O=[^>]*>", " ", v)
+    addresses = re.findall(r"[\w.+\-']+@[\w.\-]+", v)
+    rest = re.sub(r"<[^>]*>|[\w.+\-']+@[\w.\-]+", " ", v)
+    words = {w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'\-]+", rest) if len(w) >= 2}
+    if not words:
+        for a in addresses:
+            words |= {w.lower() for w in re.split(r"[._\-+]", a.split("@")[0]) if len(w) >= 2 and w.isalpha()}
+    return frozenset(words - {"enron", "ect", "hou", "mailto", "on", "behalf", "of"})
+
+
+def display_name(x_from):
+    """'Brown, Sharon </O=ENRON/…>' → 'Sharon Brown'; None when it is not a plain person name."""
+    v = re.sub(r"<[^>]*>", "", x_from or "").replace('"', "").strip()
+    v = re.sub(r"@\w+$", "", v).strip()
+    if not v or "@" in v or not re.fullmatch(r"[A-Za-z][A-Za-z .,'\-]*", v):
+        return None
+    if v.count(",") == 1:
+        last, first = [p.strip() for p in v.split(",")]
+        v = (first + " " + last).strip()
+    elif "," in v:
+        return None
+    v = " ".join(v.split())
+    return v if len(v.split()) >= 2 else None
+
+
+def enron_quotes(text):
+    """(sender tokens, naive Sent datetime, normalised subject) of each Original-Message block."""
+    out = []
+    for m in ORIGINAL.finditer(text):
+        fields = {}
+        for line in text[m.end():m.end() + 3000].split("\n")[1:14]:
+            line = line.strip().lstrip(">").strip()
+            hm = QUOTED_HEADER.match(line)
+            if hm:
+                key = hm.group(1).lower()
+                key = "sent" if key == "date" else key
+                fields.setdefault(key, hm.group(2).strip())
+            elif fields and not line:
+                if "subject" in fields:
+                    break
+        if "from" in fields and "sent" in fields and "subject" in fields:
+            sent = parse_sent(fields["sent"])
+            norm = normalize_subject(fields["subject"])
+            tokens = name_tokens(fields["from"])
+            if sent and norm and tokens:
+                out.append((tokens, sent, norm))
+    return out
+
+
+def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_component):
+    paths = []
+    for d, dirs, files in os.walk(root):
+        dirs.sort()
+        paths += [os.path.join(d, f) for f in sorted(files)]
+    msgs = []  # dicts
+    seen = set()
+    for p in paths:
+        with open(p, "rb") as f:
+            raw = f.read()
+        msg = email.message_from_bytes(raw, policy=email.policy.compat32)
+        ids = message_ids(msg.get("Message-ID"), bare_needs_at=False)
+        if not ids or ids[0] in seen:
+            continue
+        seen.add(ids[0])
+        try:
+            date = parsedate_to_datetime(msg.get("Date"))
+            utc = date.astimezone(dt.timezone.utc).replace(tzinfo=None, second=0, microsecond=0)
+        except Exception:
+            utc = None
+        text = "\n".join(part_text(p) for p in text_parts(msg) if p.get_content_subtype() == "plain")
+        subject = decode_header_value(msg.get("Subject"))
+        _, addr = parseaddr(decode_header_value(msg.get("From")))
+        x_from = decode_header_value(msg.get("X-From"))
+        msgs.append({"path": p, "mid": ids[0], "utc": utc, "norm": normalize_subject(subject),
+                     "sender": name_tokens(x_from) | name_tokens(addr), "address": addr.lower(),
+                     "name": display_name(x_from), "quotes": enron_quotes(text),
+                     "own": text.split("-----Original Message-----")[0] if "Original Message" in text else None})
+
+    parent = list(range(len(msgs)))
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(a, b):
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    by_subject = {}
+    for i, m in enumerate(msgs):
+        if m["utc"] and m["norm"]:
+            by_subject.setdefault(m["norm"], []).append(i)
+
+    # Quote nodes live after the messages in the union-find.
+    quote_nodes = {}  # (norm, minute) -> [(node, tokens, sent)]
+    original_links = quote_links = 0
+    pairs = []  # (quoting message, original message) for the reliability check
+    for i, m in enumerate(msgs):
+        for tokens, sent, norm in m["quotes"]:
+            # (a) the archived original.
+            for j in by_subject.get(norm, []):
+                o = msgs[j]
+                if j == i or not (tokens & o["sender"]):
+                    continue
+                delta = (sent - o["utc"]).total_seconds() / 60
+                later = m["utc"] is not None and o["utc"] > m["utc"]
+                if -14 * 60 <= delta <= 14 * 60 and delta % 60 == 0 and not later:
+                    union(i, j)
+                    original_links += 1
+                    pairs.append((i, j))
+            # (b) other messages quoting the same original.
+            bucket = quote_nodes.setdefault((norm, sent.minute), [])
+            node = None
+            for other, other_tokens, other_sent in bucket:
+                if tokens & other_tokens and abs((sent - other_sent).total_seconds()) <= 3 * 3600:
+                    node = other
+                    break
+            if node is None:
+                parent.append(len(parent))
+                node = len(parent) - 1
+                bucket.append((node, tokens, sent))
+            else:
+                quote_links += 1
+            union(i, node)
+
+    components = {}
+    for i in range(len(msgs)):
+        components.setdefault(find(i), []).append(i)
+    components = [sorted(v, key=lambda k: (msgs[k]["utc"] or dt.datetime.max, msgs[k]["mid"]))
+                  for v in components.values() if len(v) >= 2]
+
+    def subject_of(members):
+        # The earliest quoted original's subject, else the earliest message's.
+        quoted = sorted((sent, norm) for k in members for _, sent, norm in msgs[k]["quotes"])
+        return quoted[0][1] if quoted else msgs[members[0]]["norm"]
+
+    # Reliability: does the matched original's own text occur in the quoting message?
+    agree = checked = 0
+    for i, j in pairs:
+        own = " ".join((msgs[j]["own"] or "").split())[:120] if msgs[j]["own"] is not None else None
+        if own is None:
+            with open(msgs[j]["path"], "rb") as f:
+                o = email.message_from_bytes(f.read(), policy=email.policy.compat32)
+            own = " ".join("\n".join(part_text(p) for p in text_parts(o)).split())[:120]
+        if len(own) < 40:
+            continue
+        with open(msgs[i]["path"], "rb") as f:
+            q = email.message_from_bytes(f.read(), policy=email.policy.compat32)
+        quoting = " ".join("\n".join(part_text(p) for p in text_parts(q)).replace(">", " ").split()).lower()
+        checked += 1
+        agree += " ".join(own.replace(">", " ").split()).lower()[:60] in quoting
+
+    rng = random.Random(seed)
+    eligible = sorted((c for c in components if 2 <= len(c) <= max_component
+                       and len(content_words(subject_of(c))) >= 2), key=lambda c: msgs[c[0]]["mid"])
+    rng.shuffle(eligible)
+    chosen, included = [], set()
+    for c in eligible:
+        if len(chosen) >= max_topic or len(included) + len(c) > size * 0.6:
+            break
+        chosen.append(c)
+        included.update(c)
+    rest = [i for i in range(len(msgs)) if i not in included]
+    included.update(rng.sample(rest, max(0, min(len(rest), size - len(included)))))
+    subset = sorted(included)
+
+    subjects_known = [m["norm"] for m in msgs] + [norm for m in msgs for _, _, norm in m["quotes"]]
+    hider = SubjectHider(subjects_known)
+    os.makedirs(out_dir, exist_ok=True)
+    mbox_path = os.path.join(out_dir, "mail.mbox")
+    if os.path.exists(mbox_path):
+        os.remove(mbox_path)
+    out = mailbox.mbox(mbox_path)
+    out.lock()
+    tokens = set()
+    removed_lines = 0
+    named = 0
+    copies = {}
+    for k in subset:
+        m = msgs[k]
+        with open(m["path"], "rb") as f:
+            msg = email.message_from_bytes(f.read(), policy=email.policy.compat32)
+        own = {m["norm"]} | {norm for _, _, norm in m["quotes"]}
+        override = None
+        if m["name"] and m["address"]:
+            override = '"%s" <%s>' % (m["name"], m["address"])
+            named += 1
+        removed_lines += hide_subjects(msg, hider, own, from_override=override)
+        tokens |= corpus_tokens(msg)
+        out.add(msg)
+        copies[m["mid"]] = msg
+    out.flush()
+    out.unlock()
+    out.close()
+
+    queries = []
+    for c in chosen:
+        queries.append({"kind": "topic", "query": topic_query(content_words(subject_of(c))),
+                        "relevant": [msgs[k]["mid"] for k in c], "thread_size": len(c)})
+    for c in [c for c in chosen if len(content_words(subject_of(c))) >= 3][:max_short]:
+        queries.append({"kind": "short", "query": short_query(content_words(subject_of(c))),
+                        "relevant": [msgs[k]["mid"] for k in c], "thread_size": len(c)})
+    with_names = [c for c in chosen if any(msgs[k]["name"] for k in c)]
+    for c in rng.sample(with_names, min(max_from, len(with_names))):
+        starter = next(k for k in c if msgs[k]["name"])
+        mine = [msgs[k]["mid"] for k in c if msgs[k]["address"] == msgs[starter]["address"]]
+        queries.append({"kind": "from-direct",
+                        "query": "from:%s %s" % (quoted_name(msgs[starter]["name"]),
+                                                 topic_query(content_words(subject_of(c)))),
+                        "relevant": mine, "thread_size": len(c)})
+    nonsense, pool = nonsense_queries(rng, tokens)
+    for kind, q in nonsense:
+        queries.append({"kind": kind, "query": q, "relevant": []})
+
+    subject_by_first = {msgs[c[0]]["mid"]: subject_of(c) for c in chosen}
+    leaks = leak_stats(queries, copies,
+                       lambda q: subject_by_first.get(q["relevant"][0]) if q["kind"] == "topic" else None)
+    sizes = sorted(len(c) for c in components)
+    stats = {
+        "corpus": "enron-inbox", "source": os.path.abspath(root), "messages_total": len(msgs),
+        "messages": len(subset), "messages_with_original_message_blocks": sum(1 for m in msgs if m["quotes"]),
+        "quoted_originals_parsed": sum(len(m["quotes"]) for m in msgs),
+        "links_to_archived_original": original_links, "links_via_same_quoted_original": quote_links,
+        "components_2plus": len(components), "messages_in_components": sum(sizes),
+        "component_size_median": sizes[len(sizes) // 2] if sizes else 0, "component_size_max": sizes[-1] if sizes else 0,
+        "components_eligible": len(eligible), "components_chosen": len(chosen),
+        "reliability_pairs_checked": checked, "reliability_original_text_found_in_quoting_message": agree,
+        "display_names_restored_from_x_from": named,
+        "subject_lines_removed_from_bodies": removed_lines, "nonsense_word_pool_absent": pool, **leaks,
+    }
+    finish(out_dir, queries, stats)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--usrp", default="corpora/usrp-users.mbox")
+    ap.add_argument("--enron", default="corpora/enron-inbox/maildir")
+    ap.add_argument("--out", default="eval-data")
+    ap.add_argument("--seed", type=int, default=8)
+    ap.add_argument("--enron-size", type=int, default=5000)
+    ap.add_argument("--topic", type=int, default=400)
+    ap.add_argument("--short", type=int, default=200)
+    ap.add_argument("--from-queries", type=int, default=200)
+    ap.add_argument("--only", choices=["usrp", "enron"])
+    args = ap.parse_args()
+    if args.only in (None, "usrp"):
+        if not os.path.exists(args.usrp):
+            sys.exit("%s not found (make corpora)" % args.usrp)
+        build_usrp(args.usrp, os.path.join(args.out, "usrp"), args.seed, args.topic, args.short, args.from_queries)
+    if args.only in (None, "enron"):
+        if not os.path.isdir(args.enron):
+            sys.exit("%s not found (make corpora)" % args.enron)
+        build_enron(args.enron, os.path.join(args.out, "enron"), args.seed, args.enron_size, args.topic,
+                    args.short, args.from_queries, max_component=40)
+
+
+if __name__ == "__main__":
+    main()
