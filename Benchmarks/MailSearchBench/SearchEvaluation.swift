@@ -58,6 +58,12 @@ enum SearchEvaluation {
         }
     }
 
+    /// The semantic floor under evaluation: `EVAL_MIN_SIMILARITY`, else the shipped default.
+    static var minimumSimilarity: Double {
+        ProcessInfo.processInfo.environment["EVAL_MIN_SIMILARITY"].flatMap(Double.init)
+            ?? VectorSemanticRanker.defaultMinimumSimilarity
+    }
+
     static func evaluate(set: URL, workRoot: URL, modelDirectory: URL) async throws {
         let manifestURL = set.appendingPathComponent("manifest.json")
         guard let manifestData = FileManager.default.contents(atPath: manifestURL.path) else {
@@ -115,7 +121,8 @@ enum SearchEvaluation {
         let now = Date(timeIntervalSince1970: latest + 86_400)
         let parser = SearchQueryParser(calendar: calendar, now: { now })
         let useCase = SearchEmailsUseCase(index: index, parser: parser,
-                                          semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors))
+                                          semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors,
+                                                                         minimumSimilarity: minimumSimilarity))
 
         var tallies: [String: [SearchMode: Tally]] = [:]
         var kinds: [String] = []
@@ -173,7 +180,7 @@ enum SearchEvaluation {
 
         let threads = Set(threadOf.values).count
         report("")
-        report("== \(manifest.corpus): \(rows.count) emails, \(threads) conversations, \(vectors.count) embeddings; " +
+        report("== \(manifest.corpus) (semantic floor \(minimumSimilarity)): \(rows.count) emails, \(threads) conversations, \(vectors.count) embeddings; " +
                "\(labels.count - unlabelled) queries (\(unlabelled) skipped: no relevant message imported); " +
                String(format: "%.0f s for %d searches", seconds, (labels.count - unlabelled) * modes.count))
         report("Success@20 and MRR@20 of the first relevant conversation (strict: the result's own message relevant)")

@@ -12,7 +12,7 @@ import SearchIndex
 /// mail (`make eval`; README, "Semantic similarity floor").
 public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
     /// The default similarity floor of all-MiniLM-L6-v2 on email (see the type's comment).
-    public static let defaultMinimumSimilarity = 0.35
+    public static let defaultMinimumSimilarity = 0.45
 
     public let embedder: (any Embedder)?
     public let vectors: VectorSearchEngine
