@@ -65,8 +65,14 @@ public struct MatchHighlighter: Sendable {
     /// highlight ranges; nil when nothing matches. Scanning stops at the first match.
     public func snippet(of body: String, width: Int = 24, scanLimit: Int = 4_000) -> (text: String, ranges: [HighlightRange])? {
         let before = width / 3
+        var start = 0
+        switch asciiScanStart(body, before: before, scanLimit: scanLimit) {
+        case .noMatch: return nil
+        case .from(let s): start = s
+        case .unknown: break
+        }
         var recent: [Int] = []          // start offsets of the last `before` words
-        var offset = 0
+        var offset = start
         var wordStart: Int?
         var word = String.UnicodeScalarView()
         var buffer: [UInt8] = []
@@ -94,8 +100,9 @@ public struct MatchHighlighter: Sendable {
             if recent.count > before { recent.removeFirst() }
             return false
         }
-        var scanned = 0
-        for scalar in body.unicodeScalars {
+        var scanned = start
+        let scalars = body.unicodeScalars
+        for scalar in scalars[scalars.index(scalars.startIndex, offsetBy: start)...] {
             scanned += 1
             if scanned > scanLimit && hitStart == nil { return nil }
             if FTS5QueryBuilder.isTokenCharacter(scalar)
@@ -116,6 +123,56 @@ public struct MatchHighlighter: Sendable {
         if from > 0 { text = "…" + text }
         if upper < utf16.endIndex { text += "…" }
         return (text, ranges(in: text, field: .snippet))
+    }
+
+    enum ScanStart { case noMatch, from(Int), unknown }
+
+    /// Where the snippet scan may start in an all-ASCII body: `before` words ahead of the first
+    /// place a term's first word occurs at a word start (`.noMatch` when none does within
+    /// `scanLimit`), found on the raw bytes. In ASCII a byte is a scalar and a UTF-16 unit, and
+    /// folding is lower-casing, so the scan from there finds what a scan from the start would;
+    /// other text (or terms) gives `.unknown`: scan it all.
+    func asciiScanStart(_ body: String, before: Int, scanLimit: Int) -> ScanStart {
+        guard firstWords.allSatisfy({ $0.bytes.allSatisfy { $0 < 0x80 } }) else { return .unknown }
+        var body = body
+        return body.withUTF8 { bytes -> ScanStart in
+            @inline(__always) func isWordByte(_ b: UInt8) -> Bool {
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            }
+            let limit = min(bytes.count, scanLimit)
+            if bytes.contains(where: { $0 >= 0x80 }) { return .unknown }
+            var i = 0
+            var hit: Int?
+            while i < limit {
+                guard isWordByte(bytes[i]) else { i += 1; continue }
+                let wordStart = i
+                while i < bytes.count && isWordByte(bytes[i]) { i += 1 }
+                // The scan from the start reads `scanLimit` scalars: a word it cannot finish is no match.
+                guard i < scanLimit || (i == bytes.count && bytes.count <= scanLimit) else { break }
+                let length = i - wordStart
+                for (pattern, prefix) in firstWords where pattern.count <= length && (prefix || pattern.count == length) {
+                    var same = true
+                    for k in 0..<pattern.count {
+                        let b = bytes[wordStart + k]
+                        if (b >= 0x41 && b <= 0x5A ? b + 32 : b) != pattern[k] { same = false; break }
+                    }
+                    if same { hit = wordStart; break }
+                }
+                if hit != nil { break }
+            }
+            guard let hit else { return .noMatch }
+            // Back `before` words from the hit, to a word start.
+            var start = hit, words = 0
+            var j = hit
+            while j > 0 && words < before {
+                j -= 1
+                if isWordByte(bytes[j]) && (j == 0 || !isWordByte(bytes[j - 1])) {
+                    start = j
+                    words += 1
+                }
+            }
+            return .from(start)
+        }
     }
 
     /// Word runs (letters, digits) of `text` with UTF-16 offsets.
