@@ -20,15 +20,22 @@ public struct EmailFilterSQL: Sendable {
                 .replacingOccurrences(of: "_", with: "\\_") + "%"
         }
         if let sender = filters.sender?.trimmingCharacters(in: .whitespaces), !sender.isEmpty {
-            // Resolved through the contacts (every From address, with its display name), then an
-            // index on lower(fromEmail): no scan of all mail, whatever its size. The unary + drops
-            // the column's TEXT affinity, without which SQLite cannot probe an expression index
-            // from a subquery and scans every email instead (20 ms at 45K emails).
+            // The email's own From name or address. Addresses are found through the contacts
+            // (one row per address) and an index on lower(fromEmail): no scan of all mail,
+            // whatever its size. The unary + drops the column's TEXT affinity, without which
+            // SQLite cannot probe an expression index from a subquery. A contact's display name
+            // stands for mail that has no From name of its own; mail with a name of its own
+            // ("Jane Doe via USRP-users" from the list's address) matches by that name, found
+            // by scanning the partial index on fromName (`IS NOT NULL` lets SQLite use it)
+            // rather than the emails.
+            let pattern = like(sender)
             parts.append("""
-                lower(e.fromEmail) IN (SELECT +c.email FROM \(schema)contacts c
-                                       WHERE c.email LIKE ? ESCAPE '\\' OR c.displayName LIKE ? ESCAPE '\\')
+                ((lower(e.fromEmail) IN (SELECT +c.email FROM \(schema)contacts c
+                                         WHERE c.email LIKE ? ESCAPE '\\' OR c.displayName LIKE ? ESCAPE '\\')
+                  AND (e.fromEmail LIKE ? ESCAPE '\\' OR COALESCE(e.fromName, '') = ''))
+                 OR e.id IN (SELECT n.id FROM \(schema)emails n WHERE n.fromName IS NOT NULL AND n.fromName LIKE ? ESCAPE '\\'))
                 """)
-            args += [like(sender), like(sender)]
+            args += [pattern, pattern, pattern, pattern]
         }
         if let recipient = filters.recipient?.trimmingCharacters(in: .whitespaces), !recipient.isEmpty {
             parts.append("(e.toAddresses LIKE ? ESCAPE '\\' OR e.ccAddresses LIKE ? ESCAPE '\\' OR e.bccAddresses LIKE ? ESCAPE '\\')")
