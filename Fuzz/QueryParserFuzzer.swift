@@ -1,10 +1,12 @@
 // libFuzzer entry point for SearchQueryParser, built by Fuzz/run-query-fuzzer.sh together with the
-// parser's own source files (Sources/SearchEngine/SearchQueryParser.swift and QueryParsing/).
+// parser's own source files (Sources/SearchEngine/SearchQueryParser.swift and QueryParsing/), and
+// FTS5QueryBuilder, which reads the free text.
 //
 // Any byte string is a query. Besides crashes and address errors, the harness traps when the
 // parser's free text holds anything that was not in the input (whitespace aside).
 import Foundation
 import MailModel
+import SearchIndex
 
 private let zones = ["Europe/Berlin", "America/Los_Angeles", "Pacific/Kiritimati", "UTC"]
 
@@ -24,6 +26,11 @@ public func queryParserFuzzTestOneInput(_ data: UnsafePointer<UInt8>, _ size: In
     let query = parser.parse(text)
     guard isDrawn(query.text, from: text) else {
         fatalError("free text \(query.text.debugDescription) is not drawn from the input")
+    }
+    // The builder never fails either, and never lets a quote into an FTS5 string unescaped.
+    let compiled = FTS5QueryBuilder.query(for: query.text)
+    for term in compiled.terms where term.text.contains("\"") {
+        fatalError("term \(term.text.debugDescription) holds a quote")
     }
     return 0
 }

@@ -22,8 +22,15 @@ echo "building MailModel module"
     -emit-module-path "$bin/MailModel.swiftmodule" -o "$bin/libMailModel.a" \
     "$root"/Sources/MailModel/*.swift
 
+# The parser reads free text with FTS5QueryBuilder's rules (negation, quotes); that file has no
+# imports, so it is built alone as the SearchIndex module.
+echo "building SearchIndex (FTS5QueryBuilder) module"
+"$swiftc" "${flags[@]}" -emit-module -emit-library -static -module-name SearchIndex \
+    -emit-module-path "$bin/SearchIndex.swiftmodule" -o "$bin/libSearchIndex.a" \
+    "$root/Sources/SearchIndex/FTS5QueryBuilder.swift"
+
 echo "building query-parser-fuzzer"
-"$swiftc" "${flags[@]}" -module-name QueryParserFuzz -I "$bin" -L "$bin" -lMailModel \
+"$swiftc" "${flags[@]}" -module-name QueryParserFuzz -I "$bin" -L "$bin" -lMailModel -lSearchIndex \
     -o "$bin/query-parser-fuzzer" \
     "$root/Sources/SearchEngine/SearchQueryParser.swift" \
     "$root"/Sources/SearchEngine/QueryParsing/*.swift \
@@ -39,6 +46,8 @@ seeds=(
     "social emails in sent with a pdf to Sarah Jones label:Work category:forums"
     "read the budget report \"from john\" meeting in January notes"
     "emails to bob@example.com in the last 7 days starred"
+    "(budget OR forecast) report -draft -\"first draft\" {q3 q4}"
+    "from:john OR from:mary -in:trash -(is:unread has:attachment) budget OR from sarah"
 )
 for i in "${!seeds[@]}"; do
     printf '%s' "${seeds[$i]}" > "$corpus/seed-$i"

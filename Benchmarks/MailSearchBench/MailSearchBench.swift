@@ -326,7 +326,9 @@ struct MailSearchBench {
         // Query parsing does not depend on the corpus.
         var parse = Samples()
         let all = queries + filteredQueries + ["budget report from sarah last week with attachments",
-                                               "unread promotions from john", "from:john is:unread after:2024-03-01 \"deployment schedule\""]
+                                               "unread promotions from john", "from:john is:unread after:2024-03-01 \"deployment schedule\"",
+                                               "(budget OR forecast) report -draft", "from:john OR from:mary -in:trash",
+                                               "-(in:spam is:unread) {q3 q4} -\"old plan\""]
         for _ in 0..<200 { for q in all { parse.add(measure { _ = parser.parse(q) }) } }
         report("query parsing (\(all.count) queries × 200): \(parse.summary(unit: "µs", scale: 1000))")
 

@@ -27,8 +27,12 @@ public struct DateRange: Hashable, Sendable, Codable {
 }
 
 /// Structured filters of a search (FR-SEARCH-02). All set filters combine with AND.
+///
+/// Negated operators and OR between operators (`-from:john`, `from:john OR from:mary`,
+/// `-(in:spam is:unread)`) nest: `excluded` and `anyOf` hold further `SearchFilters`, and
+/// `text` carries words that sit inside such a group (`budget OR from:john`).
 public struct SearchFilters: Hashable, Sendable, Codable {
-    /// Sender: matched against the From address and display name (case-insensitive substring).
+    /// Sender: matched against the email's own From address and display name (case-insensitive substring).
     public var sender: String?
     /// Recipient: matched against To/Cc/Bcc addresses and display names.
     public var recipient: String?
@@ -43,21 +47,91 @@ public struct SearchFilters: Hashable, Sendable, Codable {
     public var isStarred: Bool?
     /// An attachment MIME type or filename extension the message must carry ("pdf").
     public var attachmentType: String?
+    /// Text in the query language (words, `"phrases"`, `-word`, `OR`, parentheses) the mail must
+    /// match through the keyword index, as a condition rather than a ranking: words that share an
+    /// OR group or a negation with operators, or a text made only of negated words (`-draft`).
+    public var text: String?
+    /// Mail matching any of these is left out (`-from:john`, `-is:unread`, `-(in:spam is:unread)`).
+    public var excluded: [SearchFilters]
+    /// Groups of alternatives: mail must match at least one alternative of every group
+    /// (`from:john OR from:mary` is one group of two).
+    public var anyOf: [[SearchFilters]]
 
     public init(
         sender: String? = nil, recipient: String? = nil, subject: String? = nil,
         dateRange: DateRange? = nil, hasAttachment: Bool? = nil, folder: String? = nil,
         category: AICategory? = nil, isRead: Bool? = nil, isStarred: Bool? = nil,
-        attachmentType: String? = nil
+        attachmentType: String? = nil, text: String? = nil, excluded: [SearchFilters] = [],
+        anyOf: [[SearchFilters]] = []
     ) {
         self.sender = sender; self.recipient = recipient; self.subject = subject
         self.dateRange = dateRange; self.hasAttachment = hasAttachment; self.folder = folder
         self.category = category; self.isRead = isRead; self.isStarred = isStarred
-        self.attachmentType = attachmentType
+        self.attachmentType = attachmentType; self.text = text; self.excluded = excluded; self.anyOf = anyOf
     }
 
     /// True when no filter is set.
     public var isEmpty: Bool { self == SearchFilters() }
+
+    /// Adds `other`'s filters to these (AND): a sender, recipient, subject, folder, category or
+    /// status of `other` replaces this one's, date ranges intersect, texts, exclusions and groups
+    /// of alternatives accumulate.
+    public mutating func merge(_ other: SearchFilters) {
+        if let v = other.sender { sender = v }
+        if let v = other.recipient { recipient = v }
+        if let v = other.subject { subject = v }
+        if let v = other.dateRange { dateRange = dateRange.map { $0.intersection(v) } ?? v }
+        if let v = other.hasAttachment { hasAttachment = v }
+        if let v = other.folder { folder = v }
+        if let v = other.category { category = v }
+        if let v = other.isRead { isRead = v }
+        if let v = other.isStarred { isStarred = v }
+        if let v = other.attachmentType { attachmentType = v }
+        if let v = other.text { text = text.map { $0 + " " + v } ?? v }
+        excluded += other.excluded
+        anyOf += other.anyOf
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case sender, recipient, subject, dateRange, hasAttachment, folder, category, isRead, isStarred,
+             attachmentType, text, excluded, anyOf
+    }
+
+    /// Empty `excluded` and `anyOf` are left out, and may be missing when decoding.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            sender: try c.decodeIfPresent(String.self, forKey: .sender),
+            recipient: try c.decodeIfPresent(String.self, forKey: .recipient),
+            subject: try c.decodeIfPresent(String.self, forKey: .subject),
+            dateRange: try c.decodeIfPresent(DateRange.self, forKey: .dateRange),
+            hasAttachment: try c.decodeIfPresent(Bool.self, forKey: .hasAttachment),
+            folder: try c.decodeIfPresent(String.self, forKey: .folder),
+            category: try c.decodeIfPresent(AICategory.self, forKey: .category),
+            isRead: try c.decodeIfPresent(Bool.self, forKey: .isRead),
+            isStarred: try c.decodeIfPresent(Bool.self, forKey: .isStarred),
+            attachmentType: try c.decodeIfPresent(String.self, forKey: .attachmentType),
+            text: try c.decodeIfPresent(String.self, forKey: .text),
+            excluded: try c.decodeIfPresent([SearchFilters].self, forKey: .excluded) ?? [],
+            anyOf: try c.decodeIfPresent([[SearchFilters]].self, forKey: .anyOf) ?? [])
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(sender, forKey: .sender)
+        try c.encodeIfPresent(recipient, forKey: .recipient)
+        try c.encodeIfPresent(subject, forKey: .subject)
+        try c.encodeIfPresent(dateRange, forKey: .dateRange)
+        try c.encodeIfPresent(hasAttachment, forKey: .hasAttachment)
+        try c.encodeIfPresent(folder, forKey: .folder)
+        try c.encodeIfPresent(category, forKey: .category)
+        try c.encodeIfPresent(isRead, forKey: .isRead)
+        try c.encodeIfPresent(isStarred, forKey: .isStarred)
+        try c.encodeIfPresent(attachmentType, forKey: .attachmentType)
+        try c.encodeIfPresent(text, forKey: .text)
+        if !excluded.isEmpty { try c.encode(excluded, forKey: .excluded) }
+        if !anyOf.isEmpty { try c.encode(anyOf, forKey: .anyOf) }
+    }
 }
 
 /// Where a search looks (FR-SEARCH-03).

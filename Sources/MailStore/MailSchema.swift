@@ -160,6 +160,12 @@ enum MailSchema {
                     BEGIN UPDATE email_directory_version SET version = version + 1 WHERE id = 1; END;
                 """)
         }
+        migrator.registerMigration("v-sender-name") { db in
+            // The sender filter matches the email's own From name by substring: it scans this
+            // index (names and rowids of the mail that has a name) instead of the emails table,
+            // whose rows hold the bodies. Queries must say `fromName IS NOT NULL` to use it.
+            try db.execute(sql: "CREATE INDEX emails_from_name ON emails(fromName) WHERE fromName IS NOT NULL")
+        }
         return migrator
     }
 }

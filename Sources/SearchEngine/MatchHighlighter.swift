@@ -3,8 +3,10 @@ import MailModel
 import SearchIndex
 
 /// Finds the query's terms in a subject and body the way FTS5's unicode61 tokenizer matched them
-/// (letters and digits, case and diacritics folded; words match a term by prefix, phrases word by
-/// word) and returns highlight ranges in UTF-16 offsets, plus a body snippet around the first match.
+/// (letters and digits, case and diacritics folded; phrases word by word) and returns highlight
+/// ranges in UTF-16 offsets, plus a body snippet around the first match. A term matches by prefix
+/// exactly when `FTS5QueryBuilder` made it a prefix in the MATCH expression (so `the` does not
+/// mark "theory" unless it is the word being typed), and negated terms (`-draft`) are never marked.
 /// Doing this in Swift for the returned page avoids running the MATCH a second time.
 public struct MatchHighlighter: Sendable {
     /// Each term as a list of folded words (a phrase has several); `prefix` on the last word.
@@ -13,10 +15,17 @@ public struct MatchHighlighter: Sendable {
     /// The first word of each term as folded UTF-8, with whether it matches as a prefix.
     let firstWords: [(bytes: [UInt8], prefix: Bool)]
 
+    /// - Parameter queryText: the free text of the query, as given to `FTS5QueryBuilder`.
     public init(queryText: String) {
-        terms = FTS5QueryBuilder.terms(of: queryText).compactMap { term in
+        self.init(terms: FTS5QueryBuilder.query(for: queryText).positiveTerms)
+    }
+
+    /// Highlights `terms` (normally `FTS5QueryBuilder.Query.positiveTerms`).
+    public init(terms searched: [FTS5QueryBuilder.Term]) {
+        terms = searched.compactMap { term in
+            guard !term.isNegated else { return nil }
             let words = Self.words(in: term.text).map { Self.fold($0.text) }
-            return words.isEmpty ? nil : (words, !term.isPhrase)
+            return words.isEmpty ? nil : (words, term.isPrefix)
         }
         firstWords = terms.map { (Array($0.words[0].utf8), $0.words.count == 1 && $0.prefix) }
     }

@@ -49,15 +49,21 @@ public final class SearchEmailsUseCase: Sendable {
     public func search(_ query: SearchQuery, limit: Int = 20, mode: SearchMode = .hybrid) async throws -> SearchResponse {
         let clock = ContinuousClock()
         let started = clock.now
-        let match = FTS5QueryBuilder.matchExpression(for: query.text)
+        let text = FTS5QueryBuilder.query(for: query.text)
+        let match = text.match
+        // Text of exclusions only (`-draft`, in a query built by hand; the parser moves it into the
+        // filters itself) restricts the mail like a filter.
+        var allFilters = query.filters
+        if match == nil, text.exclusion != nil { allFilters.merge(SearchFilters(text: query.text)) }
+        let filters = allFilters
         let directory = index.directory
-        guard match != nil || !query.filters.isEmpty || query.scope != .allMail else {
+        guard match != nil || !filters.isEmpty || query.scope != .allMail else {
             return SearchResponse(query: query, conversationCount: 0, keywordMatches: 0, results: [],
                                   semantic: SemanticReport(ran: false, reason: "empty query"), tookMs: 0)
         }
         let (snapshot, candidates) = try await index.read { db in
             let snapshot = try directory.snapshot(db)
-            return (snapshot, try SearchIndexManager.candidates(filters: query.filters, scope: query.scope,
+            return (snapshot, try SearchIndexManager.candidates(filters: filters, scope: query.scope,
                                                                 directory: snapshot, db: db))
         }
 
@@ -67,7 +73,8 @@ public final class SearchEmailsUseCase: Sendable {
         var keywordCount = 0
         var filtersOnly = false
         if let match {
-            let semanticText = query.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            // Positive words only: no OR, no parentheses, no excluded word.
+            let semanticText = text.semanticText.trimmingCharacters(in: .whitespacesAndNewlines)
             var skipReason: String?
             if mode == .keyword {
                 skipReason = "keyword-only search requested"
@@ -106,10 +113,10 @@ public final class SearchEmailsUseCase: Sendable {
             report = SemanticReport(ran: false, reason: "filters only: no text to rank")
         }
 
-        let terms = FTS5QueryBuilder.terms(of: query.text).map(\.text)
+        let terms = text.positiveTerms
         let (results, conversations) = try await buildResults(
             ranking: ranking, semantic: semanticMatches, filtersOnly: filtersOnly, threads: snapshot, match: match,
-            queryText: query.text, terms: terms, limit: limit)
+            terms: terms, limit: limit)
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         return SearchResponse(query: query, conversationCount: conversations, keywordMatches: keywordCount,
@@ -121,7 +128,7 @@ public final class SearchEmailsUseCase: Sendable {
     /// lazily: the best few hundred are sorted and fused, more only when the page needs them.
     private func buildResults(ranking: KeywordRanking, semantic: [SemanticHit], filtersOnly: Bool,
                               threads: EmailDirectory.Snapshot, match: String?,
-                              queryText: String, terms: [String], limit: Int) async throws -> ([SearchResult], Int) {
+                              terms: [FTS5QueryBuilder.Term], limit: Int) async throws -> ([SearchResult], Int) {
         let allIds = ranking.hits.lazy.map(\.emailId) + semantic.lazy.map(\.emailId)
         let conversations = threads.conversationCount(of: allIds)
         guard conversations > 0 else { return ([], 0) }
@@ -171,7 +178,9 @@ public final class SearchEmailsUseCase: Sendable {
             if let thread = threads.thread(of: id), matched[thread] != nil { matched[thread]! += 1 }
         }
         let pageIds = page.compactMap { best[$0]?.emailId }
-        let highlighter = MatchHighlighter(queryText: match == nil ? "" : queryText)
+        let highlighter = MatchHighlighter(terms: match == nil ? [] : terms)
+        let keywordPage = pageIds.filter { id in best.values.contains { $0.emailId == id && $0.keywordRank != nil } }
+        let matchedTerms = try await termsMatched(terms, by: keywordPage, match: match)
         let rows = try await index.read { db -> [Int64: EmailRow] in
             var rows: [Int64: EmailRow] = [:]
             for r in try Self.rows(db, sql: """
@@ -200,7 +209,7 @@ public final class SearchEmailsUseCase: Sendable {
             }
             var why = MatchExplanation()
             if let rank = f.keywordRank, let bm25 = f.bm25 {
-                why.keyword = MatchExplanation.Keyword(terms: terms, bm25: bm25, rank: rank)
+                why.keyword = MatchExplanation.Keyword(terms: matchedTerms[row.id] ?? [], bm25: bm25, rank: rank)
             }
             if let rank = f.semanticRank, let similarity = f.similarity {
                 why.semantic = MatchExplanation.Semantic(similarity: similarity, rank: rank)
@@ -212,6 +221,32 @@ public final class SearchEmailsUseCase: Sendable {
                 matchedMessages: matched[thread] ?? 1, why: why)
         }
         return (results, conversations)
+    }
+
+    /// Which positive terms each of `emailIds` matched: all of them, unless the MATCH has an OR,
+    /// in which case each term is looked up in FTS5 for these emails only.
+    private func termsMatched(_ terms: [FTS5QueryBuilder.Term], by emailIds: [Int64],
+                              match: String?) async throws -> [Int64: [String]] {
+        guard let match, !emailIds.isEmpty, !terms.isEmpty else { return [:] }
+        let names = terms.map { $0.isPhrase ? "\"\($0.text)\"" : $0.text }
+        guard match.contains(" OR "), terms.count > 1 else {
+            return Dictionary(uniqueKeysWithValues: emailIds.map { ($0, names) })
+        }
+        return try await index.read { db in
+            var out: [Int64: [String]] = [:]
+            let placeholders = Array(repeating: "?", count: emailIds.count).joined(separator: ",")
+            for (term, name) in zip(terms, names) {
+                let expression = "\"" + term.text + "\"" + (term.isPrefix ? "*" : "")
+                var arguments: StatementArguments = [expression]
+                arguments += StatementArguments(emailIds)
+                for id in try Int64.fetchAll(db, sql: """
+                    SELECT rowid FROM email_fts WHERE email_fts MATCH ? AND rowid IN (\(placeholders))
+                    """, arguments: arguments) {
+                    out[id, default: []].append(name)
+                }
+            }
+            return out
+        }
     }
 
     /// Runs `sql` (ending in `IN`) over `ids` in chunks that stay below SQLite's variable limit.

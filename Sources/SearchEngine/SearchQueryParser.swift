@@ -6,8 +6,11 @@ import MailModel
 ///
 /// "from john last week with attachments" becomes sender "john", the previous 7 days and
 /// "has an attachment", with no text left; "budget report from sarah" keeps "budget report".
-/// Gmail-style operators (`from:`, `is:unread`, `after:2024-03-01` …) work too. The words it
-/// recognises, and how it tells "read the budget report" from "unread promotions", are listed in
+/// Gmail-style operators (`from:`, `is:unread`, `after:2024-03-01` …) work too, and so do Gmail's
+/// `-` (negation), `OR`, `{…}` and parentheses, on words and filters alike: text-only parts stay
+/// in the free text (which `FTS5QueryBuilder` reads with the same grammar), negated and OR-ed
+/// filters become nested `SearchFilters` (`excluded`, `anyOf`). The words it recognises, and how
+/// it tells "read the budget report" from "unread promotions", are listed in
 /// `docs/query-language.md`.
 ///
 /// Dates resolve against the injected clock and calendar; days start at midnight in
@@ -27,9 +30,10 @@ public struct SearchQueryParser: Sendable {
 
     /// Splits `text` into filters and free text.
     ///
-    /// The free text keeps the user's words, casing and quotes in their order, separated by single
-    /// spaces; a quoted phrase is always text, never a filter. Never fails: input it does not
-    /// understand stays text.
+    /// The free text keeps the user's words, casing, quotes, `-`, `OR` and parentheses in their
+    /// order, separated by single spaces; a quoted phrase is always text, never a filter. Free text
+    /// made only of exclusions (`-draft`) has nothing to rank and moves to `filters.text`. Never
+    /// fails: input it does not understand stays text.
     public func parse(_ text: String, scope: SearchScope = .allMail) -> SearchQuery {
         let tokens = QueryTokenizer.tokenize(text)
         guard !tokens.isEmpty else { return SearchQuery(text: "", scope: scope) }

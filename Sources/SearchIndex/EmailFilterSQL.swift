@@ -2,9 +2,15 @@ import Foundation
 import GRDB
 import MailModel
 
-/// The SQL condition for structured filters and scope (FR-SEARCH-02/03), over `emails AS e`.
-/// Scope and folders are applied through the email↔folder link, never through FTS5, so a
-/// message in Inbox and Archive is found in both and not in Drafts (AC-S-04).
+/// The SQL condition for structured filters and scope (FR-SEARCH-02/03), over `mail.emails AS e`,
+/// for a connection of `search.sqlite` (where `mail.sqlite` is attached as `mail` and `email_fts`
+/// lives in `main`). Scope and folders are applied through the email↔folder link, never through
+/// FTS5, so a message in Inbox and Archive is found in both and not in Drafts (AC-S-04).
+///
+/// Negated filters (`SearchFilters.excluded`) become `NOT COALESCE((…), 0)`, so that a column that
+/// is NULL (no From name, no date) never hides a message from a negation; groups of alternatives
+/// (`anyOf`) become ORs; words inside such groups (`SearchFilters.text`) become a membership test
+/// in the keyword index.
 public struct EmailFilterSQL: Sendable {
     /// The condition ("1" when there is nothing to filter).
     public var condition: String
@@ -12,80 +18,33 @@ public struct EmailFilterSQL: Sendable {
 
     /// The mail tables are read through `search.sqlite`'s connection, where mail.sqlite is attached as `mail`.
     public init(filters: SearchFilters, scope: SearchScope) {
-        let schema = "mail."
-        var parts: [String] = []
-        var args: [(any DatabaseValueConvertible)?] = []
-        func like(_ s: String) -> String { Self.containsPattern(s) }
-        if let sender = filters.sender?.trimmingCharacters(in: .whitespaces), !sender.isEmpty {
-            // Resolved through the contacts (every From address, with its display name), then an
-            // index on lower(fromEmail): no scan of all mail, whatever its size. The unary + drops
-            // the column's TEXT affinity, without which SQLite cannot probe an expression index
-            // from a subquery and scans every email instead (20 ms at 45K emails).
-            parts.append("""
-                lower(e.fromEmail) IN (SELECT +c.email FROM \(schema)contacts c
-                                       WHERE c.email LIKE ? ESCAPE '\\' OR c.displayName LIKE ? ESCAPE '\\')
-                """)
-            args += [like(sender), like(sender)]
-        }
-        if let recipient = filters.recipient?.trimmingCharacters(in: .whitespaces), !recipient.isEmpty {
-            parts.append("(e.toAddresses LIKE ? ESCAPE '\\' OR e.ccAddresses LIKE ? ESCAPE '\\' OR e.bccAddresses LIKE ? ESCAPE '\\')")
-            args += [like(recipient), like(recipient), like(recipient)]
-        }
-        if let subject = filters.subject?.trimmingCharacters(in: .whitespaces), !subject.isEmpty {
-            parts.append("e.subject LIKE ? ESCAPE '\\'")
-            args.append(like(subject))
-        }
-        if let range = filters.dateRange {
-            if let start = range.start {
-                parts.append("e.sortDate >= ?")
-                args.append(start.timeIntervalSince1970)
-            }
-            if let end = range.end {
-                parts.append("e.sortDate < ?")
-                args.append(end.timeIntervalSince1970)
-            }
-        }
-        if let has = filters.hasAttachment {
-            parts.append("e.hasAttachment = ?")
-            args.append(has)
-        }
-        if let type = filters.attachmentType?.lowercased(), !type.isEmpty {
-            // IN (subquery) rather than EXISTS per email: SQLite runs the subquery once and probes
-            // its result, so a filter costs what the matching rows cost, not a probe per email.
-            let ids = Self.attachmentTypeEmailIds(type)
-            parts.append("e.id IN (\(ids.sql))")
-            args += ids.arguments.map { $0 }
-        }
-        if let folder = filters.folder?.lowercased(), !folder.isEmpty {
-            let ids = Self.folderEmailIds(folder)
-            parts.append("e.id IN (\(ids.sql))")
-            args += ids.arguments.map { $0 }
-        }
-        if let category = filters.category {
-            parts.append("e.category = ?")
-            args.append(category.rawValue)
-        }
-        if let read = filters.isRead {
-            parts.append("e.isRead = ?")
-            args.append(read)
-        }
-        if let starred = filters.isStarred {
-            parts.append("e.isStarred = ?")
-            args.append(starred)
-        }
+        var builder = Builder()
+        var parts = builder.conditions(filters)
         if case .currentFolder(let folderId) = scope {
             let ids = Self.folderEmailIds(folderId: folderId)
             parts.append("e.id IN (\(ids.sql))")
-            args += ids.arguments.map { $0 }
+            builder.arguments += ids.arguments.map { $0 }
         }
         condition = parts.isEmpty ? "1" : parts.joined(separator: " AND ")
-        arguments = StatementArguments(args.map { $0?.databaseValue ?? .null })
+        arguments = StatementArguments(builder.arguments.map { $0?.databaseValue ?? .null })
+    }
+
+    /// The filters and scope of `query`, plus its text's exclusions when the text has nothing to
+    /// match (`-draft` alone: `FTS5QueryBuilder` gives no MATCH, only an exclusion). With a
+    /// positive text the exclusions are already in the MATCH expression and nothing is added.
+    public init(query: SearchQuery) {
+        var filters = query.filters
+        let text = FTS5QueryBuilder.query(for: query.text)
+        if text.match == nil, text.exclusion != nil {
+            filters.merge(SearchFilters(text: query.text))
+        }
+        self.init(filters: filters, scope: query.scope)
     }
 
     public var isEmpty: Bool { condition == "1" }
 
-    /// A LIKE pattern (with `ESCAPE '\\'`) for text containing `s`.
-    static func containsPattern(_ s: String) -> String {
+    /// The SQL pattern for a case-insensitive (ASCII) substring match with `ESCAPE '\'`.
+    static func likePattern(_ s: String) -> String {
         "%" + s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
             .replacingOccurrences(of: "_", with: "\\_") + "%"
     }
@@ -109,10 +68,109 @@ public struct EmailFilterSQL: Sendable {
     /// A query for the ids of the emails with an attachment of MIME type or extension `type`.
     public static func attachmentTypeEmailIds(_ type: String) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
         let type = type.lowercased()
-        let pattern = containsPattern(type)
         return ("""
             SELECT a.emailId FROM mail.attachments a
             WHERE a.mimeType LIKE ? ESCAPE '\\' OR lower(a.filename) LIKE ? ESCAPE '\\'
-            """, [pattern, "%." + type])
+            """, [likePattern(type), "%." + type])
+    }
+
+    private struct Builder {
+        var arguments: [(any DatabaseValueConvertible)?] = []
+
+        /// The conditions of `filters`, to be joined with AND; arguments are appended in order.
+        mutating func conditions(_ filters: SearchFilters) -> [String] {
+            var parts: [String] = []
+            if let sender = filters.sender?.trimmingCharacters(in: .whitespaces), !sender.isEmpty {
+                // The email's own From name or address. Addresses are found through the contacts
+                // (one row per address) and an index on lower(fromEmail): no scan of all mail,
+                // whatever its size. The unary + drops the column's TEXT affinity, without which
+                // SQLite cannot probe an expression index from a subquery. A contact's display name
+                // stands for mail that has no From name of its own; mail with a name of its own
+                // ("Jane Doe via USRP-users" from the list's address) matches by that name, found
+                // by scanning the partial index on fromName (`IS NOT NULL` lets SQLite use it)
+                // rather than the emails.
+                let pattern = EmailFilterSQL.likePattern(sender)
+                parts.append("""
+                    ((lower(e.fromEmail) IN (SELECT +c.email FROM mail.contacts c
+                                             WHERE c.email LIKE ? ESCAPE '\\' OR c.displayName LIKE ? ESCAPE '\\')
+                      AND (e.fromEmail LIKE ? ESCAPE '\\' OR COALESCE(e.fromName, '') = ''))
+                     OR e.id IN (SELECT n.id FROM mail.emails n WHERE n.fromName IS NOT NULL AND n.fromName LIKE ? ESCAPE '\\'))
+                    """)
+                arguments += [pattern, pattern, pattern, pattern]
+            }
+            if let recipient = filters.recipient?.trimmingCharacters(in: .whitespaces), !recipient.isEmpty {
+                let pattern = EmailFilterSQL.likePattern(recipient)
+                parts.append("(e.toAddresses LIKE ? ESCAPE '\\' OR e.ccAddresses LIKE ? ESCAPE '\\' OR e.bccAddresses LIKE ? ESCAPE '\\')")
+                arguments += [pattern, pattern, pattern]
+            }
+            if let subject = filters.subject?.trimmingCharacters(in: .whitespaces), !subject.isEmpty {
+                parts.append("e.subject LIKE ? ESCAPE '\\'")
+                arguments.append(EmailFilterSQL.likePattern(subject))
+            }
+            if let range = filters.dateRange {
+                if let start = range.start {
+                    parts.append("e.sortDate >= ?")
+                    arguments.append(start.timeIntervalSince1970)
+                }
+                if let end = range.end {
+                    parts.append("e.sortDate < ?")
+                    arguments.append(end.timeIntervalSince1970)
+                }
+            }
+            if let has = filters.hasAttachment {
+                parts.append("e.hasAttachment = ?")
+                arguments.append(has)
+            }
+            // Folders and attachment types as `e.id IN (subquery)` rather than EXISTS per email: SQLite
+            // runs the subquery once, by its link table's index, and probes the result.
+            if let type = filters.attachmentType?.lowercased(), !type.isEmpty {
+                let ids = EmailFilterSQL.attachmentTypeEmailIds(type)
+                parts.append("e.id IN (\(ids.sql))")
+                arguments += ids.arguments.map { $0 }
+            }
+            if let folder = filters.folder?.lowercased(), !folder.isEmpty {
+                let ids = EmailFilterSQL.folderEmailIds(folder)
+                parts.append("e.id IN (\(ids.sql))")
+                arguments += ids.arguments.map { $0 }
+            }
+            if let category = filters.category {
+                parts.append("e.category = ?")
+                arguments.append(category.rawValue)
+            }
+            if let read = filters.isRead {
+                parts.append("e.isRead = ?")
+                arguments.append(read)
+            }
+            if let starred = filters.isStarred {
+                parts.append("e.isStarred = ?")
+                arguments.append(starred)
+            }
+            if let text = filters.text {
+                let compiled = FTS5QueryBuilder.query(for: text)
+                if let match = compiled.match {
+                    parts.append("e.id IN (SELECT rowid FROM main.email_fts WHERE email_fts MATCH ?)")
+                    arguments.append(match)
+                } else if let exclusion = compiled.exclusion {
+                    parts.append("e.id NOT IN (SELECT rowid FROM main.email_fts WHERE email_fts MATCH ?)")
+                    arguments.append(exclusion)
+                }
+            }
+            for group in filters.anyOf {
+                // An alternative that constrains nothing (a word with no letter or digit, an empty
+                // group) is left out, as the keyword search leaves out such words.
+                let alternatives = group.map { conditions($0) }.filter { !$0.isEmpty }.map {
+                    $0.count == 1 ? $0[0] : "(" + $0.joined(separator: " AND ") + ")"
+                }
+                guard !alternatives.isEmpty else { continue }
+                parts.append(alternatives.count == 1 ? alternatives[0] : "(" + alternatives.joined(separator: " OR ") + ")")
+            }
+            for exclusion in filters.excluded {
+                let inner = conditions(exclusion)
+                // Excluding "anything" would hide all mail; an empty exclusion is ignored instead.
+                guard !inner.isEmpty else { continue }
+                parts.append("NOT COALESCE((" + inner.joined(separator: " AND ") + "), 0)")
+            }
+            return parts
+        }
     }
 }

@@ -370,7 +370,8 @@ final class SearchAcceptanceTests: XCTestCase {
         let soup: [String] = ["\"", "*", "-", ":", "^", "(", ")", "AND", "OR", "NOT", "NEAR", "subject", "body", "from",
                               "from:", "to:", "in:", "is:unread", "last week", "before", "after:2024-01-01", "🙂",
                               "日本", "é", "\u{301}", " ", "\t", "\n", "budget", "meeting", "{", "}", "\\", "'", "%",
-                              "\u{2}", "\u{3}", "\u{0}", "\u{FFFF}", "1", "2024", "older_than:3d", "has:attachment"]
+                              "\u{2}", "\u{3}", "\u{0}", "\u{FFFF}", "1", "2024", "older_than:3d", "has:attachment",
+                              "-from:", "-from:x", "-(", "-{", "-is:unread", "-\"", "-budget", "from:x OR"]
         var rng = SplitMix(seed: 7)
         for _ in 0..<400 {
             let n = Int(rng.next() % 8) + 1

@@ -42,10 +42,12 @@ final class SearchFixture: @unchecked Sendable {
     struct Spec {
         var subject = "Hello"
         var body = "Nothing to see here."
-        var from = "someone@example.com"
+        /// nil: a message without a From header.
+        var from: String? = "someone@example.com"
         var fromName: String? = nil
         var to = "me@example.com"
-        var daysAgo: Double = 30
+        /// nil: a message without any date.
+        var daysAgo: Double? = 30
         var folders = ["Inbox"]
         var hasAttachment = false
         var isRead = true
@@ -64,9 +66,9 @@ final class SearchFixture: @unchecked Sendable {
             return IncomingEmail(
                 email: Email(accountId: account, messageId: id, inReplyTo: s.inReplyTo,
                              references: s.inReplyTo.map { [$0] } ?? [],
-                             from: Address(name: s.fromName, email: s.from), to: [Address(email: s.to)],
+                             from: s.from.map { Address(name: s.fromName, email: $0) }, to: [Address(email: s.to)],
                              subject: s.subject, bodyPlain: s.body, snippet: String(s.body.prefix(100)),
-                             dateSent: Self.now.addingTimeInterval(-s.daysAgo * Self.day), isRead: s.isRead,
+                             dateSent: s.daysAgo.map { Self.now.addingTimeInterval(-$0 * Self.day) }, isRead: s.isRead,
                              category: s.category, hasAttachment: s.hasAttachment,
                              attachments: s.hasAttachment ? [Attachment(filename: "file.pdf", mimeType: "application/pdf", sizeBytes: 100)] : []),
                 folders: s.folders.map { FolderSpec(path: $0) })

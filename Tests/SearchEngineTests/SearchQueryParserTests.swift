@@ -437,9 +437,10 @@ final class SearchQueryParserTests: XCTestCase {
         XCTAssertEqual(parse("budget").scope, .allMail)
     }
 
-    func test_unknownOperatorsAndNegationStayText() {
-        XCTAssertEqual(parse("foo:bar -from:john").text, "foo:bar -from:john")
+    func test_unknownOperatorsStayText() {
+        XCTAssertEqual(parse("foo:bar -foo:baz").text, "foo:bar -foo:baz")
         XCTAssertEqual(parse("is:important").text, "is:important")
+        XCTAssertEqual(parse("foo:bar -from:john").text, "foo:bar")
     }
 
     // MARK: - Garbage input

@@ -250,7 +250,7 @@ struct DateExpressionParser {
     // MARK: - Words
 
     private func word(_ tokens: [QueryToken], _ index: Int) -> String? {
-        guard index < tokens.count, !tokens[index].isQuoted else { return nil }
+        guard index < tokens.count, tokens[index].isWord else { return nil }
         return tokens[index].word
     }
 

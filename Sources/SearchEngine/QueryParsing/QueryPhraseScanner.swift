@@ -16,6 +16,8 @@ struct QueryPhraseScanner {
         var needsFilterBefore = false
         var needsFilterAfter = false
         var isDemoted = false
+        /// A negated operator (`-from:john`).
+        var isNegated = false
 
         var isTentative: Bool { needsFilterBefore || needsFilterAfter }
         var isNoise: Bool { if case .noise = action { return true } else { return false } }
@@ -23,8 +25,10 @@ struct QueryPhraseScanner {
 
     private enum Role: Equatable {
         case text
-        case filter
+        case filter(Int)
         case tentative(Int)
+        /// A grouping mark or connective (`(`, `OR` …): transparent to the neighbour rules.
+        case structure
     }
 
     private let tokens: [QueryToken]
@@ -35,10 +39,12 @@ struct QueryPhraseScanner {
     init(tokens: [QueryToken], dates: DateExpressionParser) {
         self.tokens = tokens
         self.dates = dates
-        self.roles = Array(repeating: .text, count: tokens.count)
+        self.roles = tokens.map { $0.kind == .term ? .text : .structure }
     }
 
-    /// Runs the scan and returns the free text (tokens joined by single spaces) and the filters.
+    /// Runs the scan and returns the free text and the filters. The free text is the text
+    /// tokens, with the negations, `OR`s and groups that hold only text, separated by single spaces;
+    /// groups that hold filters become nested filters (`QueryStructure`).
     mutating func run() -> (text: String, filters: SearchFilters) {
         var index = 0
         while index < tokens.count {
@@ -48,23 +54,36 @@ struct QueryPhraseScanner {
             }
             let id = phrases.count
             for k in phrase.start..<(phrase.start + phrase.length) {
-                roles[k] = phrase.isTentative ? .tentative(id) : .filter
+                roles[k] = phrase.isTentative ? .tentative(id) : .filter(id)
             }
             phrases.append(phrase)
             index = phrase.start + phrase.length
         }
         resolveTentativePhrases()
 
-        var filters = SearchFilters()
-        for phrase in phrases where !phrase.isDemoted {
-            phrase.action.apply(to: &filters)
+        var units: [QueryStructure.Unit] = []
+        units.reserveCapacity(tokens.count)
+        for (k, token) in tokens.enumerated() {
+            switch roles[k] {
+            case .structure:
+                switch token.kind {
+                case .open(let brace): units.append(.open(brace: brace, negated: token.isNegated))
+                case .close(let brace): units.append(.close(brace: brace))
+                case .or: units.append(.or)
+                case .and, .term: break
+                }
+            case .text:
+                units.append(.text(k))
+            case .filter(let id), .tentative(let id):
+                let phrase = phrases[id]
+                if phrase.isDemoted {
+                    units.append(.text(k))
+                } else if k == phrase.start, !phrase.isNoise {
+                    units.append(.filter(phrase.action, negated: phrase.isNegated))
+                }
+            }
         }
-        var text = ""
-        for (k, token) in tokens.enumerated() where isText(k) {
-            if !text.isEmpty { text += " " }
-            text += token.raw
-        }
-        return (text, filters)
+        return QueryStructure(tokens: tokens).lower(units)
     }
 
     // MARK: - Resolution
@@ -91,8 +110,9 @@ struct QueryPhraseScanner {
     private mutating func demoteIfTouchingText(_ id: Int) -> Bool {
         let phrase = phrases[id]
         guard phrase.isTentative, !phrase.isDemoted else { return false }
-        guard (phrase.needsFilterBefore && isText(phrase.start - 1))
-            || (phrase.needsFilterAfter && isText(phrase.start + phrase.length)) else { return false }
+        guard (phrase.needsFilterBefore && isText(neighbour(of: phrase.start, step: -1)))
+            || (phrase.needsFilterAfter && isText(neighbour(of: phrase.start + phrase.length - 1, step: 1)))
+        else { return false }
         phrases[id].isDemoted = true
         return true
     }
@@ -102,15 +122,24 @@ struct QueryPhraseScanner {
         guard k >= 0, k < tokens.count else { return false }
         switch roles[k] {
         case .text: return true
-        case .filter: return false
+        case .filter, .structure: return false
         case .tentative(let id): return phrases[id].isDemoted
         }
     }
 
+    /// The nearest term before (`step` -1) or after (+1) token `k`, looking through grouping marks
+    /// and connectives; -1 or `tokens.count` at the query's edge.
+    private func neighbour(of k: Int, step: Int) -> Int {
+        var i = k + step
+        while i >= 0, i < tokens.count, tokens[i].kind != .term { i += step }
+        return i
+    }
+
     // MARK: - Phrases
 
+    /// The lower-cased word at `k`; nil for quoted or negated terms, marks and connectives.
     private func word(_ k: Int) -> String? {
-        guard k >= 0, k < tokens.count, !tokens[k].isQuoted else { return nil }
+        guard k >= 0, k < tokens.count, tokens[k].isWord else { return nil }
         return tokens[k].word
     }
 
@@ -173,13 +202,13 @@ struct QueryPhraseScanner {
     /// sending verb, so "how to deploy" stays text; an email address counts anywhere.
     private func recipientPhrase(at index: Int) -> Phrase? {
         guard let person = person(at: index + 1) else { return nil }
-        let previous = word(index - 1)
-        if let previous, Vocabulary.recipientVerbs.contains(previous), roles[index - 1] == .text {
+        if let verb = word(index - 1), Vocabulary.recipientVerbs.contains(verb), roles[index - 1] == .text {
             return Phrase(start: index - 1, length: person.length + 2, action: .recipient(person.value))
         }
-        let licensed = index == 0
-            || roles[index - 1] != .text
-            || previous.map { Vocabulary.mailNouns.contains($0) } == true
+        let before = neighbour(of: index, step: -1)
+        let licensed = before < 0
+            || roles[before] != .text
+            || word(before).map { Vocabulary.mailNouns.contains($0) } == true
             || person.value.contains("@")
         guard licensed else { return nil }
         return Phrase(start: index, length: person.length + 1, action: .recipient(person.value))
@@ -263,9 +292,12 @@ struct QueryPhraseScanner {
     /// Gmail-style operators: `from:`, `to:`, `cc:`, `bcc:`, `subject:`, `has:`, `filename:`,
     /// `category:`, `is:`, `in:`, `label:`, `after:`, `before:`, `older_than:`, `newer_than:`.
     /// A value may be quoted (`from:"John Smith"`) or follow after a space (`subject: budget`).
-    /// An unknown operator or a value that does not parse leaves the token as text.
+    /// A leading `-` negates the operator (`-from:john`, `-is:unread`). An unknown operator or a
+    /// value that does not parse leaves the token as text.
     private func operatorPhrase(at index: Int) -> Phrase? {
-        let raw = tokens[index].raw
+        let token = tokens[index]
+        guard token.kind == .term else { return nil }
+        let raw = token.isNegated ? token.raw.dropFirst() : token.raw
         guard let colon = raw.firstIndex(of: ":") else { return nil }
         let name = raw[..<colon]
         guard name.utf8.count >= 2, name.utf8.count <= 10 else { return nil }
@@ -273,7 +305,7 @@ struct QueryPhraseScanner {
         var rawValue = raw[raw.index(after: colon)...]
         var length = 1
         if rawValue.isEmpty {
-            guard index + 1 < tokens.count else { return nil }
+            guard index + 1 < tokens.count, tokens[index + 1].kind == .term, !tokens[index + 1].isNegated else { return nil }
             rawValue = tokens[index + 1].raw
             length = 2
         }
@@ -318,7 +350,7 @@ struct QueryPhraseScanner {
         default:
             return nil
         }
-        return Phrase(start: index, length: length, action: action)
+        return Phrase(start: index, length: length, action: action, isNegated: token.isNegated)
     }
 
     /// The operator value without trailing punctuation and without quotes, trimmed.

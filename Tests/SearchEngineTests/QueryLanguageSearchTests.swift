@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+import MailModel
+import MailStore
+import SearchEngine
+import SearchIndex
+import XCTest
+
+/// The query language end to end: negation, OR, groups, the sender filter on the email's own
+/// From name, search-as-you-type on the last word, highlights that follow the MATCH.
+final class QueryLanguageSearchTests: XCTestCase {
+    typealias Spec = SearchFixture.Spec
+
+    /// Ids of the emails `filter` admits, through the SQL the search runs.
+    private func filtered(_ f: SearchFixture, _ query: SearchQuery) throws -> Set<Int64> {
+        let filter = EmailFilterSQL(query: query)
+        return try f.index.read { db in
+            Set(try Int64.fetchAll(db, sql: "SELECT e.id FROM mail.emails e WHERE \(filter.condition)", arguments: filter.arguments))
+        }
+    }
+
+    private func parse(_ text: String) -> SearchQuery { SearchFixture.parser.parse(text) }
+
+    private func assertFinds(_ useCase: SearchEmailsUseCase, _ f: SearchFixture, _ query: String, _ expected: Set<Int64>,
+                             _ message: String = "", file: StaticString = #filePath, line: UInt = #line) async throws {
+        let response = try await useCase.search(query, limit: 100)
+        XCTAssertEqual(f.emailIds(response), expected, "\(query) \(message)", file: file, line: line)
+    }
+
+    // MARK: Negation and OR
+
+    func testNegatedWordsAndPhrasesExcludeMail() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([
+            Spec(subject: "Budget report A", body: "final numbers"),
+            Spec(subject: "Budget report B", body: "first draft of the numbers"),
+            Spec(subject: "Forecast report", body: "final forecast"),
+            Spec(subject: "Lunch", body: "nothing"),
+        ])
+        let useCase = f.useCase()
+        try await assertFinds(useCase, f, "report -draft", [ids[0], ids[2]])
+        try await assertFinds(useCase, f, "report -\"first draft\"", [ids[0], ids[2]])
+        try await assertFinds(useCase, f, "(budget OR forecast) report -draft", [ids[0], ids[2]])
+        try await assertFinds(useCase, f, "{budget lunch} -draft", [ids[0], ids[3]])
+        // Only exclusions: every other message, newest first, through the filter.
+        try await assertFinds(useCase, f, "-draft", [ids[0], ids[2], ids[3]])
+        try await assertFinds(useCase, f, "-report", [ids[3]])
+    }
+
+    func testNegatedOperatorsAndOrBetweenOperators() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([
+            Spec(subject: "alpha one", from: "john@example.com", isRead: false),
+            Spec(subject: "alpha two", from: "mary@example.com", hasAttachment: true),
+            Spec(subject: "alpha three", from: "bob@example.com", folders: ["Trash"]),
+        ])
+        let useCase = f.useCase()
+        try await assertFinds(useCase, f, "alpha -from:john", [ids[1], ids[2]])
+        try await assertFinds(useCase, f, "alpha -is:unread", [ids[1], ids[2]])
+        try await assertFinds(useCase, f, "alpha -has:attachment", [ids[0], ids[2]])
+        try await assertFinds(useCase, f, "alpha -in:trash", [ids[0], ids[1]])
+        try await assertFinds(useCase, f, "from:john OR from:mary", [ids[0], ids[1]])
+        try await assertFinds(useCase, f, "alpha {from:john from:bob}", [ids[0], ids[2]])
+        try await assertFinds(useCase, f, "two OR from:john", [ids[0], ids[1]])
+        try await assertFinds(useCase, f, "alpha -(from:john OR in:trash)", [ids[1]])
+        try await assertFinds(useCase, f, "-from:john -from:mary", [ids[2]])
+    }
+
+    /// `NOT (x LIKE ?)` is NULL, not true, when x is NULL: a message without a From header or a
+    /// date must not vanish from a negated filter.
+    func testNegatedFiltersKeepMailWithMissingColumns() throws {
+        let f = try SearchFixture()
+        let ids = try f.add([
+            Spec(subject: "no sender", from: nil),
+            Spec(subject: "no date", from: "john@example.com", daysAgo: nil),
+            Spec(subject: "jane's", from: "jane@example.com", daysAgo: 1),
+        ])
+        XCTAssertEqual(try filtered(f, parse("-from:jane")), [ids[0], ids[1]])
+        XCTAssertEqual(try filtered(f, parse("-after:2024-06-01")), [ids[0], ids[1]])
+        XCTAssertEqual(try filtered(f, parse("-from:john -from:jane")), [ids[0]])
+    }
+
+    func testAHandBuiltQueryWithOnlyExclusionsIsFilteredToo() throws {
+        let f = try SearchFixture()
+        let ids = try f.add([Spec(subject: "draft plan"), Spec(subject: "final plan")])
+        XCTAssertEqual(try filtered(f, SearchQuery(text: "-draft")), [ids[1]])
+        XCTAssertEqual(try filtered(f, SearchQuery(text: "plan -draft")), Set(ids), "the NOT is in the MATCH, not the filter")
+        XCTAssertEqual(EmailFilterSQL(query: SearchQuery(text: "plan -draft")).condition, "1")
+    }
+
+    func testNegatedSenderOnTheEmailsOwnName() async throws {
+        let f = try SearchFixture()
+        let list = "usrp-users@lists.ettus.com"
+        let ids = try f.add([
+            Spec(subject: "B210 clock", from: list, fromName: "Jane Doe via USRP-users", daysAgo: 3),
+            Spec(subject: "X310 firmware", from: list, fromName: "Rob Kossler via USRP-users", daysAgo: 2),
+            Spec(subject: "Direct note", from: "rob.kossler@ni.com", fromName: "Rob Kossler", daysAgo: 1),
+        ])
+        try await assertFinds(f.useCase(), f, "-from:\"Jane Doe\"", [ids[1], ids[2]])
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import MailModel
+import MailStore
+import SearchEngine
+import SearchIndex
+import XCTest
+
+/// The sender filter reads the email's own From name and address (mailing lists), with the
+/// contact's name standing in for mail that has no name of its own.
+final class SenderFilterTests: XCTestCase {
+    typealias Spec = SearchFixture.Spec
+
+    private func filtered(_ f: SearchFixture, _ text: String) throws -> Set<Int64> {
+        let query = SearchFixture.parser.parse(text)
+        let filter = EmailFilterSQL(filters: query.filters, scope: query.scope)
+        return try f.index.read { db in
+            Set(try Int64.fetchAll(db, sql: "SELECT e.id FROM mail.emails e WHERE \(filter.condition)", arguments: filter.arguments))
+        }
+    }
+
+    private func assertFinds(_ useCase: SearchEmailsUseCase, _ f: SearchFixture, _ query: String, _ expected: Set<Int64>,
+                             _ message: String = "", file: StaticString = #filePath, line: UInt = #line) async throws {
+        let response = try await useCase.search(query, limit: 100)
+        XCTAssertEqual(f.emailIds(response), expected, "\(query) \(message)", file: file, line: line)
+    }
+
+    /// On a mailing list most mail is `"Name via List" <list@…>`: the contacts table holds one
+    /// (the latest) name for the list's address, so `from:` must read the email's own From name.
+    func testSenderMatchesTheEmailsOwnFromName() async throws {
+        let f = try SearchFixture()
+        let list = "usrp-users@lists.ettus.com"
+        let ids = try f.add([
+            Spec(subject: "B210 clock", from: list, fromName: "Jane Doe via USRP-users", daysAgo: 3),
+            Spec(subject: "X310 firmware", from: list, fromName: "Rob Kossler via USRP-users", daysAgo: 2),
+            Spec(subject: "Direct note", from: "rob.kossler@ni.com", fromName: "Rob Kossler", daysAgo: 1),
+        ])
+        let useCase = f.useCase()
+        try await assertFinds(useCase, f, "from:\"Jane Doe\"", [ids[0]])
+        try await assertFinds(useCase, f, "from:\"Rob Kossler\"", [ids[1], ids[2]])
+        try await assertFinds(useCase, f, "from:kossler firmware", [ids[1]])
+        try await assertFinds(useCase, f, "from:usrp-users", [ids[0], ids[1]], "the address still matches")
+        try await assertFinds(useCase, f, "from:ettus.com", [ids[0], ids[1]])
+    }
+
+    /// Mail without a From name of its own is still found by the name its address goes by.
+    func testMailWithoutANameIsFoundByItsContactsName() throws {
+        let f = try SearchFixture()
+        let ids = try f.add([
+            Spec(subject: "named", from: "john@example.com", fromName: "John Smith", daysAgo: 2),
+            Spec(subject: "bare", from: "john@example.com", fromName: nil, daysAgo: 1),
+            Spec(subject: "other", from: "someone@example.com", fromName: "Mary Jones", daysAgo: 1),
+        ])
+        XCTAssertEqual(try filtered(f, "from:\"John Smith\""), [ids[0], ids[1]])
+        XCTAssertEqual(try filtered(f, "from:JOHN"), [ids[0], ids[1]], "case-insensitive")
+        XCTAssertEqual(try filtered(f, "from:mary"), [ids[2]])
+    }
+
+    func testTheSenderNameIndexIsUsed() throws {
+        let f = try SearchFixture()
+        _ = try f.add(Spec(subject: "x", fromName: "Jane Doe via list"))
+        let filter = EmailFilterSQL(filters: SearchFilters(sender: "jane"), scope: .allMail)
+        let plan = try f.index.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT e.id FROM mail.emails e WHERE \(filter.condition)",
+                             arguments: filter.arguments).map { $0["detail"] as String }
+        }
+        XCTAssertTrue(plan.contains { $0.contains("emails_from_name") }, "\(plan)")
+        XCTAssertTrue(plan.contains { $0.contains("emails_from_lower") }, "\(plan)")
+        XCTAssertFalse(plan.contains { $0.hasPrefix("SCAN e") || $0 == "SCAN n" }, "\(plan)")
+    }
+}
