@@ -140,6 +140,11 @@ enum MailSchema {
         migrator.registerMigration("v5-sender-index") { db in
             try db.execute(sql: "CREATE INDEX emails_from_lower ON emails(lower(fromEmail))")
         }
+        migrator.registerMigration("v6-rethread") { db in
+            // Threads of earlier versions could join unrelated conversations (addresses from prose
+            // In-Reply-To as graph links, subject tags stripped by the fallback): thread again.
+            try Rethreader.rethreadAll(db: db)
+        }
         return migrator
     }
 }
