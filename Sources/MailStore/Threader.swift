@@ -64,8 +64,8 @@ struct Threader {
     }
 
     /// The thread of `message`, creating, joining or merging threads as needed. A new thread
-    /// takes the id `reuse` when given (re-threading keeps the ids of threads that stay).
-    mutating func assign(_ message: Message, reuse: Int64? = nil) throws -> Int64 {
+    /// takes the id `newThreadId` when given (re-threading keeps the ids of threads that stay).
+    mutating func assign(_ message: Message, newThreadId: Int64? = nil) throws -> Int64 {
         let own = Set(message.addresses.map { $0.lowercased() })
         var unique: [String] = [message.messageId]
         var seen: Set<String> = [message.messageId]
@@ -89,9 +89,9 @@ struct Threader {
             for other in found where other != target { try merge(other, into: target) }
         } else if unique.count == 1, let bySubject = try subjectMatch(message) {
             threadId = bySubject
-        } else if let reuse {
-            try db.cachedStatement(sql: "INSERT INTO threads (id, accountId) VALUES (?, ?)").execute(arguments: [reuse, accountId])
-            threadId = reuse
+        } else if let newThreadId {
+            try db.cachedStatement(sql: "INSERT INTO threads (id, accountId) VALUES (?, ?)").execute(arguments: [newThreadId, accountId])
+            threadId = newThreadId
         } else {
             try db.cachedStatement(sql: "INSERT INTO threads (accountId) VALUES (?)").execute(arguments: [accountId])
             threadId = db.lastInsertedRowID

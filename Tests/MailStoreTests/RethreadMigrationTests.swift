@@ -37,7 +37,7 @@ final class RethreadMigrationTests: XCTestCase {
     /// What the earlier version stored: the parser took `miguel@…` out of "Message from miguel@… of
     /// 10 Jul 1997" (and `miguel@…'s` out of Emacs' "miguel@…'s message of …") as the parent's id,
     /// joining the replies to two unrelated posts of Miguel's; the fallback dropped the patch tags,
-    /// joining two versions of a series. Threads 10 and 12 are right.
+    /// joining two versions of a series. Threads 10, 12 and 15 are right.
     static let oldRows: [OldRow] = [
         OldRow(id: 1, thread: 10, messageId: "a1@list.example", from: "ann@x.example",
                subject: "[USRP-users] Timed commands", oldNormalized: "timed commands", day: 0),
@@ -57,6 +57,8 @@ final class RethreadMigrationTests: XCTestCase {
                subject: "[PATCH RFC v2 00/70] Add MIPS R6 support", oldNormalized: "add mips r6 support", day: 15),
         OldRow(id: 9, thread: 12, messageId: "m3@x.example", references: "m2@gnu.example", from: "dee@x.example",
                subject: "Re: Font cache", oldNormalized: "font cache", day: 16),
+        OldRow(id: 10, thread: 15, messageId: "q1@x.example", from: "ann@x.example",
+               subject: "Quarterly numbers", oldNormalized: "quarterly numbers", day: 17),
     ]
 
     /// Writes `oldRows` into a store at schema v5, as the previous version left it.
@@ -116,10 +118,13 @@ final class RethreadMigrationTests: XCTestCase {
         XCTAssertEqual(thread["m1@gnu.example"], 11)
         XCTAssertEqual(thread["m2@gnu.example"], 12)
         XCTAssertEqual(thread["p1@lkml.example"], 14)
+        // The thread split off gets a new id, which is not the id of a thread still to come.
+        XCTAssertEqual(thread["q1@x.example"], 15)
+        XCTAssertEqual(thread["p2@lkml.example"], 16)
         let threads = try store.database.read { db in
             try Row.fetchAll(db, sql: "SELECT id, subject, messageCount, unreadCount, latestDate FROM threads ORDER BY id")
         }
-        XCTAssertEqual(threads.count, 5)
+        XCTAssertEqual(threads.count, 6)
         XCTAssertEqual(Set(threads.map { $0["id"] as Int64 }), Set(thread.values))
         XCTAssertFalse(threads.contains { ($0["id"] as Int64) == 13 })
         let layout = try XCTUnwrap(threads.first { ($0["id"] as Int64) == 11 })
