@@ -8,7 +8,7 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
-.PHONY: run test deps build release corpora model bench fuzz-mime fuzz-query clean
+.PHONY: run test deps build release corpora model bench thread-agreement fuzz-mime fuzz-query clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats.
 run: deps model release
@@ -52,6 +52,15 @@ corpora:
 bench: deps corpora
 	$(SWIFT) build -c release --product mailsearch-bench
 	.build/release/mailsearch-bench $(BENCH_ARGS)
+
+## make thread-agreement [THREAD_MBOX=…]: import an mbox into a scratch store, then compare its threads
+## with an independent implementation of spec 001 §5.2.4 (pair precision, recall, F1).
+THREAD_MBOX ?= $(CORPORA)/usrp-users.mbox
+thread-agreement: deps corpora
+	$(SWIFT) build --product mailsearch
+	@rm -rf .build/thread-agreement
+	.build/debug/mailsearch import "$(THREAD_MBOX)" --account agreement --data-dir .build/thread-agreement --quiet
+	python3 scripts/thread-agreement.py "$(THREAD_MBOX)" .build/thread-agreement --account agreement
 
 ## make fuzz-mime [FUZZ_SECONDS=600]: libFuzzer over the MIME parser, seeded from the corpora.
 fuzz-mime: deps corpora
