@@ -105,9 +105,13 @@ enum RecallEvaluation {
                 if requireHeaders {
                     guard members.dropFirst().contains(where: { ($0["inReplyTo"] as String?) != nil }) else { continue }
                 }
-                let subject = SubjectNormalizer.normalize(members[0]["subject"])
+                // The topic, without the list tag the normaliser keeps ("[USRP-users] B210 issue").
+                var subject = Substring(SubjectNormalizer.normalize(members[0]["subject"]))
+                if subject.first == "[", let close = subject.firstIndex(of: "]") {
+                    subject = subject[subject.index(after: close)...].drop(while: \.isWhitespace)
+                }
                 guard subject.split(separator: " ").count >= 2 else { continue }
-                queries.append(Query(text: subject, relevant: Set(members.map { $0["id"] as Int64 })))
+                queries.append(Query(text: String(subject), relevant: Set(members.map { $0["id"] as Int64 })))
                 if queries.count >= maxQueries { break }
             }
             return queries
