@@ -163,7 +163,13 @@ struct TreeWalk {
 
     /// The names in a directory (without "." and ".."), or why it cannot be listed.
     static func list(_ path: String) -> Result<[String], ListError> {
-        guard let dir = opendir(path) else { return .failure(ListError(reason: String(cString: strerror(errno)))) }
+        guard let dir = opendir(path) else {
+            var reason = String(cString: strerror(errno))
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+                reason += " (a symbolic link to \(target))"
+            }
+            return .failure(ListError(reason: reason))
+        }
         defer { closedir(dir) }
         var names: [String] = []
         while true {
