@@ -84,11 +84,11 @@ EDGE = "\"'()[].,;:"
 
 
 def address_key(value):
-    key = value.lower()
+    key = value.lower().strip(EDGE)
     for suffix in ("'s", "\u2019s"):
         if key.endswith(suffix):
-            key = key[: -len(suffix)]
-    return key.strip(EDGE)
+            key = key[: -len(suffix)].strip(EDGE)
+    return key
 
 
 def addresses(msg, names):

@@ -110,11 +110,15 @@ struct Threader {
     /// a Message-ID (compared without case, a trailing `'s` and surrounding punctuation).
     private func isAddress(_ id: String, own: Set<String>) throws -> Bool {
         guard id.contains("@") else { return false }
-        var key = Substring(id.lowercased())
         let edge: Set<Character> = ["\"", "'", "(", ")", "[", "]", ".", ",", ";", ":"]
-        for suffix in ["'s", "\u{2019}s"] where key.hasSuffix(suffix) { key = key.dropLast(suffix.count) }
-        while let c = key.first, edge.contains(c) { key = key.dropFirst() }
-        while let c = key.last, edge.contains(c) { key = key.dropLast() }
+        func trimmed(_ s: Substring) -> Substring {
+            var s = s
+            while let c = s.first, edge.contains(c) { s.removeFirst() }
+            while let c = s.last, edge.contains(c) { s.removeLast() }
+            return s
+        }
+        var key = trimmed(Substring(id.lowercased()))
+        for suffix in ["'s", "\u{2019}s"] where key.hasSuffix(suffix) { key = trimmed(key.dropLast(suffix.count)) }
         let address = String(key)
         if own.contains(address) { return true }
         return try Bool.fetchOne(

@@ -89,7 +89,7 @@ final class ThreadingTests: StoreTestCase {
                    mail("m3", subject: "CORBA bindings", from: "miguel@gnu.example", day: 2))
         try ingest(mail("r1", subject: "Re: Layout engine", inReplyTo: "miguel@gnu.example", from: "ann@x.example", day: 3),
                    mail("r2", subject: "Re: Font cache", inReplyTo: "Miguel@GNU.example", from: "bob@x.example", day: 3),
-                   mail("r3", subject: "Re: CORBA bindings", inReplyTo: "miguel@gnu.example's", from: "cy@x.example", day: 4))
+                   mail("r3", subject: "Re: CORBA bindings", inReplyTo: "(miguel@gnu.example's)", from: "cy@x.example", day: 4))
         // A reply whose only "id" is the address of the person it writes to, not yet a contact.
         try ingest(mail("n1", subject: "Hello Dana", from: "eve@x.example", day: 5))
         var toDana = mail("n2", subject: "Re: Hello Dana", inReplyTo: "dana@y.example", from: "fay@x.example", day: 6)
