@@ -8,7 +8,7 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
-.PHONY: run test deps build release corpora model bench eval fuzz-mime fuzz-query clean
+.PHONY: run test deps build release corpora model bench eval thread-agreement fuzz-mime fuzz-query clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats.
 run: deps model release
@@ -72,6 +72,15 @@ $(EVAL_DIR)/usrp/manifest.json: scripts/eval/build_eval_sets.py $(CORPORA)/usrp-
 $(EVAL_DIR)/enron/manifest.json: scripts/eval/build_eval_sets.py $(CORPORA)/enron-inbox/maildir
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
 	python3 scripts/eval/build_eval_sets.py --only enron --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
+
+## make thread-agreement [THREAD_MBOX=…]: import an mbox into a scratch store, then compare its threads
+## with an independent implementation of spec 001 §5.2.4 (pair precision, recall, F1).
+THREAD_MBOX ?= $(CORPORA)/usrp-users.mbox
+thread-agreement: deps corpora
+	$(SWIFT) build --product mailsearch
+	@rm -rf .build/thread-agreement
+	.build/debug/mailsearch import "$(THREAD_MBOX)" --account agreement --data-dir .build/thread-agreement --quiet
+	python3 scripts/thread-agreement.py "$(THREAD_MBOX)" .build/thread-agreement --account agreement
 
 ## make fuzz-mime [FUZZ_SECONDS=600]: libFuzzer over the MIME parser, seeded from the corpora.
 fuzz-mime: deps corpora

@@ -16,7 +16,8 @@ public struct ImportProgress: Sendable {
     public var failed: Int
 }
 
-/// A message that could not be imported, by where it came from.
+/// A message that could not be imported, or a folder or file of the source that could not be
+/// read, by where it came from.
 public struct ImportFailure: Error, Sendable, Codable, Hashable {
     public var source: String
     public var reason: String
@@ -29,8 +30,10 @@ public struct ImportSummary: Sendable, Codable {
     public var account: String
     public var imported: Int
     public var duplicates: Int
+    /// Messages that could not be imported plus folders and files that could not be read.
     public var failed: Int
     public var seconds: Double
+    /// The first 1,000 of them.
     public var failures: [ImportFailure]
 }
 
@@ -113,8 +116,10 @@ public struct ImportPipeline: Sendable {
         // On an error below, batches already committed to mail.sqlite are still indexed.
         defer { indexQueue.finish() }
 
-        var imported = 0, duplicates = 0, failed = 0, done = 0
-        var failures: [ImportFailure] = []
+        var imported = 0, duplicates = 0, done = 0
+        // Folders and files of the source that could not be read are failures too.
+        var failures = Array(source.unreadable.prefix(1000))
+        var failed = source.unreadable.count
         do {
             while let (items, bytesDone) = try queue.take() {
                 var incoming: [IncomingEmail] = []
@@ -153,7 +158,10 @@ public struct ImportPipeline: Sendable {
     static func parse(_ raws: [RawMessage]) -> [Result<IncomingEmail, ImportFailure>] {
         let results = UnsafeMutableBufferPointer<Result<IncomingEmail, ImportFailure>?>.allocate(capacity: raws.count)
         results.initialize(repeating: nil)
-        defer { results.deallocate() }
+        defer {
+            results.deinitialize()
+            results.deallocate()
+        }
         let box = UnsafeSendableBox(results)
         DispatchQueue.concurrentPerform(iterations: raws.count) { i in
             let raw = raws[i]

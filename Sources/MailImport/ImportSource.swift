@@ -36,8 +36,12 @@ struct ImportSource {
     let kind: ImportSourceKind
     /// The folder given with `--folder`, overriding the layout's folders.
     let folderOverride: String?
-    /// Files (and their sizes) that make up the source, in order.
+    /// Files (and their sizes) that make up the source, in order. A file with a `maildirFolder`
+    /// is a message in the `cur` or `new` of that Maildir folder.
     let files: [(path: String, size: Int64, maildirFolder: String?)]
+    /// Folders and files inside the source that could not be read, with the reason: the import
+    /// reports them as failures and goes on with the rest.
+    var unreadable: [ImportFailure] = []
 
     static func detect(path: String, folderOverride: String?) throws -> ImportSource {
         let url = URL(fileURLWithPath: path).standardizedFileURL
@@ -48,39 +52,11 @@ struct ImportSource {
             let kind: ImportSourceKind = looksLikeMbox(url.path) ? .mbox : .singleMessage
             return ImportSource(root: url, kind: kind, folderOverride: folderOverride, files: [(url.path, size, nil)])
         }
-        let maildirs = findMaildirs(root: url)
-        if !maildirs.isEmpty {
-            var files: [(String, Int64, String?)] = []
-            for (dir, folder) in maildirs {
-                for sub in ["cur", "new"] {
-                    let d = dir.appendingPathComponent(sub)
-                    let names = ((try? FileManager.default.contentsOfDirectory(atPath: d.path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
-                    for name in names {
-                        let p = d.appendingPathComponent(name).path
-                        files.append((p, fileSize(p), folder))
-                    }
-                }
-            }
-            return ImportSource(root: url, kind: .maildir, folderOverride: folderOverride, files: files)
-        }
-        guard let walker = FileManager.default.enumerator(atPath: url.path) else { throw ImportError.unreadable(path, "cannot list the directory") }
-        var entries: [(rel: String, key: [UInt8], size: Int64)] = []
-        while let rel = walker.nextObject() as? String {
-            let attributes = walker.fileAttributes
-            let type = attributes?[.type] as? FileAttributeType
-            if (rel as NSString).lastPathComponent.hasPrefix(".") {
-                if type == .typeDirectory { walker.skipDescendants() }
-                continue
-            }
-            if type == .typeRegular {
-                entries.append((rel, Array(rel.utf8), (attributes?[.size] as? NSNumber)?.int64Value ?? 0))
-            }
-        }
-        // Natural order ("2" before "10"), so an import visits files the same way every time.
-        entries.sort { Self.naturalLess($0.key, $1.key) }
-        let prefix = url.path.hasSuffix("/") ? url.path : url.path + "/"
-        let files: [(String, Int64, String?)] = entries.map { (prefix + $0.rel, $0.size, nil) }
-        return ImportSource(root: url, kind: .directory, folderOverride: folderOverride, files: files)
+        var walk = TreeWalk(root: url)
+        try walk.run()
+        let kind: ImportSourceKind = !walk.maildirFiles.isEmpty && walk.treeFiles.isEmpty ? .maildir : .directory
+        return ImportSource(root: url, kind: kind, folderOverride: folderOverride,
+                            files: walk.treeFiles + walk.maildirFiles, unreadable: walk.unreadable)
     }
 
     var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
@@ -92,21 +68,19 @@ struct ImportSource {
     func forEachMessage(_ body: (RawMessage, _ bytesDone: Int64) throws -> Bool) throws {
         var done: Int64 = 0
         for file in files {
-            switch kind {
-            case .mbox:
+            if kind == .mbox {
                 guard try readMbox(file.path, base: done, body) else { return }
-            case .maildir:
+            } else if let maildirFolder = file.maildirFolder {
                 let bytes = try readFile(file.path)
                 let name = (file.path as NSString).lastPathComponent
                 let info = MaildirInfo.parse(filename: name)
-                let folderName = folderOverride ?? file.maildirFolder ?? "INBOX"
                 let raw = RawMessage(
-                    bytes: bytes, folders: [FolderSpec(path: folderName)],
+                    bytes: bytes, folders: [FolderSpec(path: folderOverride ?? maildirFolder)],
                     maildirFlags: MaildirFlags(seen: info.seen, flagged: info.flagged, draft: info.draft),
                     fromLineDate: nil, filePath: file.path, sourceRef: file.path)
                 done += file.size
                 guard try body(raw, done) else { return }
-            case .singleMessage, .directory:
+            } else {
                 let bytes = try readFile(file.path)
                 if kind == .directory && bytes.starts(with: Self.mboxMagic) {
                     // An mbox inside a tree of messages: read it as an mbox.
@@ -199,36 +173,5 @@ struct ImportSource {
         defer { try? handle.close() }
         let head = (try? handle.read(upToCount: 5)) ?? Data()
         return head == Data("From ".utf8)
-    }
-
-    /// Directories that hold `cur`/`new`, with their folder names (Maildir++: `.Sent.2024` → "Sent/2024").
-    static func findMaildirs(root: URL) -> [(URL, String)] {
-        let fm = FileManager.default
-        func isMaildir(_ url: URL) -> Bool {
-            var d: ObjCBool = false
-            return (fm.fileExists(atPath: url.appendingPathComponent("cur").path, isDirectory: &d) && d.boolValue)
-                || (fm.fileExists(atPath: url.appendingPathComponent("new").path, isDirectory: &d) && d.boolValue)
-        }
-        var result: [(URL, String)] = []
-        func visit(_ url: URL, relative: String, depth: Int) {
-            if isMaildir(url) {
-                result.append((url, relative.isEmpty ? "INBOX" : relative))
-            }
-            guard depth < 8, let names = try? fm.contentsOfDirectory(atPath: url.path) else { return }
-            for name in names.sorted() where !["cur", "new", "tmp"].contains(name) {
-                let child = url.appendingPathComponent(name)
-                var d: ObjCBool = false
-                guard fm.fileExists(atPath: child.path, isDirectory: &d), d.boolValue else { continue }
-                var childName = name
-                if childName.hasPrefix(".") {
-                    // Maildir++ folder: ".Sent.2024" → "Sent/2024".
-                    childName = String(childName.dropFirst()).replacingOccurrences(of: ".", with: "/")
-                    guard !childName.isEmpty else { continue }
-                }
-                visit(child, relative: relative.isEmpty ? childName : relative + "/" + childName, depth: depth + 1)
-            }
-        }
-        visit(root, relative: "", depth: 0)
-        return result
     }
 }

@@ -70,11 +70,11 @@ public enum MIMEParser {
             case "reply-to":
                 if msg.replyTo.isEmpty { msg.replyTo = AddressParser.parseList(value, decoder: walker.decoder) }
             case "message-id":
-                if msg.messageId == nil { msg.messageId = MessageIDParser.ids(f.value).first }
+                if msg.messageId == nil { msg.messageId = MessageIDParser.ids(f.value, bare: .words).first }
             case "in-reply-to":
-                if msg.inReplyTo.isEmpty { msg.inReplyTo = MessageIDParser.ids(f.value, bareWordsNeedAt: true) }
+                if msg.inReplyTo.isEmpty { msg.inReplyTo = MessageIDParser.ids(f.value, bare: .idList) }
             case "references":
-                if msg.references.isEmpty { msg.references = MessageIDParser.ids(f.value, bareWordsNeedAt: true) }
+                if msg.references.isEmpty { msg.references = MessageIDParser.ids(f.value, bare: .idList) }
             default:
                 break
             }

@@ -114,7 +114,7 @@ final class MIMEWalker {
             if cte == "base64" || cte == "quoted-printable" { content = decodeTransfer(content, encoding: cte) }
             if dispValue == "attachment" || depth >= MIMEWalker.maxDepth {
                 let filename = disposition?.parameters["filename"] ?? ct.parameters["name"]
-                let cid = headers.first("content-id", in: b).map { MessageIDParser.ids($0.value).first ?? "" }
+                let cid = headers.first("content-id", in: b).map { MessageIDParser.ids($0.value, bare: .words).first ?? "" }
                 attachments.append(ParsedAttachment(filename: filename, mimeType: type, size: content.count,
                                                     contentId: cid.flatMap { $0.isEmpty ? nil : $0 }, isInline: false))
                 return []
@@ -172,7 +172,7 @@ final class MIMEWalker {
             } else {
                 size = decodeTransfer(MIMEWalker.bytes(b, body), encoding: cte).count
             }
-            let cid = headers.first("content-id", in: b).flatMap { MessageIDParser.ids($0.value).first }
+            let cid = headers.first("content-id", in: b).flatMap { MessageIDParser.ids($0.value, bare: .words).first }
             attachments.append(ParsedAttachment(filename: filename, mimeType: type, size: size,
                                                 contentId: cid, isInline: dispValue == "inline"))
             return []

@@ -70,9 +70,10 @@ public struct ParsedMessage: Sendable {
     public var headers: [HeaderField]
     /// Message-ID without angle brackets, or nil when absent/empty.
     public var messageId: String?
-    /// In-Reply-To message ids without angle brackets (usually one).
+    /// In-Reply-To message ids without angle brackets (usually one): its `<...>` tokens, or a
+    /// value that is nothing but bare ids; prose (`Message from a@b of 10 Jul 1997`) gives none.
     public var inReplyTo: [String]
-    /// References message ids, oldest first, without angle brackets.
+    /// References message ids, oldest first, without angle brackets, read like `inReplyTo`.
     public var references: [String]
     public var from: [ParsedAddress]
     public var sender: ParsedAddress?

@@ -29,7 +29,7 @@ struct IngestWriter {
             return
         }
         let normalizedSubject = SubjectNormalizer.normalize(email.subject)
-        let threadId = try threader.assign(email, normalizedSubject: normalizedSubject)
+        let threadId = try threader.assign(Threader.Message(email, normalizedSubject: normalizedSubject))
         email.threadId = threadId
         email.accountId = accountId
         let sortDate = email.date?.timeIntervalSince1970

@@ -140,7 +140,12 @@ enum MailSchema {
         migrator.registerMigration("v5-sender-index") { db in
             try db.execute(sql: "CREATE INDEX emails_from_lower ON emails(lower(fromEmail))")
         }
-        migrator.registerMigration("v6-email-directory") { db in
+        migrator.registerMigration("v6-rethread") { db in
+            // Threads of earlier versions could join unrelated conversations (addresses from prose
+            // In-Reply-To as graph links, subject tags stripped by the fallback): thread again.
+            try Rethreader.rethreadAll(db: db)
+        }
+        migrator.registerMigration("v7-email-directory") { db in
             // What a search needs of every email — its conversation, date and flags — in one narrow
             // covering index, read in one scan into memory (the search's `EmailDirectory`); it
             // replaces the index on threadId alone, which its first column serves the same way.

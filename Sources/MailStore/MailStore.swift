@@ -45,7 +45,7 @@ public final class MailStore: Sendable {
             let migrator = MailSchema.migrator()
             if try !database.read(migrator.hasCompletedMigrations) {
                 guard !readOnly else {
-                    throw MailStoreError.cannotOpen(path: path, reason: "its schema is older than this version; run `mailsearch import` or `mailsearch stats` once to upgrade it")
+                    throw MailStoreError.cannotOpen(path: path, reason: "its schema is older than this version; run `mailsearch import` or `mailsearch search` (without --no-history) once to upgrade it")
                 }
                 try migrator.migrate(database)
             }

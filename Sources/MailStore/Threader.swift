@@ -10,12 +10,48 @@ import MailModel
 /// several threads, those threads are merged into the oldest (smallest id), so a late
 /// message that links two conversations joins them, whatever the arrival order.
 ///
-/// Messages with neither References nor In-Reply-To fall back to the subject: the thread
-/// of the message in the same account with the same normalised subject whose date is
-/// nearest, within 30 days. Subject matches never merge two threads, so two messages
-/// more than 30 days apart are never joined by subject alone.
+/// The graph is built from Message-IDs only. The parser already drops prose In-Reply-To values
+/// (`Message from miguel@example.com of 10 Jul 1997`); an id that is an email address of the
+/// message itself (From, To, Cc, Reply-To) or of a contact of the account is not a Message-ID
+/// either, whatever brackets it came in (`Message from Miguel <miguel@example.com> of …`,
+/// `miguel@example.com's message of …` in stores written before the parser dropped prose): it
+/// would link every reply to that person into one thread, so it is ignored.
+///
+/// Messages with no referenced Message-ID (neither References nor In-Reply-To, once the above
+/// are ignored) fall back to the subject: the thread of the message in the same account with
+/// the same normalised subject (`SubjectNormalizer`, compared exactly) whose date is nearest,
+/// within 30 days; ties go to the message stored first. Subject matches never merge two threads,
+/// so two messages more than 30 days apart are never joined by subject alone.
 struct Threader {
     static let subjectWindow: TimeInterval = 30 * 24 * 3600
+
+    /// What threading needs of one message.
+    struct Message {
+        var messageId: String
+        /// In-Reply-To, then References, as stored.
+        var referencedIds: [String]
+        /// The message's own addresses (From, To, Cc, Reply-To), any case.
+        var addresses: [String]
+        /// Unix seconds (the email's `sortDate`).
+        var date: Double?
+        var normalizedSubject: String
+
+        init(_ email: Email, normalizedSubject: String) {
+            messageId = email.messageId
+            referencedIds = (email.inReplyTo.map { [$0] } ?? []) + email.references
+            addresses = ([email.from].compactMap { $0 } + email.to + email.cc + email.replyTo).map(\.email)
+            date = email.date?.timeIntervalSince1970
+            self.normalizedSubject = normalizedSubject
+        }
+
+        init(messageId: String, referencedIds: [String], addresses: [String], date: Double?, normalizedSubject: String) {
+            self.messageId = messageId
+            self.referencedIds = referencedIds
+            self.addresses = addresses
+            self.date = date
+            self.normalizedSubject = normalizedSubject
+        }
+    }
 
     let db: Database
     let accountId: Int64
@@ -27,13 +63,16 @@ struct Threader {
         self.accountId = accountId
     }
 
-    mutating func assign(_ email: Email, normalizedSubject: String) throws -> Int64 {
-        var ids: [String] = [email.messageId]
-        if let parent = email.inReplyTo, !parent.isEmpty { ids.append(parent) }
-        ids.append(contentsOf: email.references)
-        var unique: [String] = []
-        var seen = Set<String>()
-        for id in ids where !id.isEmpty && seen.insert(id).inserted { unique.append(id) }
+    /// The thread of `message`, creating, joining or merging threads as needed. A new thread
+    /// takes the id `newThreadId` when given (re-threading keeps the ids of threads that stay).
+    mutating func assign(_ message: Message, newThreadId: Int64? = nil) throws -> Int64 {
+        let own = Set(message.addresses.map { $0.lowercased() })
+        var unique: [String] = [message.messageId]
+        var seen: Set<String> = [message.messageId]
+        for id in message.referencedIds where !id.isEmpty && seen.insert(id).inserted {
+            if try isAddress(id, own: own) { continue }
+            unique.append(id)
+        }
 
         var found = Set<Int64>()
         for id in unique {
@@ -48,8 +87,11 @@ struct Threader {
         if let target = found.min() {
             threadId = target
             for other in found where other != target { try merge(other, into: target) }
-        } else if let bySubject = try subjectMatch(email, normalizedSubject: normalizedSubject) {
+        } else if unique.count == 1, let bySubject = try subjectMatch(message) {
             threadId = bySubject
+        } else if let newThreadId {
+            try db.cachedStatement(sql: "INSERT INTO threads (id, accountId) VALUES (?, ?)").execute(arguments: [newThreadId, accountId])
+            threadId = newThreadId
         } else {
             try db.cachedStatement(sql: "INSERT INTO threads (accountId) VALUES (?)").execute(arguments: [accountId])
             threadId = db.lastInsertedRowID
@@ -64,16 +106,35 @@ struct Threader {
         return threadId
     }
 
-    private func subjectMatch(_ email: Email, normalizedSubject: String) throws -> Int64? {
-        guard email.references.isEmpty, email.inReplyTo?.isEmpty ?? true, !normalizedSubject.isEmpty,
-              let date = email.date?.timeIntervalSince1970 else { return nil }
+    /// True when `id` is an email address of the message or a contact of the account rather than
+    /// a Message-ID (compared without case, a trailing `'s` and surrounding punctuation).
+    private func isAddress(_ id: String, own: Set<String>) throws -> Bool {
+        guard id.contains("@") else { return false }
+        let edge: Set<Character> = ["\"", "'", "(", ")", "[", "]", ".", ",", ";", ":"]
+        func trimmed(_ s: Substring) -> Substring {
+            var s = s
+            while let c = s.first, edge.contains(c) { s.removeFirst() }
+            while let c = s.last, edge.contains(c) { s.removeLast() }
+            return s
+        }
+        var key = trimmed(Substring(id.lowercased()))
+        for suffix in ["'s", "\u{2019}s"] where key.hasSuffix(suffix) { key = trimmed(key.dropLast(suffix.count)) }
+        let address = String(key)
+        if own.contains(address) { return true }
+        return try Bool.fetchOne(
+            db.cachedStatement(sql: "SELECT 1 FROM contacts WHERE accountId = ? AND email = ?"),
+            arguments: [accountId, address]) ?? false
+    }
+
+    private func subjectMatch(_ message: Message) throws -> Int64? {
+        guard !message.normalizedSubject.isEmpty, let date = message.date else { return nil }
         return try Int64.fetchOne(
             db.cachedStatement(sql: """
                 SELECT threadId FROM emails
                 WHERE accountId = ? AND normalizedSubject = ? AND sortDate BETWEEN ? AND ? AND threadId IS NOT NULL
                 ORDER BY ABS(sortDate - ?), id LIMIT 1
                 """),
-            arguments: [accountId, normalizedSubject, date - Self.subjectWindow, date + Self.subjectWindow, date])
+            arguments: [accountId, message.normalizedSubject, date - Self.subjectWindow, date + Self.subjectWindow, date])
     }
 
     private mutating func merge(_ source: Int64, into target: Int64) throws {

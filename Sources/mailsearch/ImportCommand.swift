@@ -12,8 +12,9 @@ struct ImportCommand: ParsableCommand {
             The kind of source is detected: an mbox file (mboxo/mboxrd; Gmail Takeout labels become \
             folders, flags and categories), a Maildir or Maildir++ tree (cur/new, flags from the file \
             names, subfolders become folders), or a directory tree with one message per file (the \
-            directory path becomes the folder). Importing again adds nothing new; an interrupted \
-            import can simply be run again.
+            directory path becomes the folder; Maildir folders inside it are read as Maildirs). \
+            Folders or files that cannot be read are listed as failures. Importing again adds nothing \
+            new; an interrupted import can simply be run again.
             """)
 
     @Argument(help: ArgumentHelp("The mbox file, Maildir, or directory to import.", valueName: "path"))

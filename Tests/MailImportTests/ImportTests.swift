@@ -118,6 +118,107 @@ final class ImportTests: XCTestCase {
         XCTAssertTrue(s.failures.contains { $0.source.hasSuffix("t2/x/empty") && $0.reason == "empty message" })
     }
 
+    /// An unreadable `cur` or `new` of a Maildir is a failure naming the path and the reason; the
+    /// rest is imported. (A dangling link and a file named `cur` block the read even for root.)
+    func testAnUnreadableMaildirFolderIsReportedWithItsPath() throws {
+        try write(message(id: "n@x", subject: "new one"), to: "md/new/1700000001.2.host")
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("md/cur").path,
+                                                   withDestinationPath: "/nonexistent/cur")
+        try write(message(id: "s@x", subject: "sent"), to: "md/.Sent/new/1700000002.3.host")
+        try write("not a folder", to: "md/.Sent/cur")
+        let s = try run("md")
+        XCTAssertEqual(s.imported, 2)
+        XCTAssertEqual(s.failed, 2)
+        let cur = try XCTUnwrap(s.failures.first { $0.source.hasSuffix("md/cur") }, "\(s.failures)")
+        XCTAssertTrue(cur.reason.contains("No such file or directory"), cur.reason)
+        let sentCur = try XCTUnwrap(s.failures.first { $0.source.hasSuffix("md/.Sent/cur") }, "\(s.failures)")
+        XCTAssertTrue(sentCur.reason.contains("Not a directory"), sentCur.reason)
+    }
+
+    func testAnUnreadableSubfolderOfATreeIsReportedWithItsPath() throws {
+        try write(message(id: "a@x", subject: "one"), to: "tree/alice/inbox/1")
+        try FileManager.default.createSymbolicLink(atPath: directory.appendingPathComponent("tree/bob").path,
+                                                   withDestinationPath: "/nonexistent/bob")
+        let s = try run("tree")
+        XCTAssertEqual([s.imported, s.failed], [1, 1])
+        let bob = try XCTUnwrap(s.failures.first { $0.source.hasSuffix("tree/bob") }, "\(s.failures)")
+        XCTAssertTrue(bob.reason.contains("/nonexistent/bob"), bob.reason)
+    }
+
+    /// Mode 000 blocks the listing for a normal user only: root reads it anyway.
+    func testAFolderWithoutPermissionIsReportedWithItsPath() throws {
+        guard getuid() != 0 else { throw XCTSkip("running as root, which may list a mode-000 folder; the dangling-link tests cover the report") }
+        try write(message(id: "r@x", subject: "in cur"), to: "md/cur/1700000000.1.host:2,S")
+        try write(message(id: "n@x", subject: "in new"), to: "md/new/1700000001.2.host")
+        try write(message(id: "s@x", subject: "sent"), to: "md/.Sent/cur/1700000002.3.host:2,S")
+        let cur = directory.appendingPathComponent("md/cur").path
+        let sent = directory.appendingPathComponent("md/.Sent").path
+        XCTAssertEqual(chmod(cur, 0), 0)
+        XCTAssertEqual(chmod(sent, 0), 0)
+        defer { chmod(cur, 0o755); chmod(sent, 0o755) }
+        let s = try run("md")
+        XCTAssertEqual([s.imported, s.failed], [1, 2])
+        XCTAssertTrue(s.failures.contains { $0.source.hasSuffix("md/cur") && $0.reason.contains("Permission denied") }, "\(s.failures)")
+        XCTAssertTrue(s.failures.contains { $0.source.hasSuffix("md/.Sent") && $0.reason.contains("Permission denied") }, "\(s.failures)")
+    }
+
+    /// A folder of .eml files that happens to hold a Maildir-like `new` (or `cur`) folder is still
+    /// imported whole: the Maildir part is read as a Maildir, every other file as a message.
+    func testAMaildirInsideATreeOfMessagesDoesNotHideTheRest() throws {
+        try write(message(id: "a@x", subject: "one"), to: "tree/alice/inbox/1.eml")
+        try write(message(id: "b@x", subject: "two"), to: "tree/alice/2.eml")
+        try write(message(id: "c@x", subject: "three"), to: "tree/projects/new/1700000001.2.host")
+        try write(message(id: "d@x", subject: "four"), to: "tree/projects/notes.eml")
+        try write("3 V1700000000 N2 Gdeadbeef\n1 :2,S\n", to: "tree/projects/dovecot-uidlist")
+        try write("", to: "tree/projects/maildirfolder")
+        try write(message(id: "e@x", subject: "five"), to: "tree/projects/tmp/1700000009.1.host")
+        try write(message(id: "f@x", subject: "six"), to: "tree/projects/archive/2019/1.eml")
+        let s = try run("tree")
+        XCTAssertEqual(s.kind, .directory)
+        XCTAssertEqual([s.imported, s.failed], [5, 0], "\(s.failures)")
+        let paths = try store.database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT e.messageId, f.path FROM emails e
+                JOIN email_folders ef ON ef.emailId = e.id JOIN folders f ON f.id = ef.folderId
+                """).reduce(into: [String: String]()) { $0[$1["messageId"]] = $1["path"] }
+        }
+        XCTAssertEqual(paths, ["a@x": "alice/inbox", "b@x": "alice", "c@x": "projects", "d@x": "projects",
+                               "f@x": "projects/archive/2019"])
+    }
+
+    /// Spec 001 §5.2.4 through the whole import: "In-Reply-To: Message from miguel@… of …" (no
+    /// brackets) from several people must not join their replies to Miguel's unrelated posts.
+    func testProseInReplyToDoesNotJoinRepliesToOnePerson() throws {
+        func post(_ id: String, from: String, subject: String, day: Int, inReplyTo: String? = nil) -> String {
+            var s = "From \(from) Mon Jul  \(day) 12:00:00 1997\nMessage-ID: <\(id)>\nFrom: \(from)\n"
+            s += "Subject: \(subject)\nDate: \(day) Jul 1997 12:00:00 -0500\n"
+            if let inReplyTo { s += "In-Reply-To: \(inReplyTo)\n" }
+            return s + "\nText of \(id).\n\n"
+        }
+        let mbox = post("p1@nuclecu", from: "miguel@nuclecu.unam.mx", subject: "Layout engine", day: 1)
+            + post("p2@nuclecu", from: "miguel@nuclecu.unam.mx", subject: "Font cache", day: 2)
+            + post("p3@nuclecu", from: "miguel@nuclecu.unam.mx", subject: "CORBA bindings", day: 3)
+            + post("r1@a", from: "ann@a.example", subject: "Re: Layout engine", day: 4,
+                   inReplyTo: "Message from miguel@nuclecu.unam.mx of 1 Jul 1997 12:00:00 CDT")
+            + post("r2@b", from: "bob@b.example", subject: "Re: Font cache", day: 5,
+                   inReplyTo: "Message from miguel@nuclecu.unam.mx of 2 Jul 1997 12:00:00 CDT")
+            + post("r3@c", from: "cy@c.example", subject: "Re: CORBA bindings", day: 6,
+                   inReplyTo: "miguel@nuclecu.unam.mx's message of Thu, 3 Jul 1997 12:00:00 -0500")
+            + post("r4@d", from: "dee@d.example", subject: "Re: Layout engine", day: 7, inReplyTo: "r1@a")
+        try write(mbox, to: "old-list.mbox")
+        let s = try run("old-list.mbox")
+        XCTAssertEqual([s.imported, s.failed], [7, 0])
+        let thread = try store.database.read { db in
+            try Row.fetchAll(db, sql: "SELECT messageId, threadId FROM emails")
+                .reduce(into: [String: Int64]()) { $0[$1["messageId"]] = $1["threadId"] }
+        }
+        XCTAssertEqual(thread["r1@a"], thread["p1@nuclecu"])
+        XCTAssertEqual(thread["r4@d"], thread["p1@nuclecu"], "a bare Message-ID still links")
+        XCTAssertEqual(thread["r2@b"], thread["p2@nuclecu"])
+        XCTAssertEqual(thread["r3@c"], thread["p3@nuclecu"])
+        XCTAssertEqual(Set(thread.values).count, 3)
+    }
+
     func testAMissingPathSaysWhatToDo() {
         XCTAssertThrowsError(try run("does-not-exist")) { error in
             XCTAssertTrue("\(error)".contains("does-not-exist"))

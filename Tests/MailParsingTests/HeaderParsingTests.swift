@@ -60,6 +60,25 @@ final class HeaderParsingTests: XCTestCase {
         XCTAssertEqual(bare.references, ["r1@x", "r2@x"])
     }
 
+    /// Spec 001 §5.2.4 links messages by Message-IDs only: prose in In-Reply-To/References gives no
+    /// id, even when it holds an address; a value that is nothing but bare ids still does.
+    func testProseInReplyToGivesNoIds() {
+        for value in ["Message from miguel@nuclecu.unam.mx of 10 Jul 1997 23:28:17 CDT",
+                      "miguel@nuclecu.unam.mx's message of Thu, 10 Jul 1997 23:28:17 -0500",
+                      "Your message of \"Thu, 10 Jul 1997\" (miguel@nuclecu.unam.mx)",
+                      "\"miguel@nuclecu.unam.mx\""] {
+            let m = parse("Message-ID: <r@x>\nIn-Reply-To: \(value)\nReferences: \(value)\n\nb")
+            XCTAssertEqual(m.inReplyTo, [], value)
+            XCTAssertEqual(m.references, [], value)
+        }
+        let archive = parse("Message-ID: <r@x>\nIn-Reply-To: 5290031e-4f10-22f7@gmail.com\n\nb")
+        XCTAssertEqual(archive.inReplyTo, ["5290031e-4f10-22f7@gmail.com"])
+        let commented = parse("Message-ID: <r@x>\nIn-Reply-To: p1@x (from miguel@nuclecu.unam.mx)\n\nb")
+        XCTAssertEqual(commented.inReplyTo, ["p1@x"])
+        let bracketed = parse("Message-ID: <r@x>\nIn-Reply-To: Your message of 10 Jul 1997 <199707110428.AA1@host.example>\n\nb")
+        XCTAssertEqual(bracketed.inReplyTo, ["199707110428.AA1@host.example"])
+    }
+
     func testMboxFromLineAtStartIsSkippedAndDated() {
         let m = parse("From someone@x Thu Dec  9 14:01:50 2021\nSubject: s\n\nb")
         XCTAssertEqual(m.subject, "s")

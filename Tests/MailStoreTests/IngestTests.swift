@@ -70,12 +70,39 @@ final class IngestTests: StoreTestCase {
     }
 }
 
+/// Spec 001 §5.2.4 step 4: only Re/Fwd forms are stripped, recursively and in any case; a
+/// leading [tag] is kept, with the Re/Fwd forms around it stripped.
 final class SubjectNormalizerTests: XCTestCase {
-    func testStripsPrefixesRecursivelyAndCaseInsensitively() {
-        XCTAssertEqual(SubjectNormalizer.normalize("Re: Fwd: RE: FW: AW: SV: Budget"), "budget")
-        XCTAssertEqual(SubjectNormalizer.normalize("re[2]:  Budget   review "), "budget review")
-        XCTAssertEqual(SubjectNormalizer.normalize("[USRP-users] Re: B210 issue"), "b210 issue")
-        XCTAssertEqual(SubjectNormalizer.normalize("Reply needed: budget"), "reply needed: budget")
+    func testStripsReAndFwdFormsRecursivelyInAnyCase() {
+        XCTAssertEqual(SubjectNormalizer.normalize("Re: Fwd: RE: FW: fwd: re: Fw: Budget"), "Budget")
+        XCTAssertEqual(SubjectNormalizer.normalize("re[2]:  Budget   review "), "Budget review")
+        XCTAssertEqual(SubjectNormalizer.normalize("Re(3): Re : Budget"), "Budget")
+        XCTAssertEqual(SubjectNormalizer.normalize("Fwd:Re:Budget"), "Budget")
         XCTAssertEqual(SubjectNormalizer.normalize("Re:"), "")
+    }
+
+    func testKeepsEverythingElse() {
+        XCTAssertEqual(SubjectNormalizer.normalize("Reply needed: budget"), "Reply needed: budget")
+        XCTAssertEqual(SubjectNormalizer.normalize("AW: SV: Budget"), "AW: SV: Budget")
+        XCTAssertEqual(SubjectNormalizer.normalize("Re: budget"), "budget", "case is kept: the spec matches exactly")
+        XCTAssertEqual(SubjectNormalizer.normalize("Refund: March"), "Refund: March")
+    }
+
+    func testPatchTagsAreKept() {
+        let v1 = SubjectNormalizer.normalize("[PATCH RFC 00/67] Add MIPS R6 support")
+        let v2 = SubjectNormalizer.normalize("[PATCH RFC v2 00/70] Add MIPS R6 support")
+        XCTAssertEqual(v1, "[PATCH RFC 00/67] Add MIPS R6 support")
+        XCTAssertNotEqual(v1, v2)
+        XCTAssertNotEqual(SubjectNormalizer.normalize("[PATCH 0/6] mm: cleanups"),
+                          SubjectNormalizer.normalize("[PATCH v3 0/6] mm: cleanups"))
+        XCTAssertEqual(SubjectNormalizer.normalize("Re: [PATCH v2 3/5] mm: fix"), "[PATCH v2 3/5] mm: fix")
+    }
+
+    func testListTagWithTheReplyPrefixOnEitherSide() {
+        for subject in ["[USRP-users] B210 issue", "[USRP-users] Re: B210 issue", "Re: [USRP-users] B210 issue",
+                        "RE: [USRP-users] Re:  B210 issue", "Fwd: [USRP-users] B210 issue"] {
+            XCTAssertEqual(SubjectNormalizer.normalize(subject), "[USRP-users] B210 issue", subject)
+        }
+        XCTAssertEqual(SubjectNormalizer.normalize("[USRP-users] Re:"), "[USRP-users]")
     }
 }

@@ -47,10 +47,67 @@ final class ThreadingTests: StoreTestCase {
     func testSubjectFallbackInsideThirtyDays() throws {
         try ingest(mail("s1", subject: "Quarterly numbers", day: 0))
         try ingest(mail("s2", subject: "RE: Quarterly numbers", day: 10))
-        try ingest(mail("s3", subject: "Fwd: re: FW: quarterly   numbers", day: 29))
+        try ingest(mail("s3", subject: "Fwd: re: FW: Quarterly   numbers", day: 29))
         let t = try threadId(of: "s1")
         XCTAssertEqual(try threadId(of: "s2"), t)
         XCTAssertEqual(try threadId(of: "s3"), t)
+    }
+
+    func testSubjectFallbackComparesExactly() throws {
+        // "Match against existing threads by exact normalized subject": case is not folded.
+        try ingest(mail("s1", subject: "Quarterly numbers", day: 0), mail("s2", subject: "Re: quarterly numbers", day: 1))
+        XCTAssertNotEqual(try threadId(of: "s1"), try threadId(of: "s2"))
+    }
+
+    func testPatchSeriesWithTheSameTitleAndOtherTagsStayApart() throws {
+        // Cover letters of two versions of a series and of two series that share a title, none
+        // with threading headers, inside 30 days: only the Re/Fwd forms are stripped.
+        try ingest(mail("v1", subject: "[PATCH RFC 00/67] Add MIPS R6 support", day: 0),
+                   mail("v2", subject: "[PATCH RFC v2 00/70] Add MIPS R6 support", day: 12),
+                   mail("a", subject: "[PATCH 0/6] mm: cleanups", day: 1),
+                   mail("b", subject: "[PATCH v3 0/6] mm: cleanups", day: 2),
+                   mail("r", subject: "Re: [PATCH RFC v2 00/70] Add MIPS R6 support", day: 13))
+        XCTAssertNotEqual(try threadId(of: "v1"), try threadId(of: "v2"))
+        XCTAssertNotEqual(try threadId(of: "a"), try threadId(of: "b"))
+        XCTAssertEqual(try threadId(of: "r"), try threadId(of: "v2"))
+        XCTAssertEqual(try store.statistics().threads, 4)
+    }
+
+    func testListTagRepliesFindTheirThreadBySubject() throws {
+        try ingest(mail("o", subject: "[USRP-users] B210 issue", day: 0),
+                   mail("p", subject: "[USRP-users] Re: B210 issue", day: 1),
+                   mail("q", subject: "Re: [USRP-users] B210 issue", day: 2))
+        XCTAssertEqual(try threadId(of: "p"), try threadId(of: "o"))
+        XCTAssertEqual(try threadId(of: "q"), try threadId(of: "o"))
+    }
+
+    func testAddressesAmongTheReferencedIdsAreNotGraphLinks() throws {
+        // Old clients: "In-Reply-To: Message from Miguel <miguel@gnu.example> of 10 Jul 1997".
+        // Three people answer three unrelated posts of Miguel's; the address must not join them.
+        try ingest(mail("m1", subject: "Layout engine", from: "miguel@gnu.example", day: 0),
+                   mail("m2", subject: "Font cache", from: "miguel@gnu.example", day: 1),
+                   mail("m3", subject: "CORBA bindings", from: "miguel@gnu.example", day: 2))
+        try ingest(mail("r1", subject: "Re: Layout engine", inReplyTo: "miguel@gnu.example", from: "ann@x.example", day: 3),
+                   mail("r2", subject: "Re: Font cache", inReplyTo: "Miguel@GNU.example", from: "bob@x.example", day: 3),
+                   mail("r3", subject: "Re: CORBA bindings", inReplyTo: "(miguel@gnu.example's)", from: "cy@x.example", day: 4))
+        // A reply whose only "id" is the address of the person it writes to, not yet a contact.
+        try ingest(mail("n1", subject: "Hello Dana", from: "eve@x.example", day: 5))
+        var toDana = mail("n2", subject: "Re: Hello Dana", inReplyTo: "dana@y.example", from: "fay@x.example", day: 6)
+        toDana.email.to = [Address(email: "dana@y.example")]
+        try ingest(toDana)
+        for (reply, post) in [("r1", "m1"), ("r2", "m2"), ("r3", "m3"), ("n2", "n1")] {
+            XCTAssertEqual(try threadId(of: reply), try threadId(of: post), "\(reply) joins \(post) by the subject fallback")
+        }
+        XCTAssertEqual(Set(try ["m1", "m2", "m3", "n1"].map { try threadId(of: $0) }).count, 4)
+        let linked = try store.database.read { try String.fetchAll($0, sql: "SELECT messageId FROM message_ids") }
+        XCTAssertEqual(Set(linked), ["m1", "m2", "m3", "r1", "r2", "r3", "n1", "n2"])
+    }
+
+    func testBareMessageIdsStillLink() throws {
+        // Archives that strip the brackets: "In-Reply-To: 5290031e-4f10@mail.example".
+        try ingest(mail("5290031e-4f10@mail.example", subject: "Timed commands", day: 0),
+                   mail("c2", subject: "Re: timed commands (solved)", inReplyTo: "5290031e-4f10@mail.example", day: 40))
+        XCTAssertEqual(try threadId(of: "c2"), try threadId(of: "5290031e-4f10@mail.example"))
     }
 
     func testSubjectFallbackOutsideThirtyDaysStartsANewThread() throws {
