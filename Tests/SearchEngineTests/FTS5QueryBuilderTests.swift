@@ -284,12 +284,6 @@ final class FTS5QueryBuilderExecutionTests: XCTestCase {
 final class SearchAsYouTypeTests: XCTestCase {
     typealias Spec = SearchFixture.Spec
 
-    private func assertFinds(_ useCase: SearchEmailsUseCase, _ f: SearchFixture, _ query: String, _ expected: Set<Int64>,
-                             _ message: String = "", file: StaticString = #filePath, line: UInt = #line) async throws {
-        let response = try await useCase.search(query, limit: 100)
-        XCTAssertEqual(f.emailIds(response), expected, "\(query) \(message)", file: file, line: line)
-    }
-
     // MARK: Search-as-you-type
 
     func testTheLastWordIsAPrefixWhateverItsLength() async throws {
@@ -299,9 +293,9 @@ final class SearchAsYouTypeTests: XCTestCase {
             Spec(subject: "Deployment notes", body: "nothing planned", from: "ops@example.com"),
         ])
         let useCase = f.useCase()
-        try await assertFinds(useCase, f, "deployment sc", [ids[0]])
-        try await assertFinds(useCase, f, "deployment s", [ids[0]])
-        try await assertFinds(useCase, f, "deployment \"the ro", [ids[0]], "an unfinished phrase too")
+        try await f.assertFinds(useCase, "deployment sc", [ids[0]])
+        try await f.assertFinds(useCase, "deployment s", [ids[0]])
+        try await f.assertFinds(useCase, "deployment \"the ro", [ids[0]], "an unfinished phrase too")
     }
 
     // MARK: Highlights

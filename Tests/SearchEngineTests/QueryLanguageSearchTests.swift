@@ -21,12 +21,6 @@ final class QueryLanguageSearchTests: XCTestCase {
 
     private func parse(_ text: String) -> SearchQuery { SearchFixture.parser.parse(text) }
 
-    private func assertFinds(_ useCase: SearchEmailsUseCase, _ f: SearchFixture, _ query: String, _ expected: Set<Int64>,
-                             _ message: String = "", file: StaticString = #filePath, line: UInt = #line) async throws {
-        let response = try await useCase.search(query, limit: 100)
-        XCTAssertEqual(f.emailIds(response), expected, "\(query) \(message)", file: file, line: line)
-    }
-
     // MARK: Negation and OR
 
     func testNegatedWordsAndPhrasesExcludeMail() async throws {
@@ -38,13 +32,13 @@ final class QueryLanguageSearchTests: XCTestCase {
             Spec(subject: "Lunch", body: "nothing"),
         ])
         let useCase = f.useCase()
-        try await assertFinds(useCase, f, "report -draft", [ids[0], ids[2]])
-        try await assertFinds(useCase, f, "report -\"first draft\"", [ids[0], ids[2]])
-        try await assertFinds(useCase, f, "(budget OR forecast) report -draft", [ids[0], ids[2]])
-        try await assertFinds(useCase, f, "{budget lunch} -draft", [ids[0], ids[3]])
+        try await f.assertFinds(useCase, "report -draft", [ids[0], ids[2]])
+        try await f.assertFinds(useCase, "report -\"first draft\"", [ids[0], ids[2]])
+        try await f.assertFinds(useCase, "(budget OR forecast) report -draft", [ids[0], ids[2]])
+        try await f.assertFinds(useCase, "{budget lunch} -draft", [ids[0], ids[3]])
         // Only exclusions: every other message, newest first, through the filter.
-        try await assertFinds(useCase, f, "-draft", [ids[0], ids[2], ids[3]])
-        try await assertFinds(useCase, f, "-report", [ids[3]])
+        try await f.assertFinds(useCase, "-draft", [ids[0], ids[2], ids[3]])
+        try await f.assertFinds(useCase, "-report", [ids[3]])
     }
 
     func testNegatedOperatorsAndOrBetweenOperators() async throws {
@@ -55,15 +49,15 @@ final class QueryLanguageSearchTests: XCTestCase {
             Spec(subject: "alpha three", from: "bob@example.com", folders: ["Trash"]),
         ])
         let useCase = f.useCase()
-        try await assertFinds(useCase, f, "alpha -from:john", [ids[1], ids[2]])
-        try await assertFinds(useCase, f, "alpha -is:unread", [ids[1], ids[2]])
-        try await assertFinds(useCase, f, "alpha -has:attachment", [ids[0], ids[2]])
-        try await assertFinds(useCase, f, "alpha -in:trash", [ids[0], ids[1]])
-        try await assertFinds(useCase, f, "from:john OR from:mary", [ids[0], ids[1]])
-        try await assertFinds(useCase, f, "alpha {from:john from:bob}", [ids[0], ids[2]])
-        try await assertFinds(useCase, f, "two OR from:john", [ids[0], ids[1]])
-        try await assertFinds(useCase, f, "alpha -(from:john OR in:trash)", [ids[1]])
-        try await assertFinds(useCase, f, "-from:john -from:mary", [ids[2]])
+        try await f.assertFinds(useCase, "alpha -from:john", [ids[1], ids[2]])
+        try await f.assertFinds(useCase, "alpha -is:unread", [ids[1], ids[2]])
+        try await f.assertFinds(useCase, "alpha -has:attachment", [ids[0], ids[2]])
+        try await f.assertFinds(useCase, "alpha -in:trash", [ids[0], ids[1]])
+        try await f.assertFinds(useCase, "from:john OR from:mary", [ids[0], ids[1]])
+        try await f.assertFinds(useCase, "alpha {from:john from:bob}", [ids[0], ids[2]])
+        try await f.assertFinds(useCase, "two OR from:john", [ids[0], ids[1]])
+        try await f.assertFinds(useCase, "alpha -(from:john OR in:trash)", [ids[1]])
+        try await f.assertFinds(useCase, "-from:john -from:mary", [ids[2]])
     }
 
     /// `NOT (x LIKE ?)` is NULL, not true, when x is NULL: a message without a From header or a
@@ -96,6 +90,6 @@ final class QueryLanguageSearchTests: XCTestCase {
             Spec(subject: "X310 firmware", from: list, fromName: "Rob Kossler via USRP-users", daysAgo: 2),
             Spec(subject: "Direct note", from: "rob.kossler@ni.com", fromName: "Rob Kossler", daysAgo: 1),
         ])
-        try await assertFinds(f.useCase(), f, "-from:\"Jane Doe\"", [ids[1], ids[2]])
+        try await f.assertFinds(f.useCase(), "-from:\"Jane Doe\"", [ids[1], ids[2]])
     }
 }

@@ -84,6 +84,13 @@ final class SearchFixture: @unchecked Sendable {
         try XCTUnwrap(try store.folders().first { $0.path == path }?.id)
     }
 
+    /// Asserts that searching `query` with `useCase` returns exactly the conversations of `expected`.
+    func assertFinds(_ useCase: SearchEmailsUseCase, _ query: String, _ expected: Set<Int64>,
+                     _ message: String = "", file: StaticString = #filePath, line: UInt = #line) async throws {
+        let response = try await useCase.search(query, limit: 100)
+        XCTAssertEqual(emailIds(response), expected, "\(query) \(message)", file: file, line: line)
+    }
+
     /// Ids of the best emails of the result conversations.
     func emailIds(_ response: SearchResponse) -> Set<Int64> { Set(response.results.map(\.emailId)) }
 }

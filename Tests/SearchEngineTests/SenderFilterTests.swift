@@ -19,12 +19,6 @@ final class SenderFilterTests: XCTestCase {
         }
     }
 
-    private func assertFinds(_ useCase: SearchEmailsUseCase, _ f: SearchFixture, _ query: String, _ expected: Set<Int64>,
-                             _ message: String = "", file: StaticString = #filePath, line: UInt = #line) async throws {
-        let response = try await useCase.search(query, limit: 100)
-        XCTAssertEqual(f.emailIds(response), expected, "\(query) \(message)", file: file, line: line)
-    }
-
     /// On a mailing list most mail is `"Name via List" <list@…>`: the contacts table holds one
     /// (the latest) name for the list's address, so `from:` must read the email's own From name.
     func testSenderMatchesTheEmailsOwnFromName() async throws {
@@ -36,11 +30,11 @@ final class SenderFilterTests: XCTestCase {
             Spec(subject: "Direct note", from: "rob.kossler@ni.com", fromName: "Rob Kossler", daysAgo: 1),
         ])
         let useCase = f.useCase()
-        try await assertFinds(useCase, f, "from:\"Jane Doe\"", [ids[0]])
-        try await assertFinds(useCase, f, "from:\"Rob Kossler\"", [ids[1], ids[2]])
-        try await assertFinds(useCase, f, "from:kossler firmware", [ids[1]])
-        try await assertFinds(useCase, f, "from:usrp-users", [ids[0], ids[1]], "the address still matches")
-        try await assertFinds(useCase, f, "from:ettus.com", [ids[0], ids[1]])
+        try await f.assertFinds(useCase, "from:\"Jane Doe\"", [ids[0]])
+        try await f.assertFinds(useCase, "from:\"Rob Kossler\"", [ids[1], ids[2]])
+        try await f.assertFinds(useCase, "from:kossler firmware", [ids[1]])
+        try await f.assertFinds(useCase, "from:usrp-users", [ids[0], ids[1]], "the address still matches")
+        try await f.assertFinds(useCase, "from:ettus.com", [ids[0], ids[1]])
     }
 
     /// Mail without a From name of its own is still found by the name its address goes by.

@@ -64,6 +64,26 @@ from email.utils import parseaddr, parsedate_to_datetime
 SUBJECT_PREFIXES = {"re", "fwd", "fw", "aw", "sv", "wg", "antw", "vs", "tr", "rif", "ref"}
 
 
+class UnionFind:
+    """Connected components over hashable items; each component is named by its smallest item."""
+
+    def __init__(self):
+        self.parent = {}
+
+    def find(self, x):
+        parent = self.parent
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    def union(self, a, b):
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+
 def normalize_subject(subject):
     """Port of MailStore's SubjectNormalizer: strips [tags] and Re:/Fwd:-style prefixes, collapses
     whitespace, lower-cases."""
@@ -370,19 +390,8 @@ def build_usrp(path, out_dir, seed, max_topic, max_short, max_from):
         seen.add(ids[0])
         messages.append((ids[0], msg))
 
-    parent = {}
-
-    def find(x):
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(a, b):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
+    links = UnionFind()
+    find, union = links.find, links.union
 
     info = {}
     for mid, msg in messages:
@@ -610,18 +619,9 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
                      "name": display_name(x_from), "quotes": enron_quotes(text),
                      "own": text.split("-----Original Message-----")[0] if "Original Message" in text else None})
 
-    parent = list(range(len(msgs)))
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    def union(a, b):
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
+    links = UnionFind()
+    find, union = links.find, links.union
+    next_node = len(msgs)
 
     by_subject = {}
     for i, m in enumerate(msgs):
@@ -653,8 +653,8 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
                     node = other
                     break
             if node is None:
-                parent.append(len(parent))
-                node = len(parent) - 1
+                node = next_node  # a node of its own for the quoted original, past the messages
+                next_node += 1
                 bucket.append((node, tokens, sent))
             else:
                 quote_links += 1
