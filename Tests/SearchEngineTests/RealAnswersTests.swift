@@ -34,7 +34,7 @@ final class RealAnswersTests: XCTestCase {
             recentSpecs += [
                 Spec(subject: "patch \(i): fix the build", body: "This patch fixes the build of the kernel on arm, part \(i).",
                      from: "dev\(i % 40)@example.org", daysAgo: Double(i % 300), messageId: root),
-                Spec(subject: "Re: patch \(i): fix the build", body: "Reviewed this patch; looks good to me.",
+                Spec(subject: "Re: patch \(i): fix the build", body: "Reviewed this kernel patch; looks good to me.",
                      from: "reviewer@example.org", daysAgo: Double(i % 300), messageId: "re-new-\(i)@archive", inReplyTo: root),
             ]
         }
