@@ -41,6 +41,24 @@ enum RawStatementScan {
         }
     }
 
+    /// Runs `sql` with `arguments` (bound by GRDB) and calls `row` for every result row.
+    static func forEachRow(_ db: Database, sql: String, arguments: StatementArguments,
+                           row: (OpaquePointer) throws -> Void) throws {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(arguments)
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code),
+                                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+            }
+            try row(handle)
+        }
+    }
+
     /// Runs `sql` with `text` bound to its first parameter and, when `set` is given, the set bound
     /// as a pointer to its second; calls `row` for every result row.
     static func forEachRow(_ db: Database, sql: String, text: String?, set: EmailIdSet? = nil,

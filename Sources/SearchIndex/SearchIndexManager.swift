@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import MailModel
 import MailStore
 
@@ -184,8 +185,9 @@ public final class SearchIndexManager: Sendable {
         var sets: [EmailIdSet] = []
         for query in queries {
             var set = EmailIdSet()
-            let ids = try Int64.fetchCursor(db, sql: query.sql, arguments: query.arguments)
-            while let id = try ids.next() { set.insert(id) }
+            try RawStatementScan.forEachRow(db, sql: query.sql, arguments: query.arguments) { row in
+                set.insert(sqlite3_column_int64(row, 0))
+            }
             sets.append(set)
         }
         sets.sort { $0.count < $1.count }
