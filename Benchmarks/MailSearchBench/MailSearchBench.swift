@@ -13,7 +13,8 @@ import SearchIndex
 ///     mailsearch-bench import PATH          import throughput (msgs/s), with and without indexing
 ///     mailsearch-bench search [SIZES…]      parse / FTS5 / end-to-end keyword search p50/p95 on
 ///                                           synthetic corpora (default 10000 50000 100000) and Enron
-///     mailsearch-bench latency DIR…         search latency on existing data directories
+///     mailsearch-bench latency DIR…         search latency on existing data directories (Enron: the real-mail mix)
+///     mailsearch-bench phases DIR [Q…]      where a keyword search spends its time, per query
 ///     mailsearch-bench eval [SET…]          the shipped search (SearchEmailsUseCase) in keyword, semantic
 ///                                           and hybrid mode on labelled real mail: Success@20, MRR@20,
 ///                                           nonsense result counts, similarity calibration; SETs are

@@ -46,22 +46,13 @@ enum RawStatementScan {
                            row: (OpaquePointer) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(arguments)
-        let handle = statement.sqliteStatement
-        defer { sqlite3_reset(handle) }
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code),
-                                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
-            }
-            try row(handle)
-        }
+        defer { sqlite3_reset(statement.sqliteStatement) }
+        try step(statement.sqliteStatement, db: db, sql: sql, row: row)
     }
 
-    /// Runs `sql` with `text` bound to its first parameter and, when `set` is given, the set bound
-    /// as a pointer to its second; calls `row` for every result row.
-    static func forEachRow(_ db: Database, sql: String, text: String?, set: EmailIdSet? = nil,
+    /// Runs `sql` with its parameters bound in order: `text` (when given), then `integers`, then
+    /// `set` as a pointer (when given); calls `row` for every result row.
+    static func forEachRow(_ db: Database, sql: String, text: String?, integers: [Int64] = [], set: EmailIdSet? = nil,
                            row: (OpaquePointer) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: sql)
         let handle = statement.sqliteStatement
@@ -71,26 +62,35 @@ enum RawStatementScan {
             sqlite3_reset(handle)
             sqlite3_clear_bindings(handle)
         }
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        if let text { sqlite3_bind_text(handle, 1, text, -1, transient) }
-        func step() throws {
-            while true {
-                let code = sqlite3_step(handle)
-                if code == SQLITE_DONE { return }
-                guard code == SQLITE_ROW else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code),
-                                        message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
-                }
-                try row(handle)
-            }
+        var index: Int32 = 1
+        if let text {
+            let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+            sqlite3_bind_text(handle, index, text, -1, transient)
+            index += 1
         }
-        guard let set else { return try step() }
+        for value in integers {
+            sqlite3_bind_int64(handle, index, value)
+            index += 1
+        }
+        guard let set else { return try step(handle, db: db, sql: sql, row: row) }
         try set.words.withUnsafeBufferPointer { words in
             var bits = Bits(words: words.baseAddress, count: words.count)
             try withUnsafeMutablePointer(to: &bits) { pointer in
-                sqlite3_bind_pointer(handle, text == nil ? 1 : 2, pointer, pointerTypeName, nil)
-                try step()
+                sqlite3_bind_pointer(handle, index, pointer, pointerTypeName, nil)
+                try step(handle, db: db, sql: sql, row: row)
             }
+        }
+    }
+
+    private static func step(_ handle: OpaquePointer, db: Database, sql: String, row: (OpaquePointer) throws -> Void) throws {
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code),
+                                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: sql)
+            }
+            try row(handle)
         }
     }
 }
