@@ -115,7 +115,7 @@ public final class SearchEmailsUseCase: Sendable {
 
         let terms = text.positiveTerms
         let (results, conversations) = try await buildResults(
-            ranking: ranking, semantic: semanticMatches, filtersOnly: filtersOnly, threads: snapshot, match: match,
+            ranking: ranking, semantic: semanticMatches, filtersOnly: filtersOnly, directory: snapshot, match: match,
             terms: terms, limit: limit)
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -127,59 +127,52 @@ public final class SearchEmailsUseCase: Sendable {
     /// them all; only the page that is returned is read in full. Keyword matches are ordered
     /// lazily: the best few hundred are sorted and fused, more only when the page needs them.
     private func buildResults(ranking: KeywordRanking, semantic: [SemanticHit], filtersOnly: Bool,
-                              threads: EmailDirectory.Snapshot, match: String?,
+                              directory: EmailDirectory.Snapshot, match: String?,
                               terms: [FTS5QueryBuilder.Term], limit: Int) async throws -> ([SearchResult], Int) {
         let allIds = ranking.hits.lazy.map(\.emailId) + semantic.lazy.map(\.emailId)
-        let conversations = threads.conversationCount(of: allIds)
+        let conversations = directory.conversationCount(of: allIds)
         guard conversations > 0 else { return ([], 0) }
         var page: [Int64] = []  // thread ids, best first
         var best: [Int64: RRFMerger.Fused] = [:]
-        do {
-            var k = max(4 * limit, 200)
-            while true {
-                page = []
-                best = [:]
-                let top = ranking.top(k)
-                if filtersOnly {
-                    for (i, hit) in top.enumerated() {
-                        guard page.count < limit else { break }
-                        guard let thread = threads.thread(of: hit.emailId), best[thread] == nil else { continue }
-                        best[thread] = RRFMerger.Fused(emailId: hit.emailId, score: 1 / (merger.k + Double(i + 1)),
-                                                       source: .filter, keywordRank: nil, semanticRank: nil,
-                                                       bm25: nil, similarity: nil)
-                        page.append(thread)
-                    }
-                    if page.count >= limit || k >= ranking.count { break }
-                    k *= 4
-                    continue
+        var k = max(4 * limit, 200)
+        while true {
+            page = []
+            best = [:]
+            let top = ranking.top(k)
+            let fused: [RRFMerger.Fused]
+            if filtersOnly {
+                fused = top.enumerated().map { i, hit in
+                    RRFMerger.Fused(emailId: hit.emailId, score: 1 / (merger.k + Double(i + 1)), source: .filter,
+                                    keywordRank: nil, semanticRank: nil, bm25: nil, similarity: nil)
                 }
+            } else {
                 var ranked = top.enumerated().map { (hit: $1, position: $0 + 1) }
                 if !semantic.isEmpty, k < ranking.count {
                     // Semantic matches that also match by keyword, further down than `k`: fused at their true rank.
                     let shown = Set(top.map(\.emailId))
                     ranked += ranking.positions(of: Set(semantic.map(\.emailId)).subtracting(shown))
                 }
-                let fused = merger.merge(ranked: ranked, semantic: semantic)
-                // Past this score the order depends on keyword matches not yet sorted.
-                let boundary = k < ranking.count ? merger.keywordWeight / (merger.k + Double(k + 1)) : -Double.infinity
-                for f in fused {
-                    guard page.count < limit, f.score > boundary else { break }
-                    guard let thread = threads.thread(of: f.emailId), best[thread] == nil else { continue }
-                    best[thread] = f
-                    page.append(thread)
-                }
-                if page.count >= limit || k >= ranking.count { break }
-                k *= 4
+                fused = merger.merge(ranked: ranked, semantic: semantic)
             }
+            // Past this score the fused order depends on keyword matches not yet sorted (a date order needs no such stop).
+            let boundary = k < ranking.count && !filtersOnly ? merger.keywordWeight / (merger.k + Double(k + 1)) : -Double.infinity
+            for f in fused {
+                guard page.count < limit, f.score > boundary else { break }
+                guard let thread = directory.thread(of: f.emailId), best[thread] == nil else { continue }
+                best[thread] = f
+                page.append(thread)
+            }
+            if page.count >= limit || k >= ranking.count { break }
+            k *= 4
         }
         var matched: [Int64: Int] = [:]
         for thread in page { matched[thread] = 0 }
         for id in allIds {
-            if let thread = threads.thread(of: id), matched[thread] != nil { matched[thread]! += 1 }
+            if let thread = directory.thread(of: id), matched[thread] != nil { matched[thread]! += 1 }
         }
         let pageIds = page.compactMap { best[$0]?.emailId }
         let highlighter = MatchHighlighter(terms: match == nil ? [] : terms)
-        let keywordPage = pageIds.filter { id in best.values.contains { $0.emailId == id && $0.keywordRank != nil } }
+        let keywordPage = page.compactMap { best[$0] }.filter { $0.keywordRank != nil }.map(\.emailId)
         let matchedTerms = try await termsMatched(terms, by: keywordPage, match: match)
         let rows = try await index.read { db -> [Int64: EmailRow] in
             var rows: [Int64: EmailRow] = [:]

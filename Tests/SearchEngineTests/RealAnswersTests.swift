@@ -123,6 +123,20 @@ final class RealAnswersTests: XCTestCase {
         XCTAssertTrue(r.results.isEmpty)
     }
 
+    /// The in-memory directory of dates and flags is read again when mail.sqlite changes, whoever wrote.
+    func testChangedFlagsAndNewMailReachTheNextSearch() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([Spec(subject: "invoice one", isRead: false), Spec(subject: "invoice two", isRead: true)])
+        var r = try await f.useCase().search("unread invoice")
+        XCTAssertEqual(r.conversationCount, 1)
+        try await f.store.database.write { try $0.execute(sql: "UPDATE emails SET isRead = 0 WHERE id = ?", arguments: [ids[1]]) }
+        r = try await f.useCase().search("unread invoice")
+        XCTAssertEqual(r.conversationCount, 2, "a flag changed by another writer")
+        try f.add(Spec(subject: "invoice three", isRead: false))
+        r = try await f.useCase().search("unread invoice")
+        XCTAssertEqual(r.conversationCount, 3, "new mail")
+    }
+
     func testSemanticOnlyNeighboursDoNotPushOutTheBestKeywordHits() async throws {
         let f = try SearchFixture()
         let ids = try f.add((0..<10).map { i in Spec(subject: "Status \(i)", body: "The quarterly budget, part \(i).", daysAgo: Double(i)) })

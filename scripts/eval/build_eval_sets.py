@@ -84,6 +84,17 @@ class UnionFind:
             self.parent[max(ra, rb)] = min(ra, rb)
 
 
+def fresh_mbox(out_dir):
+    """An empty, locked mail.mbox in `out_dir` (created), replacing any earlier one."""
+    os.makedirs(out_dir, exist_ok=True)
+    mbox_path = os.path.join(out_dir, "mail.mbox")
+    if os.path.exists(mbox_path):
+        os.remove(mbox_path)
+    out = mailbox.mbox(mbox_path)
+    out.lock()
+    return mbox_path, out
+
+
 def normalize_subject(subject):
     """Port of MailStore's SubjectNormalizer: strips [tags] and Re:/Fwd:-style prefixes, collapses
     whitespace, lower-cases."""
@@ -415,12 +426,7 @@ def build_usrp(path, out_dir, seed, max_topic, max_short, max_from):
 
     known = [i["norm"] for i in info.values()]
     hider = SubjectHider(known)
-    os.makedirs(out_dir, exist_ok=True)
-    mbox_path = os.path.join(out_dir, "mail.mbox")
-    if os.path.exists(mbox_path):
-        os.remove(mbox_path)
-    out = mailbox.mbox(mbox_path)
-    out.lock()
+    mbox_path, out = fresh_mbox(out_dir)
     tokens = set()
     removed_lines = 0
     copies = {}
@@ -703,12 +709,7 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
 
     subjects_known = [m["norm"] for m in msgs] + [norm for m in msgs for _, _, norm in m["quotes"]]
     hider = SubjectHider(subjects_known)
-    os.makedirs(out_dir, exist_ok=True)
-    mbox_path = os.path.join(out_dir, "mail.mbox")
-    if os.path.exists(mbox_path):
-        os.remove(mbox_path)
-    out = mailbox.mbox(mbox_path)
-    out.lock()
+    mbox_path, out = fresh_mbox(out_dir)
     tokens = set()
     removed_lines = 0
     named = 0
