@@ -28,8 +28,12 @@ let package = Package(
         // search.sqlite (FTS5), SearchIndexManager, VectorSearchEngine.
         .target(
             name: "SearchIndex",
-            dependencies: ["MailModel", "MailStore", "CKernels", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: [
+                "MailModel", "MailStore", "CKernels", "CRanking", grdb, .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
+        // FTS5 auxiliary function ms_bm25: FTS5's BM25 with row lengths read from memory.
+        .target(name: "CRanking", dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // CBLAS: Debian's OpenBLAS on Linux (Accelerate on Apple platforms).
         .systemLibrary(
             name: "COpenBLAS",

@@ -391,7 +391,7 @@ struct MailSearchBench {
                     }
                 })
                 var hits: [KeywordHit] = []
-                fts.add(try measure { hits = try index.read { try FTS5Manager.matches(match: match, candidates: candidates, db: $0) } })
+                fts.add(try await measureAsync { hits = try await index.keywordMatches(match: match, candidates: candidates) })
                 snap.add(try measure { _ = try index.read { try EmailDirectory().snapshot($0) } })
                 sort.add(measure { _ = RRFMerger().merge(keyword: KeywordRanking(hits: hits).top(200), semantic: []) })
                 var response: SearchResponse?

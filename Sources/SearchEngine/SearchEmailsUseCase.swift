@@ -86,9 +86,7 @@ public final class SearchEmailsUseCase: Sendable {
                 skipReason = "no embedding model installed"
             }
             let runKeyword = mode != .semantic && candidates?.isEmpty != true
-            async let keywordPart = index.read { db -> [KeywordHit] in
-                runKeyword ? try FTS5Manager.matches(match: match, candidates: candidates, db: db) : []
-            }
+            async let keywordPart = runKeyword ? index.keywordMatches(match: match, candidates: candidates) : []
             var semanticHits: [SemanticHit] = []
             if skipReason == nil, let semantic {
                 do {

@@ -27,16 +27,20 @@ public enum FTS5Manager {
                 e.id, e.id, e.accountId, e.subject, e.bodyPlain, e.from?.name ?? "", e.from?.email ?? "",
             ])
         }
+        try DocumentLengths.bumpVersion(db)
     }
 
     static func delete(emailIds: [Int64], db: Database) throws {
         let statement = try db.cachedStatement(sql: "DELETE FROM email_fts WHERE rowid = ?")
         for id in emailIds { try statement.execute(arguments: [id]) }
+        try DocumentLengths.bumpVersion(db)
     }
 
     static func deleteAccount(_ accountId: Int64, db: Database) throws -> Int {
         try db.execute(sql: "DELETE FROM email_fts WHERE account_id = ?", arguments: [accountId])
-        return db.changesCount
+        let count = db.changesCount
+        try DocumentLengths.bumpVersion(db)
+        return count
     }
 
     /// Refills the index from the attached mail database, `chunk` emails per statement.
@@ -45,8 +49,8 @@ public enum FTS5Manager {
             SELECT MAX(id) FROM (SELECT id FROM mail.emails WHERE id > ? ORDER BY id LIMIT ?)
             """, arguments: [afterId, chunk])
         guard let lastId else { return (0, nil) }
-        try insertFromMail(where: "id > ? AND id <= ?", arguments: [afterId, lastId], db: db)
-        return (db.changesCount, lastId)
+        let count = try insertFromMail(where: "id > ? AND id <= ?", arguments: [afterId, lastId], db: db)
+        return (count, lastId)
     }
 
     /// Copies emails of the attached mail database matching `condition` into the index.
@@ -58,23 +62,26 @@ public enum FTS5Manager {
             SELECT id, id, accountId, subject, bodyPlain, COALESCE(fromName, ''), COALESCE(fromEmail, '')
             FROM mail.emails WHERE \(condition) ORDER BY id
             """, arguments: arguments)
-        return db.changesCount
+        let count = db.changesCount
+        try DocumentLengths.bumpVersion(db)
+        return count
     }
 
     /// Every email that matches `match` — and is in `candidates`, when given — with its BM25 rank,
     /// in no particular order. Nothing is capped: a search ranks all of its matches, so its best
     /// results are the true BM25 best and its conversation count is exact. With candidates, FTS5
     /// still walks every match of the text but computes BM25 only for the candidates
-    /// (`ms_email_in`), so a filter that keeps little mail makes the search cheaper.
-    public static func matches(match: String, candidates: EmailIdSet?, db: Database) throws -> [KeywordHit] {
+    /// (`ms_email_in`), so a filter that keeps little mail makes the search cheaper. The rank is
+    /// `ms_bm25`: FTS5's bm25() with row lengths from `lengths` (memory) instead of %_docsize.
+    static func matches(match: String, candidates: EmailIdSet?, lengths: DocumentLengths, db: Database) throws -> [KeywordHit] {
         var hits: [KeywordHit] = []
         let sql = candidates == nil ? """
-            SELECT rowid, bm25(email_fts, \(SearchDatabase.bm25Weights)) FROM email_fts WHERE email_fts MATCH ?
+            SELECT rowid, ms_bm25(email_fts, ?2, \(SearchDatabase.bm25Weights)) FROM email_fts WHERE email_fts MATCH ?1
             """ : """
-            SELECT rowid, bm25(email_fts, \(SearchDatabase.bm25Weights)) FROM email_fts
-            WHERE email_fts MATCH ? AND ms_email_in(rowid, ?)
+            SELECT rowid, ms_bm25(email_fts, ?2, \(SearchDatabase.bm25Weights)) FROM email_fts
+            WHERE email_fts MATCH ?1 AND ms_email_in(rowid, ?3)
             """
-        try RawStatementScan.forEachRow(db, sql: sql, text: match, set: candidates) { row in
+        try RawStatementScan.forEachRow(db, sql: sql, text: match, lengths: lengths, set: candidates) { row in
             hits.append(KeywordHit(emailId: sqlite3_column_int64(row, 0), rank: sqlite3_column_double(row, 1)))
         }
         return hits

@@ -15,6 +15,9 @@ enum RawStatementScan {
         UnsafeRawPointer(pointerType.utf8Start).assumingMemoryBound(to: CChar.self)
     }
 
+    /// The pointer type name `ms_bm25` accepts for its row lengths (MS_DOC_LENGTHS_TYPE in CRanking.h).
+    private static let lengthsType: StaticString = "mailsearch.DocLengths"
+
     /// What `ms_email_in` reads: the words of an `EmailIdSet`.
     private struct Bits {
         var words: UnsafePointer<UInt64>?
@@ -51,8 +54,9 @@ enum RawStatementScan {
     }
 
     /// Runs `sql` with its parameters bound in order: `text` (when given), then `integers`, then
-    /// `set` as a pointer (when given); calls `row` for every result row.
-    static func forEachRow(_ db: Database, sql: String, text: String?, integers: [Int64] = [], set: EmailIdSet? = nil,
+    /// `lengths` and `set` as pointers (each when given); calls `row` for every result row.
+    static func forEachRow(_ db: Database, sql: String, text: String?, integers: [Int64] = [],
+                           lengths: DocumentLengths? = nil, set: EmailIdSet? = nil,
                            row: (OpaquePointer) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: sql)
         let handle = statement.sqliteStatement
@@ -70,6 +74,12 @@ enum RawStatementScan {
         }
         for value in integers {
             sqlite3_bind_int64(handle, index, value)
+            index += 1
+        }
+        if let lengths {
+            // The table outlives the statement: `lengths` is held until this call returns.
+            let type = UnsafeRawPointer(lengthsType.utf8Start).assumingMemoryBound(to: CChar.self)
+            sqlite3_bind_pointer(handle, index, lengths.table, type, nil)
             index += 1
         }
         guard let set else { return try step(handle, db: db, sql: sql, row: row) }

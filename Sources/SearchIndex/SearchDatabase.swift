@@ -1,3 +1,4 @@
+import CRanking
 import Foundation
 import GRDB
 import MailStore
@@ -8,6 +9,7 @@ import MailStore
 final class SearchDatabase: Sendable {
     let pool: DatabasePool
     let url: URL
+    private let lengths = LockedValue<DocumentLengths?>(nil)
 
     /// Column weights for bm25(): email_id, account_id, subject, body, sender_name, sender_email.
     /// A term in the subject is the sender's own summary of the message, so it weighs 10×
@@ -46,6 +48,10 @@ final class SearchDatabase: Sendable {
             try db.execute(sql: "PRAGMA mmap_size = 268435456")
             try db.execute(sql: "PRAGMA mail.mmap_size = 268435456")
             try RawStatementScan.registerFunctions(db)
+            let code = ms_register_bm25(db.sqliteConnection)
+            guard code == SQLITE_OK else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register ms_bm25 with FTS5")
+            }
         }
         pool = try DatabasePool(path: url.path, configuration: config)
         try pool.write { db in
@@ -53,6 +59,17 @@ final class SearchDatabase: Sendable {
             // Touch the table: a file that is not a database, or a damaged schema, fails here.
             _ = try Int.fetchOne(db, sql: "SELECT rowid FROM email_fts LIMIT 1")
         }
+    }
+
+    /// The row lengths for `ms_bm25` that belong to the index as `db`'s transaction sees it.
+    func documentLengths(_ db: Database) throws -> DocumentLengths {
+        let version = try DocumentLengths.version(db)
+        if let table = lengths.value, table.version == version { return table }
+        let table = DocumentLengths(version: version, capacity: try DocumentLengths.capacity(db))
+        lengths.update { current in
+            if current.map({ $0.version < version }) ?? true { current = table }
+        }
+        return table
     }
 
     static func readOnlyURI(_ path: String) -> String {

@@ -156,6 +156,14 @@ public final class SearchIndexManager: Sendable {
         }
     }
 
+    /// Every email that matches `match` (an FTS5 expression) and is in `candidates` (all emails
+    /// when nil), with its BM25 rank, unordered: see `FTS5Manager.matches`.
+    public func keywordMatches(match: String, candidates: EmailIdSet?) async throws -> [KeywordHit] {
+        try await readIndex { database, db in
+            try FTS5Manager.matches(match: match, candidates: candidates, lengths: database.documentLengths(db), db: db)
+        }
+    }
+
     /// The emails that pass `filters` and `scope`, or nil when nothing restricts the search; read
     /// in `db`'s transaction. Each filter is resolved where it is cheapest: dates and flags from
     /// the in-memory `directory`, folders, scope and attachment types from their link tables'
@@ -211,12 +219,21 @@ public final class SearchIndexManager: Sendable {
     /// Runs `body` in a read transaction off the cooperative pool (GRDB's reader queues), with the
     /// same corruption recovery as the synchronous calls.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await readIndex { _, db in try body(db) }
+    }
+
+    /// `read`, with the search database the transaction belongs to.
+    private func readIndex<T: Sendable>(_ body: @escaping @Sendable (SearchDatabase, Database) throws -> T) async throws -> T {
+        func attempt() async throws -> T {
+            let database = current.value
+            return try await database.pool.read { try body(database, $0) }
+        }
         do {
-            return try await current.value.pool.read(body)
+            return try await attempt()
         } catch let error as DatabaseError where Self.isCorruption(error) {
             notices("The search index was damaged (\(Self.reason(error))); rebuilt it from mail.sqlite.")
             try rebuild()
-            return try await current.value.pool.read(body)
+            return try await attempt()
         }
     }
 

@@ -67,6 +67,40 @@ final class SearchIndexManagerTests: XCTestCase {
         XCTAssertEqual(final.results.count, 550)
     }
 
+    /// `ms_bm25` is FTS5's bm25() with row lengths kept in memory: the same number for every
+    /// row, also after a row id is reused by a longer email (the lengths belong to one index version).
+    func testKeywordRanksEqualFTS5BM25AlsoAfterTheIndexChanges() async throws {
+        let f = try SearchFixture()
+        let filler = "word "
+        try f.add((0..<40).map { i in
+            Spec(subject: i % 3 == 0 ? "lynx report \(i)" : "status \(i)",
+                 body: "The lynx \(String(repeating: filler, count: i * 7)) otter notes \(i % 5 == 0 ? "lynx lynx" : "")",
+                 from: "sender\(i % 4)@example.com", fromName: i % 2 == 0 ? "Lynx Watcher" : "Someone")
+        })
+        func compare(_ match: String, file: StaticString = #filePath, line: UInt = #line) async throws {
+            let ours = try await f.index.keywordMatches(match: match, candidates: nil)
+            let fts5 = try await f.index.read { db in
+                try Row.fetchAll(db, sql: "SELECT rowid, bm25(email_fts, 0.0, 0.0, 10.0, 1.0, 5.0, 5.0) AS r FROM email_fts WHERE email_fts MATCH ?",
+                                 arguments: [match]).map { ($0[0] as Int64, $0[1] as Double) }
+            }
+            XCTAssertFalse(fts5.isEmpty, match, file: file, line: line)
+            XCTAssertEqual(ours.count, fts5.count, match, file: file, line: line)
+            let expected = Dictionary(uniqueKeysWithValues: fts5)
+            for hit in ours {
+                XCTAssertEqual(hit.rank, expected[hit.emailId] ?? .nan, accuracy: 1e-12, "\(match) row \(hit.emailId)", file: file, line: line)
+            }
+        }
+        for match in ["\"lynx\"", "\"lynx\" OR \"otter\"", "\"ly\"*", "\"lynx report\"", "\"otter\" NOT \"report\"", "\"notes\" \"watcher\""] {
+            try await compare(match)
+        }
+        // The newest email is deleted and its id reused by a much longer one.
+        let last = try await f.index.read { try Int64.fetchOne($0, sql: "SELECT MAX(rowid) FROM email_fts") }!
+        try f.index.deleteEmail(id: last)
+        let reused = try f.add(Spec(subject: "lynx", body: "lynx " + String(repeating: filler, count: 900)))
+        XCTAssertEqual(reused, last, "SQLite reuses the largest rowid")
+        try await compare("\"lynx\"")
+    }
+
     func testIndexStatusReportsSizesAndNoSemanticYet() throws {
         let f = try SearchFixture()
         try f.add(Spec(subject: "size"))

@@ -1,0 +1,39 @@
+#ifndef MAILSEARCH_CRANKING_H
+#define MAILSEARCH_CRANKING_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+
+/// `ms_bm25`: FTS5's own BM25 (the same formula, constants, IDF floor and column weights as the
+/// built-in bm25()), with one difference in where it reads a row's length: from a table of
+/// token counts per rowid held in memory, instead of a lookup in the %_docsize table for every
+/// matching row (the larger part of ranking cost on a common term). The table is filled as rows
+/// are ranked; a row it does not know yet is read from FTS5 and remembered.
+///
+/// SQL: ms_bm25(fts_table, lengths, weight0, weight1, …) where `lengths` is an ms_doc_lengths
+/// bound with sqlite3_bind_pointer(…, MS_DOC_LENGTHS_TYPE, …), or NULL to read every length
+/// from FTS5. The caller owns the table and must drop it whenever the FTS5 index changes.
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// The pointer type name ms_bm25 accepts for its `lengths` argument.
+#define MS_DOC_LENGTHS_TYPE "mailsearch.DocLengths"
+
+/// Token counts per rowid: slots[rowid] = count + 1, or 0 when not known yet. Rowids at or
+/// beyond `count` are read from FTS5 every time. Concurrent rankings may share one table.
+typedef struct ms_doc_lengths {
+    uint32_t *slots;
+    int64_t count;
+} ms_doc_lengths;
+
+/// Registers ms_bm25 with the FTS5 module of `db`. Returns SQLITE_OK, or an SQLite error code
+/// (SQLITE_ERROR when the connection has no FTS5).
+int ms_register_bm25(sqlite3 *db);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
