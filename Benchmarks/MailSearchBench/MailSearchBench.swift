@@ -20,7 +20,7 @@ import SearchIndex
 ///                                           nonsense result counts, similarity calibration; SETs are
 ///                                           folders written by scripts/eval/build_eval_sets.py (`make eval`),
 ///                                           default eval-data/usrp eval-data/enron
-///     mailsearch-bench embed                query embedding p50/p95, indexing docs/s, GEMM peak
+///     mailsearch-bench embed                query embedding p50/p95, indexing docs/s on real mail, share of the sgemm peak
 ///     mailsearch-bench query-embed          query embedding p50/p95 only
 ///     mailsearch-bench vector [SIZES…]      top-50 vector scan p50/p95 and int8 recall on random
 ///                                           unit vectors (default 50000 500000)
@@ -106,32 +106,9 @@ struct MailSearchBench {
         return URL(fileURLWithPath: status.directory)
     }
 
-    /// Real email texts: the 240 emails of the shared reference set (subject + body).
-    static func referenceTexts() throws -> [String] {
-        let path = "../shared/reference/embeddings.jsonl"
-        guard let data = FileManager.default.contents(atPath: path) else { throw BenchError("\(path) not found") }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["text"] as? String
-        }.filter { $0.count > 200 }
-    }
-
+    /// Query latency, then indexing throughput on real mail against the sgemm peak (EmbeddingBenchmark).
     static func embedBenchmark() throws {
-        let documents = try referenceTexts()
-        try EmbeddingBenchmark.run(modelDirectory: try modelDirectory(), documents: documents, queries: semanticQueries)
-        // Indexing as `mailsearch index embed` runs it: one encoder per core, one BLAS thread each.
-        let workers = ProcessInfo.processInfo.activeProcessorCount
-        BLAS.setThreadCount(1)
-        let embedders: [any Embedder] = try (0..<workers).map { _ in try MiniLMEmbedder(modelDirectory: try modelDirectory()) }
-        var best = 0.0
-        for _ in 0..<2 {
-            let ms = try measure {
-                for start in stride(from: 0, to: documents.count, by: 64 * workers) {
-                    _ = try EmbeddingIndexer.embedInParallel(Array(documents[start..<min(documents.count, start + 64 * workers)]), embedders: embedders)
-                }
-            }
-            best = max(best, Double(documents.count) / (ms / 1000))
-        }
-        report(String(format: "indexing with %d encoders × 1 BLAS thread (as `index embed` runs): %.1f docs/s (%d docs)", workers, best, documents.count))
+        try EmbeddingBenchmark.run(modelDirectory: try modelDirectory(), queries: semanticQueries)
     }
 
     static func randomUnitVectors(_ n: Int, dimension: Int = 384, seed: UInt64 = 1) -> [[Float]] {
@@ -377,6 +354,15 @@ struct MailSearchBench {
         let store = try MailStore(directory: DataDirectory(url: dataDir))
         let index = try SearchIndexManager(store: store)
         let useCase = SearchEmailsUseCase(index: index, parser: parser)
+        if let runs = ProcessInfo.processInfo.environment["BENCH_SEARCH_ONLY"].flatMap(Int.init) {
+            // Only whole searches, `runs` per query: a clean loop to profile.
+            for q in queries.isEmpty ? realQueries.flatMap(\.queries) : queries {
+                var whole = Samples()
+                for _ in 0..<runs { whole.add(try await measureAsync { _ = try await useCase.search(q, mode: .keyword) }) }
+                report(String(format: "  %-30@ whole p50 %6.2f ms  p95 %6.2f ms", q as NSString, whole.percentile(50), whole.percentile(95)))
+            }
+            return
+        }
         for q in queries.isEmpty ? realQueries.flatMap(\.queries) : queries {
             let parsed = parser.parse(q)
             guard let match = FTS5QueryBuilder.matchExpression(for: parsed.text) else { continue }

@@ -28,7 +28,12 @@ public struct MatchHighlighter: Sendable {
             return words.isEmpty ? nil : (words, term.isPrefix)
         }
         firstWords = terms.map { (Array($0.words[0].utf8), $0.words.count == 1 && $0.prefix) }
+        asciiTerms = terms.allSatisfy { $0.words.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } } }
+            ? terms.map { ($0.words.map { Array($0.utf8) }, $0.prefix) } : nil
     }
+
+    /// The terms as folded ASCII bytes, when every term is ASCII (the fast path of `ranges`).
+    let asciiTerms: [(words: [[UInt8]], prefix: Bool)]?
 
     /// Whether a word (its scalars) starts a match; ASCII words are compared without allocating.
     func startsMatch(_ word: String.UnicodeScalarView, buffer: inout [UInt8]) -> Bool {
@@ -48,6 +53,7 @@ public struct MatchHighlighter: Sendable {
 
     /// Highlight ranges of `text` for `field`.
     public func ranges(in text: String, field: HighlightRange.Field) -> [HighlightRange] {
+        if let asciiTerms, let ranges = Self.asciiRanges(in: text, terms: asciiTerms, field: field) { return ranges }
         let words = Self.words(in: text)
         let folded = words.map { Self.fold($0.text) }
         var ranges: [HighlightRange] = []
@@ -68,6 +74,86 @@ public struct MatchHighlighter: Sendable {
             }
         }
         return ranges
+    }
+
+    /// `ranges` for an all-ASCII text, on its bytes (a byte is a UTF-16 unit there, and folding is
+    /// lower-casing); nil for other text.
+    static func asciiRanges(in text: String, terms: [(words: [[UInt8]], prefix: Bool)],
+                            field: HighlightRange.Field) -> [HighlightRange]? {
+        var text = text
+        return text.withUTF8 { bytes -> [HighlightRange]? in
+            if bytes.contains(where: { $0 >= 0x80 }) { return nil }
+            @inline(__always) func isWordByte(_ b: UInt8) -> Bool {
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            }
+            var words: [(start: Int, end: Int)] = []
+            var i = 0
+            while i < bytes.count {
+                guard isWordByte(bytes[i]) else { i += 1; continue }
+                let start = i
+                while i < bytes.count && isWordByte(bytes[i]) { i += 1 }
+                words.append((start, i))
+            }
+            func matches(_ word: (start: Int, end: Int), _ pattern: [UInt8], prefix: Bool) -> Bool {
+                let length = word.end - word.start
+                guard pattern.count == length || (prefix && pattern.count < length) else { return false }
+                for k in 0..<pattern.count {
+                    let b = bytes[word.start + k]
+                    if (b >= 0x41 && b <= 0x5A ? b + 32 : b) != pattern[k] { return false }
+                }
+                return true
+            }
+            var ranges: [HighlightRange] = []
+            for i in words.indices {
+                for term in terms where term.words.count <= words.count - i {
+                    var all = true
+                    for (k, pattern) in term.words.enumerated()
+                    where !matches(words[i + k], pattern, prefix: term.prefix && k == term.words.count - 1) {
+                        all = false
+                        break
+                    }
+                    if all {
+                        let start = words[i].start
+                        ranges.append(HighlightRange(field: field, start: start, length: words[i + term.words.count - 1].end - start))
+                        break
+                    }
+                }
+            }
+            return ranges
+        }
+    }
+
+    /// `text` on one line: every run of white space one space, none at the ends.
+    static func collapsingWhitespace(_ text: Substring) -> String {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(text.utf8.count)
+            var pendingSpace = false
+            for b in text.utf8 {
+                if b == 0x20 || (b >= 0x09 && b <= 0x0D) {
+                    pendingSpace = !bytes.isEmpty
+                } else {
+                    if pendingSpace { bytes.append(0x20) }
+                    pendingSpace = false
+                    bytes.append(b)
+                }
+            }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        var out = String.UnicodeScalarView()
+        var pendingSpace = false
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            let white = v < 0x80 ? (v == 0x20 || (v >= 0x09 && v <= 0x0D)) : scalar.properties.isWhitespace
+            if white {
+                pendingSpace = !out.isEmpty
+            } else {
+                if pendingSpace { out.append(" ") }
+                pendingSpace = false
+                out.append(scalar)
+            }
+        }
+        return String(out)
     }
 
     /// A one-line snippet of about `width` words around the first match in `body`, with its
@@ -128,10 +214,15 @@ public struct MatchHighlighter: Sendable {
         let utf16 = body.utf16
         let lower = utf16.index(utf16.startIndex, offsetBy: from)
         let upper = utf16.index(utf16.startIndex, offsetBy: max(from, endOffset))
-        var text = String(body[lower..<upper]).split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
-        if from > 0 { text = "…" + text }
+        var text = Self.collapsingWhitespace(body[lower..<upper])
+        // Ranges on the words alone (all-ASCII text takes the fast path), then past the "…" (one UTF-16 unit).
+        var found = ranges(in: text, field: .snippet)
+        if from > 0 {
+            text = "…" + text
+            found = found.map { HighlightRange(field: $0.field, start: $0.start + 1, length: $0.length) }
+        }
         if upper < utf16.endIndex { text += "…" }
-        return (text, ranges(in: text, field: .snippet))
+        return (text, found)
     }
 
     enum ScanStart { case noMatch, from(Int), unknown }

@@ -26,4 +26,28 @@ final class SnippetScanTests: XCTestCase {
             }
         }
     }
+
+    /// Highlight ranges of ASCII text are found on its bytes; they must equal the general path's
+    /// (forced by a non-ASCII mark after the text, which adds no word).
+    func testASCIIRangesEqualTheGeneralPath() {
+        var rng = SystemRandomNumberGenerator()
+        let words = ["Gas", "gasoline", "PRICE", "prices", "the", "theory", "pipeline", "ferc", "888", "order",
+                     "e-mail", "(budget)", "report.", "Q3", "deriv", "derivatives", "  ", "\n>"]
+        let queries = ["gas", "gas prices", "the", "ferc order 888", "\"pipeline price\"", "deriv", "Q3 budget", "zzz", "e-mail"]
+        for _ in 0..<300 {
+            let text = (0..<Int.random(in: 0...60, using: &rng)).map { _ in words.randomElement(using: &rng)! }.joined(separator: " ")
+            for q in queries {
+                let highlighter = MatchHighlighter(queryText: q)
+                XCTAssertEqual(highlighter.ranges(in: text, field: .subject), highlighter.ranges(in: text + " —", field: .subject),
+                               "query \(q) in \(text)")
+            }
+        }
+    }
+
+    func testSnippetsAreOneLineWithSingleSpaces() {
+        let highlighter = MatchHighlighter(queryText: "budget")
+        let snippet = highlighter.snippet(of: "Hello,\r\n\r\n  the\tbudget\u{00A0}\u{00A0}is\n\nattached.  ")
+        XCTAssertEqual(snippet?.text, "Hello, the budget is attached…")
+        XCTAssertEqual(snippet?.ranges.map(\.start), [11])
+    }
 }
