@@ -9,9 +9,7 @@ let package = Package(
     products: [
         .executable(name: "mailsearch", targets: ["mailsearch"]),
         .executable(name: "mailsearch-bench", targets: ["MailSearchBench"]),
-        .library(name: "MailSearchKit", targets: [
-            "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport",
-        ]),
+        .library(name: "MailSearchKit", targets: ["MailSearchKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -58,13 +56,19 @@ let package = Package(
         .target(name: "MailImport", dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex"]),
         // Query parsing, the hybrid search use case, RRF fusion, cache.
         .target(name: "SearchEngine", dependencies: ["MailModel", "MailStore", "SearchIndex", "Embedding"]),
+        // The service: the single way in (search, ingest, delete, rebuild, background embedding,
+        // status) and the Codable wire types the CLI's --json and the HTTP API share.
+        .target(
+            name: "MailSearchKit",
+            dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport", grdb]
+        ),
         // Seeded synthetic mail for the demo, the tests and the benchmarks.
         .target(name: "DemoCorpus"),
         .executableTarget(
             name: "mailsearch",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
-                "MailImport", "DemoCorpus",
+                "MailImport", "DemoCorpus", "MailSearchKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

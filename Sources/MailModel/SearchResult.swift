@@ -75,11 +75,16 @@ public struct SearchResult: Hashable, Sendable, Codable, Identifiable {
     public var matchedMessages: Int
     /// Why the best message matched.
     public var why: MatchExplanation
+    /// Whether the best message was read (the list's unread dot).
+    public var isRead: Bool
+    /// The best message's category (the list's badge).
+    public var category: AICategory
 
     public init(
         threadId: Int64, emailId: Int64, subject: String, senderName: String, senderEmail: String,
         date: Date?, snippet: String, highlights: [HighlightRange], hasAttachment: Bool, score: Double,
-        matchSource: MatchSource, accountId: Int64, matchedMessages: Int = 1, why: MatchExplanation = MatchExplanation()
+        matchSource: MatchSource, accountId: Int64, matchedMessages: Int = 1, why: MatchExplanation = MatchExplanation(),
+        isRead: Bool = true, category: AICategory = .uncategorized
     ) {
         self.threadId = threadId; self.emailId = emailId; self.subject = subject
         self.senderName = senderName; self.senderEmail = senderEmail; self.date = date
@@ -87,5 +92,7 @@ public struct SearchResult: Hashable, Sendable, Codable, Identifiable {
         self.score = score; self.matchSource = matchSource; self.accountId = accountId
         self.matchedMessages = matchedMessages
         self.why = why
+        self.isRead = isRead
+        self.category = category
     }
 }

@@ -22,8 +22,17 @@ public enum MIMEParser {
         }
     }
 
-    private static func parseBuffer(_ b: UnsafeBufferPointer<UInt8>, mboxFromLineDate: Date?, fallbackDate: Date?) -> ParsedMessage {
+    /// Every attachment of a message with its decoded content, in the order `parse` lists them
+    /// (an attachment download reads the message again; the store keeps metadata only).
+    public static func attachmentContents(_ bytes: [UInt8]) -> [(attachment: ParsedAttachment, content: [UInt8])] {
         let walker = MIMEWalker()
+        walker.capturesContent = true
+        let parsed = bytes.withUnsafeBufferPointer { parseBuffer($0, mboxFromLineDate: nil, fallbackDate: nil, walker: walker) }
+        return Array(zip(parsed.attachments, walker.attachmentContents))
+    }
+
+    private static func parseBuffer(_ b: UnsafeBufferPointer<UInt8>, mboxFromLineDate: Date?, fallbackDate: Date?,
+                                    walker: MIMEWalker = MIMEWalker()) -> ParsedMessage {
         var msg = ParsedMessage()
         msg.size = b.count
         if b.isEmpty {

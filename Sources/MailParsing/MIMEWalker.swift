@@ -21,6 +21,9 @@ final class MIMEWalker {
     let decoder = CharsetDecoder()
     var defects: [MIMEDefect] = []
     var attachments: [ParsedAttachment] = []
+    /// With `capturesContent`, each attachment's decoded bytes, in the order of `attachments`.
+    var attachmentContents: [[UInt8]] = []
+    var capturesContent = false
     var htmlBody: String? = nil
     var partCount = 0
     private var reportedPartCap = false
@@ -117,6 +120,7 @@ final class MIMEWalker {
                 let cid = headers.first("content-id", in: b).map { MessageIDParser.ids($0.value, bare: .words).first ?? "" }
                 attachments.append(ParsedAttachment(filename: filename, mimeType: type, size: content.count,
                                                     contentId: cid.flatMap { $0.isEmpty ? nil : $0 }, isInline: false))
+                if capturesContent { attachmentContents.append(content) }
                 return []
             }
             return content.withUnsafeBufferPointer { inner -> [Segment] in
@@ -175,6 +179,7 @@ final class MIMEWalker {
             let cid = headers.first("content-id", in: b).flatMap { MessageIDParser.ids($0.value, bare: .words).first }
             attachments.append(ParsedAttachment(filename: filename, mimeType: type, size: size,
                                                 contentId: cid, isInline: dispValue == "inline"))
+            if capturesContent { attachmentContents.append(decodeTransfer(MIMEWalker.bytes(b, body), encoding: cte)) }
             return []
         }
         var content = decodeTransfer(MIMEWalker.bytes(b, body), encoding: cte)

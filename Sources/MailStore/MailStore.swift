@@ -144,6 +144,20 @@ public final class MailStore: Sendable {
 
     // MARK: Reads
 
+    /// An attachment by id: its email, its position among that email's attachments (the order
+    /// the MIME walk found them in), and its metadata.
+    public func attachment(id: Int64) throws -> (emailId: Int64, position: Int, attachment: Attachment)? {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM attachments WHERE id = ?", arguments: [id]) else { return nil }
+            let emailId: Int64 = row["emailId"]
+            let position = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM attachments WHERE emailId = ? AND id < ?",
+                                            arguments: [emailId, id]) ?? 0
+            return (emailId, position, Attachment(id: id, filename: row["filename"], mimeType: row["mimeType"],
+                                                  sizeBytes: row["sizeBytes"], contentId: row["contentId"],
+                                                  isInline: row["isInline"]))
+        }
+    }
+
     public func email(id: Int64) throws -> StoredEmail? {
         try database.read { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM emails WHERE id = ?", arguments: [id]) else { return nil }
@@ -257,7 +271,7 @@ public final class MailStore: Sendable {
         var email = email(from: row)
         email.attachments = try Row.fetchAll(
             db, sql: "SELECT * FROM attachments WHERE emailId = ? ORDER BY id", arguments: [email.id]
-        ).map { Attachment(filename: $0["filename"], mimeType: $0["mimeType"], sizeBytes: $0["sizeBytes"],
+        ).map { Attachment(id: $0["id"], filename: $0["filename"], mimeType: $0["mimeType"], sizeBytes: $0["sizeBytes"],
                            contentId: $0["contentId"], isInline: $0["isInline"]) }
         let folders = try String.fetchAll(db, sql: """
             SELECT f.path FROM email_folders ef JOIN folders f ON f.id = ef.folderId WHERE ef.emailId = ? ORDER BY f.path

@@ -59,7 +59,7 @@ public final class SearchEmailsUseCase: Sendable {
         let directory = index.directory
         guard match != nil || !filters.isEmpty || query.scope != .allMail else {
             return SearchResponse(query: query, conversationCount: 0, keywordMatches: 0, results: [],
-                                  semantic: SemanticReport(ran: false, reason: "empty query"), tookMs: 0)
+                                  semantic: SemanticReport(ran: false, reason: .emptyQuery), tookMs: 0)
         }
         let (snapshot, candidates) = try await index.read { db in
             let snapshot = try directory.snapshot(db)
@@ -75,15 +75,15 @@ public final class SearchEmailsUseCase: Sendable {
         if let match {
             // Positive words only: no OR, no parentheses, no excluded word.
             let semanticText = text.semanticText.trimmingCharacters(in: .whitespacesAndNewlines)
-            var skipReason: String?
+            var skipReason: SemanticSkipReason?
             if mode == .keyword {
-                skipReason = "keyword-only search requested"
+                skipReason = .keywordOnlyRequested
             } else if semanticText.count <= 2 {
-                skipReason = "query shorter than 3 characters: prefix match only"
+                skipReason = .queryTooShort
             } else if let semantic, let why = semantic.unavailableReason {
                 skipReason = why
             } else if semantic == nil {
-                skipReason = "no embedding model installed"
+                skipReason = .modelNotInstalled
             }
             let runKeyword = mode != .semantic && candidates?.isEmpty != true
             async let keywordPart = runKeyword ? index.keywordMatches(match: match, candidates: candidates) : []
@@ -93,7 +93,7 @@ public final class SearchEmailsUseCase: Sendable {
                     semanticHits = try await semantic.rank(text: semanticText, candidates: candidates, limit: semanticLimit)
                     report = SemanticReport(ran: true, matches: semanticHits.count)
                 } catch {
-                    report = SemanticReport(ran: false, reason: "semantic search failed (\(error)); keyword results only")
+                    report = SemanticReport(ran: false, reason: .failed, error: "\(error)")
                 }
             } else {
                 report = SemanticReport(ran: false, reason: skipReason)
@@ -108,7 +108,7 @@ public final class SearchEmailsUseCase: Sendable {
             ranking = KeywordRanking(hits: (candidates?.ids ?? []).map {
                 KeywordHit(emailId: $0, rank: -(snapshot.date(of: $0) ?? -Double.infinity))
             })
-            report = SemanticReport(ran: false, reason: "filters only: no text to rank")
+            report = SemanticReport(ran: false, reason: .filtersOnly)
         }
 
         let terms = text.positiveTerms
@@ -175,7 +175,7 @@ public final class SearchEmailsUseCase: Sendable {
         let rows = try await index.read { db -> [Int64: EmailRow] in
             var rows: [Int64: EmailRow] = [:]
             for r in try Self.rows(db, sql: """
-                SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment,
+                SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment, isRead, category,
                        \(highlighter.isEmpty ? "''" : "substr(bodyPlain, 1, 4000)") AS body
                 FROM mail.emails WHERE id IN
                 """, ids: pageIds) {
@@ -209,7 +209,7 @@ public final class SearchEmailsUseCase: Sendable {
                 threadId: row.threadId ?? thread, emailId: row.id, subject: subject, senderName: row.fromName ?? "",
                 senderEmail: row.fromEmail ?? "", date: row.date, snippet: snippet, highlights: ranges,
                 hasAttachment: row.hasAttachment, score: f.score, matchSource: f.source, accountId: row.accountId,
-                matchedMessages: matched[thread] ?? 1, why: why)
+                matchedMessages: matched[thread] ?? 1, why: why, isRead: row.isRead, category: row.category)
         }
         return (results, conversations)
     }
@@ -263,6 +263,8 @@ private struct EmailRow: Sendable {
     var date: Date?
     var snippet: String
     var hasAttachment: Bool
+    var isRead: Bool
+    var category: AICategory
     /// The start of the body, for highlighting (empty when not needed).
     var body: String
 
@@ -271,6 +273,7 @@ private struct EmailRow: Sendable {
         fromName = row["fromName"]; fromEmail = row["fromEmail"]
         date = (row["sortDate"] as Double?).map(Date.init(timeIntervalSince1970:))
         snippet = row["snippet"]; hasAttachment = row["hasAttachment"]
+        isRead = row["isRead"]; category = AICategory(rawValue: row["category"]) ?? .uncategorized
         body = row["body"] ?? ""
     }
 }

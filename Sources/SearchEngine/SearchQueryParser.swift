@@ -17,8 +17,8 @@ import MailModel
 /// `calendar.timeZone`. Parsing is pure and allocation-light: no I/O, no shared mutable state,
 /// no regular expressions or date formatters.
 public struct SearchQueryParser: Sendable {
-    private let calendar: Calendar
-    private let now: @Sendable () -> Date
+    public let calendar: Calendar
+    public let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - calendar: The calendar, with its time zone and first weekday, that dates resolve in.

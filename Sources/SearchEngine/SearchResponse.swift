@@ -4,14 +4,36 @@ import MailModel
 /// Whether the semantic path ran for a search, and why not when it did not.
 public struct SemanticReport: Sendable, Codable, Hashable {
     public var ran: Bool
-    public var reason: String?
+    /// Why it did not run (nil when it ran). Each front end words it for itself.
+    public var reason: SemanticSkipReason?
     /// How many emails were similar enough to the query to count as semantic matches (when it ran).
     public var matches: Int?
-    public init(ran: Bool, reason: String? = nil, matches: Int? = nil) {
+    /// What went wrong, when `reason` is `.failed`.
+    public var error: String?
+    public init(ran: Bool, reason: SemanticSkipReason? = nil, matches: Int? = nil, error: String? = nil) {
         self.ran = ran
         self.reason = reason
         self.matches = matches
+        self.error = error
     }
+}
+
+/// Why the semantic half of a search did not run; the keyword half ran regardless (E-04).
+public enum SemanticSkipReason: String, Sendable, Codable, Hashable, CaseIterable {
+    /// The embedding model is not installed.
+    case modelNotInstalled
+    /// The model is there, but no email has an embedding yet.
+    case noEmbeddings
+    /// The caller asked for keyword results only.
+    case keywordOnlyRequested
+    /// One or two characters: a prefix match only.
+    case queryTooShort
+    /// Filters without text: nothing to compare.
+    case filtersOnly
+    /// Nothing to search for.
+    case emptyQuery
+    /// The ranker failed (`SemanticReport.error` says how).
+    case failed
 }
 
 /// The answer to one search: conversations, best first.

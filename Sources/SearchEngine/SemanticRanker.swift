@@ -15,7 +15,7 @@ public struct SemanticHit: Sendable, Hashable {
 /// The keyword-only engine runs without one (E-04).
 public protocol SemanticRanker: Sendable {
     /// Why semantic search cannot run right now (no model, no embeddings yet), or nil when it can.
-    var unavailableReason: String? { get }
+    var unavailableReason: SemanticSkipReason? { get }
 
     /// The emails most similar to `text`, best first, at most `limit`, restricted to `candidates`
     /// when given, and only those similar enough to count as a match (the ranker's similarity

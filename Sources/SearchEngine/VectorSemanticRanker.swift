@@ -18,25 +18,27 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
     public let vectors: VectorSearchEngine
     /// Emails less similar than this to the query are not semantic matches. Default: `defaultMinimumSimilarity`.
     public let minimumSimilarity: Double
-    private let missingModelReason: String?
-
     /// - Parameters:
-    ///   - embedder: the model, or nil when it is not installed (`missingModelReason` says why).
-    public init(embedder: (any Embedder)?, vectors: VectorSearchEngine, missingModelReason: String? = nil,
+    ///   - embedder: the model, or nil when it is not installed.
+    public init(embedder: (any Embedder)?, vectors: VectorSearchEngine,
                 minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity) {
         self.embedder = embedder
         self.vectors = vectors
-        self.missingModelReason = missingModelReason
         self.minimumSimilarity = minimumSimilarity
     }
 
-    public var unavailableReason: String? {
-        if embedder == nil { return missingModelReason ?? "no embedding model installed" }
-        if vectors.count == 0 { return "no email has an embedding yet (run `mailsearch index embed`)" }
+    public var unavailableReason: SemanticSkipReason? {
+        if embedder == nil { return .modelNotInstalled }
+        if vectors.count == 0 { return .noEmbeddings }
         return nil
     }
 
     public func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
+        try rankNow(text: text, candidates: candidates, limit: limit)
+    }
+
+    /// `rank`, on the calling thread (for callers that run it on a thread pool of their own).
+    public func rankNow(text: String, candidates: EmailIdSet?, limit: Int) throws -> [SemanticHit] {
         guard let embedder else { return [] }
         if let candidates, candidates.isEmpty { return [] }
         guard let query = try embedder.embed([text]).first else { return [] }

@@ -116,9 +116,15 @@ public final class EmailDirectory: @unchecked Sendable {
 
     public init() {}
 
+    /// The version of the emails' threads, dates and flags in `db`'s transaction: it changes with
+    /// every insert, delete, and change of those columns, whichever process made it.
+    public static func version(_ db: Database) throws -> Int64 {
+        try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM mail.email_directory_version WHERE id = 1")) ?? -1
+    }
+
     /// The current directory, read in `db`'s transaction (where mail.sqlite is attached as `mail`).
     public func snapshot(_ db: Database) throws -> Snapshot {
-        let version = try Int64.fetchOne(db, sql: "SELECT version FROM mail.email_directory_version WHERE id = 1") ?? -1
+        let version = try Self.version(db)
         if let cached = lock.withLock({ cached }), cached.version == version { return cached }
         let maxId = Int(try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM mail.emails") ?? 0)
         var threads = [Int64](repeating: 0, count: maxId + 1)

@@ -88,14 +88,14 @@ public final class SearchIndexManager: Sendable {
     }
 
     /// Deletes an account and everything local to it: FTS rows, then the mail data.
-    /// Returns the number of emails removed.
+    /// Returns the ids of the emails removed.
     @discardableResult
-    public func deleteAccount(id: Int64) throws -> Int {
+    public func deleteAccount(id: Int64) throws -> [Int64] {
         try withDatabase { db in
             _ = try db.pool.write { try FTS5Manager.deleteAccount(id, db: $0) }
         }
         indexChanged()
-        return try store.deleteAccount(id: id).count
+        return try store.deleteAccount(id: id)
     }
 
     /// Brings the index in line with mail.sqlite: indexes missing emails, drops orphaned rows.

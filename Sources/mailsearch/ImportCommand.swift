@@ -2,9 +2,10 @@ import ArgumentParser
 import Embedding
 import Foundation
 import MailImport
+import MailSearchKit
 import MailStore
 
-struct ImportCommand: ParsableCommand {
+struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
         abstract: "Import mail from an mbox file, a Maildir, or a folder of message files.",
@@ -39,19 +40,20 @@ struct ImportCommand: ParsableCommand {
         guard !account.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--account must not be empty") }
     }
 
-    func run() throws {
-        let context = try SearchContext(global: global)
-        let pipeline = ImportPipeline(store: context.store, accountName: account, folderOverride: folder,
-                                      batchSize: batchSize, observer: context.index)
+    func run() async throws {
+        let service = try global.openService()
         let bar = TerminalProgress(label: "Importing", unit: "msgs", enabled: !quiet)
         let summary: ImportSummary
         do {
-            summary = try pipeline.run(path: path) { p in
+            summary = try await service.importMail(path: path, account: account, folder: folder, batchSize: batchSize) { p in
                 let fraction: Double? = p.messagesTotal.map { $0 > 0 ? Double(p.messagesDone) / Double($0) : 1 }
                     ?? (p.bytesTotal > 0 ? Double(p.bytesDone) / Double(p.bytesTotal) : nil)
                 bar.update(done: p.messagesDone, total: p.messagesTotal, fraction: fraction, elapsed: p.elapsed)
             }
         } catch let error as ImportError {
+            bar.finish()
+            throw CLIError(error.description)
+        } catch let error as ServiceError {
             bar.finish()
             throw CLIError(error.description)
         }
@@ -67,7 +69,7 @@ struct ImportCommand: ParsableCommand {
             print("  failed: \(failure.source): \(failure.reason)")
         }
         if summary.failures.count > 20 { print("  … and \(summary.failures.count - 20) more (use --json for all)") }
-        let waiting = try context.store.emailsWithoutEmbeddingCount()
+        let waiting = try service.store.emailsWithoutEmbeddingCount()
         if waiting > 0 {
             print(ModelStore().status().isInstalled
                   ? "  \(waiting) emails have no embedding yet: keyword search works now; run `mailsearch index embed` for semantic search."

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Embedding
 import Foundation
+import MailSearchKit
 import SearchEngine
 import SearchIndex
 
@@ -16,15 +17,20 @@ struct IndexStatusCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let context = try SearchContext(global: global, readOnly: true)
-        let s = try context.indexStatus()
+        let s = try global.openService(readOnly: true).status()
         if global.json { return try Output.printJSON(s) }
-        print("Search index: \(s.path)")
-        print("  size              \(Output.bytes(s.bytes))")
-        print("  keyword rows      \(s.indexedEmails) of \(s.mailEmails) emails")
-        print("  health            \(s.healthy ? "ok" : "\(s.missing) missing, \(s.orphaned) orphaned — run `mailsearch index rebuild`")")
-        print("  embeddings        \(s.embeddedEmails) (\(String(format: "%.1f", s.embeddingCoverage * 100)) % coverage)")
-        print("  semantic search   \(s.semanticSearch)")
+        Self.printStatus(s)
+    }
+
+    static func printStatus(_ s: ServiceStatus) {
+        let k = s.keywordIndex
+        print("Data directory: \(s.dataDirectory)")
+        print("  emails            \(s.emails) in \(s.threads) conversations, \(s.accounts) account\(s.accounts == 1 ? "" : "s")")
+        print("  keyword index     \(k.indexedEmails) of \(s.emails) emails, \(Output.bytes(s.sizes.fts5)) (FTS5)")
+        print("  health            \(k.healthy ? "ok" : "\(k.missing) missing, \(k.orphaned) orphaned — run `mailsearch index rebuild`")")
+        print("  embeddings        \(s.embeddedEmails) (\(String(format: "%.1f", s.embeddingCoverage * 100)) % coverage), \(Output.bytes(s.sizes.embeddings))")
+        print("  model             \(s.sizes.model > 0 ? Output.bytes(s.sizes.model) : "not installed")")
+        print("  semantic search   \(Wording.semantic(s.semantic))")
     }
 }
 
@@ -37,17 +43,17 @@ struct IndexRebuildCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let context = try SearchContext(global: global, readOnly: true)
+        let service = try global.openService(readOnly: true)
         let bar = TerminalProgress(label: "Indexing", unit: "emails", enabled: !quiet)
         let start = Date()
-        try context.index.rebuild { done, total in
+        try service.rebuild { done, total in
             bar.update(done: done, total: total, fraction: total > 0 ? Double(done) / Double(total) : 1,
                        elapsed: Date().timeIntervalSince(start))
         }
         bar.finish()
-        let s = try context.indexStatus()
+        let s = try service.status()
         if global.json { return try Output.printJSON(s) }
-        print("Rebuilt the keyword index: \(s.indexedEmails) emails, \(Output.bytes(s.bytes)), \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
+        print("Rebuilt the keyword index: \(s.keywordIndex.indexedEmails) emails, \(Output.bytes(s.sizes.fts5)), \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
     }
 }
 
@@ -66,17 +72,17 @@ struct AccountRemoveCommand: ParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() throws {
-        let context = try SearchContext(global: global)
-        guard let account = try context.store.findAccount(named: name) else {
+        let service = try global.openService()
+        guard try service.store.findAccount(named: name) != nil else {
             throw CLIError("no account named \"\(name)\"; `mailsearch accounts` lists them")
         }
-        let removed = try context.index.deleteAccount(id: account.id)
+        let removed = try service.deleteAccount(named: name)
         if global.json { return try Output.printJSON(["account": name, "removedEmails": String(removed)]) }
         print("Removed account \"\(name)\" and its \(removed) emails.")
     }
 }
 
-struct IndexEmbedCommand: ParsableCommand {
+struct IndexEmbedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "embed",
         abstract: "Compute embeddings for emails that have none yet, newest first (semantic search).",
@@ -85,36 +91,42 @@ struct IndexEmbedCommand: ParsableCommand {
     @Option(help: "Embed at most this many emails.")
     var limit: Int?
 
-    @Option(help: "Emails per batch.")
+    @Option(help: "Emails per batch and encoder.")
     var batchSize = 64
+
+    @Option(help: "Encoders working in parallel (one thread each). Default: the number of cores.")
+    var threads = ProcessInfo.processInfo.activeProcessorCount
 
     @Flag(help: "No progress output.")
     var quiet = false
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let context = try SearchContext(global: global)
-        let status = ModelStore().status()
-        guard status.isInstalled else {
-            throw CLIError("no embedding model at \(status.directory) (\(status.problems.joined(separator: "; "))). Install it with `mailsearch model install`.")
+    func validate() throws {
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1") }
+        guard threads > 0 else { throw ValidationError("--threads must be at least 1") }
+    }
+
+    func run() async throws {
+        var configuration = MailSearchService.Configuration(
+            dataDirectory: global.dataDirectory, embeddingThreads: threads, embeddingBatchSize: batchSize,
+            notices: { FileHandle.standardError.write(Data("note: \($0)\n".utf8)) })
+        configuration.backgroundEmbedding = false
+        let service: MailSearchService
+        do { service = try MailSearchService(configuration: configuration) } catch let e as ServiceError { throw CLIError(e.description) }
+        let model = ModelStore().status()
+        guard model.isInstalled else {
+            throw CLIError("no embedding model at \(model.directory) (\(model.problems.joined(separator: "; "))). Install it with `mailsearch model install`.")
         }
-        // One encoder per core on one BLAS thread each: batches are split between them.
-        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
-        if workers > 1 { BLAS.setThreadCount(1) }
-        let embedders: [any Embedder] = try (0..<workers).map { _ in
-            try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: status.directory))
-        }
-        let indexer = EmbeddingIndexer(store: context.store, embedders: embedders, batchSize: batchSize)
         let bar = TerminalProgress(label: "Embedding", unit: "docs", enabled: !quiet)
         let start = Date()
-        let done = try indexer.run(limit: limit) { done, total in
+        let done = try await service.embedPending(limit: limit) { done, total in
             bar.update(done: done, total: total, fraction: total > 0 ? Double(done) / Double(total) : 1,
                        elapsed: Date().timeIntervalSince(start))
         }
         bar.finish()
         let seconds = Date().timeIntervalSince(start)
-        let s = try context.indexStatus()
+        let s = try service.status()
         if global.json { return try Output.printJSON(s) }
         print(String(format: "Embedded %d emails in %.1f s (%.1f docs/s); coverage %.1f %%", done, seconds,
                      seconds > 0 ? Double(done) / seconds : 0, s.embeddingCoverage * 100))

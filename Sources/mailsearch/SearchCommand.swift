@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MailModel
+import MailSearchKit
 import MailStore
 import SearchEngine
 import SearchIndex
@@ -52,23 +53,28 @@ struct SearchCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let context = try SearchContext(global: global, readOnly: noHistory)
-        let useCase = SearchEmailsUseCase(index: context.index, parser: clock.parser(),
-                                          semantic: mode == .keyword ? nil : try context.semanticRanker(minimumSimilarity: minSimilarity))
-        let response = try await useCase.search(query, scope: try context.scope(scope), limit: limit, mode: mode)
-        if !noHistory { try context.store.recordSearch(query) }
+        let service = try global.openService(readOnly: noHistory, clock: clock, minimumSimilarity: minSimilarity)
+        let page: SearchPage
+        do {
+            page = try await service.search(SearchRequest(text: query, scope: scope, limit: limit, mode: mode,
+                                                          recordHistory: !noHistory))
+        } catch let error as ServiceError {
+            throw CLIError(error.description)
+        }
         if global.json {
-            try Output.printJSON(SearchJSON(response))
+            try Output.printJSON(page)
             return
         }
-        if response.results.isEmpty {
+        if page.results.isEmpty {
             print("No results for \"\(query)\" — try fewer words or remove a filter")
             return
         }
-        let count = "\(response.conversationCount)"
-        print("\(count) conversation\(response.conversationCount == 1 ? "" : "s")  (\(String(format: "%.1f", response.tookMs)) ms)")
+        print("\(page.conversationCount) conversation\(page.conversationCount == 1 ? "" : "s")  (\(String(format: "%.1f", page.tookMs)) ms)")
+        if case .skipped(let reason, let error) = page.semantic, reason == .failed || reason == .noEmbeddings {
+            print("note: semantic search \(Wording.semantic(reason, error: error))")
+        }
         let bold = Output.stdoutIsTerminal
-        for r in response.results {
+        for r in page.results {
             let sender = r.senderName.isEmpty ? r.senderEmail : r.senderName
             let subject = Self.render(r.subject, r.highlights.filter { $0.field == .subject }, bold: bold)
             let snippet = Self.render(r.snippet, r.highlights.filter { $0.field == .snippet }, bold: bold)
@@ -78,17 +84,17 @@ struct SearchCommand: AsyncParsableCommand {
             print("t\(r.threadId)  \(Output.date(r.date))  \(sender)\(count)\(clip)")
             print("  \(subject.isEmpty ? "(no subject)" : subject)")
             if !snippet.isEmpty { print("  \(snippet)") }
-            if why { print("  why: \(Self.explain(r))") }
+            if why { print("  why: \(Self.explain(r.why))") }
         }
     }
 
     /// "matched gas, prices (BM25 #3) · similarity 0.52 (#7)".
-    static func explain(_ r: SearchResult) -> String {
+    static func explain(_ why: MatchExplanation) -> String {
         var parts: [String] = []
-        if let k = r.why.keyword {
+        if let k = why.keyword {
             parts.append("matched \(k.terms.joined(separator: ", ")) (keyword #\(k.rank), BM25 \(String(format: "%.2f", k.bm25)))")
         }
-        if let s = r.why.semantic {
+        if let s = why.semantic {
             parts.append("similarity \(String(format: "%.2f", s.similarity)) (semantic #\(s.rank))")
         }
         return parts.isEmpty ? "passes the filters" : parts.joined(separator: " · ")
@@ -110,63 +116,6 @@ struct SearchCommand: AsyncParsableCommand {
     }
 }
 
-/// The `search --json` shape.
-struct SearchJSON: Encodable {
-    struct QueryJSON: Encodable {
-        var text: String
-        var filters: SearchFilters
-        /// "all", or "folder:ID".
-        var scope: String
-
-        init(text: String, filters: SearchFilters, scope: SearchScope) {
-            self.text = text
-            self.filters = filters
-            switch scope {
-            case .allMail: self.scope = "all"
-            case .currentFolder(let id): self.scope = "folder:\(id)"
-            }
-        }
-    }
-
-    struct ResultJSON: Encodable {
-        var threadId: Int64
-        var emailId: Int64
-        var subject: String
-        var senderName: String
-        var senderEmail: String
-        var date: Date?
-        var snippet: String
-        var highlights: [HighlightRange]
-        var score: Double
-        var matchSource: MatchSource
-        var accountId: Int64
-        var hasAttachment: Bool
-        var matchedMessages: Int
-        var why: MatchExplanation
-    }
-
-    var query: QueryJSON
-    var conversationCount: Int
-    var keywordMatches: Int
-    var results: [ResultJSON]
-    var semantic: SemanticReport
-    var tookMs: Double
-
-    init(_ r: SearchResponse) {
-        query = QueryJSON(text: r.query.text, filters: r.query.filters, scope: r.query.scope)
-        conversationCount = r.conversationCount
-        keywordMatches = r.keywordMatches
-        results = r.results.map {
-            ResultJSON(threadId: $0.threadId, emailId: $0.emailId, subject: $0.subject, senderName: $0.senderName,
-                       senderEmail: $0.senderEmail, date: $0.date, snippet: $0.snippet, highlights: $0.highlights,
-                       score: $0.score, matchSource: $0.matchSource, accountId: $0.accountId,
-                       hasAttachment: $0.hasAttachment, matchedMessages: $0.matchedMessages, why: $0.why)
-        }
-        semantic = r.semantic
-        tookMs = r.tookMs
-    }
-}
-
 struct ParseCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parse", abstract: "Show how a query is understood: free text, filters and scope.")
@@ -181,7 +130,7 @@ struct ParseCommand: ParsableCommand {
 
     func run() throws {
         let parsed = clock.parser().parse(query)
-        try Output.printJSON(SearchJSON.QueryJSON(text: parsed.text, filters: parsed.filters, scope: parsed.scope))
+        try Output.printJSON(SearchPage.Query(parsed))
     }
 }
 
@@ -213,24 +162,8 @@ struct SuggestCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    struct Suggestions: Encodable {
-        var recentSearches: [String]
-        var contacts: [ContactJSON]
-    }
-
-    struct ContactJSON: Encodable {
-        var email: String
-        var name: String?
-        var frequency: Int
-        var suggestedQuery: String
-    }
-
     func run() throws {
-        let store = try global.openStore(readOnly: true)
-        let contacts = try store.topContacts(limit: 5).map {
-            ContactJSON(email: $0.email, name: $0.displayName, frequency: $0.frequency, suggestedQuery: "from:\($0.email)")
-        }
-        let s = Suggestions(recentSearches: try store.recentSearches(), contacts: contacts)
+        let s = try global.openService(readOnly: true).suggestions()
         if global.json { return try Output.printJSON(s) }
         print("Recent searches:")
         if s.recentSearches.isEmpty { print("  (none)") }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Embedding
 import Foundation
 import MailModel
+import MailSearchKit
 import MailStore
 import SearchEngine
 import SearchIndex
@@ -38,69 +39,44 @@ struct ClockOptions: ParsableArguments {
     }
 }
 
-/// Opens the store and the search index, printing index notices (E-05) on standard error.
-struct SearchContext {
-    let store: MailStore
-    let index: SearchIndexManager
-
-    init(global: GlobalOptions, readOnly: Bool = false) throws {
-        store = try global.openStore(readOnly: readOnly)
+extension GlobalOptions {
+    /// Opens the mailbox through the service (index notices, E-05, go to standard error).
+    func openService(readOnly: Bool = false, clock: ClockOptions? = nil,
+                     minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity) throws -> MailSearchService {
+        var configuration = MailSearchService.Configuration(
+            dataDirectory: dataDirectory, readOnly: readOnly, minimumSimilarity: minimumSimilarity,
+            notices: { message in FileHandle.standardError.write(Data("note: \(message)\n".utf8)) })
+        if let clock {
+            let parser = clock.parser()
+            configuration.calendar = parser.calendar
+            configuration.now = parser.now
+        }
         do {
-            index = try SearchIndexManager(store: store, notices: { message in
-                FileHandle.standardError.write(Data("note: \(message)\n".utf8))
-            })
-        } catch {
-            throw CLIError("cannot open the search index in \(store.directory.url.path): \(error). " +
-                           "Run `mailsearch index rebuild` to recreate it from mail.sqlite.")
+            return try MailSearchService(configuration: configuration)
+        } catch let error as ServiceError {
+            throw CLIError(error.description)
+        }
+    }
+}
+
+/// How the CLI words the service's typed reasons.
+enum Wording {
+    static func semantic(_ reason: SemanticSkipReason, error: String? = nil) -> String {
+        switch reason {
+        case .modelNotInstalled: return "no embedding model installed (`mailsearch model install`)"
+        case .noEmbeddings: return "no email has an embedding yet (`mailsearch index embed`)"
+        case .keywordOnlyRequested: return "keyword-only search requested"
+        case .queryTooShort: return "query shorter than 3 characters: prefix match only"
+        case .filtersOnly: return "filters only: no text to rank"
+        case .emptyQuery: return "empty query"
+        case .failed: return "semantic search failed (\(error ?? "unknown error")); keyword results only"
         }
     }
 
-    /// The semantic ranker when the model is installed and embeddings exist; otherwise a ranker
-    /// that reports why semantic search is off (E-04: the search still runs, keyword-only).
-    func semanticRanker(minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity) throws -> VectorSemanticRanker {
-        let vectors = VectorSearchEngine()
-        let status = ModelStore().status()
-        guard status.isInstalled else {
-            return VectorSemanticRanker(embedder: nil, vectors: vectors,
-                                        missingModelReason: "no embedding model installed (`mailsearch model install`)")
+    static func semantic(_ status: SemanticStatus) -> String {
+        switch status {
+        case .ran: return "on"
+        case .skipped(let reason, let error): return "off: " + semantic(reason, error: error)
         }
-        guard try store.embeddingCount() > 0 else {
-            return VectorSemanticRanker(embedder: nil, vectors: vectors,
-                                        missingModelReason: "no email has an embedding yet (run `mailsearch index embed`)")
-        }
-        try vectors.load(from: store)
-        let embedder = try MiniLMEmbedder(modelDirectory: URL(fileURLWithPath: status.directory))
-        return VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: minimumSimilarity)
-    }
-
-    /// Index status with embedding coverage and whether semantic search can run.
-    func indexStatus() throws -> IndexStatus {
-        let embedded = try store.embeddingCount()
-        let model = ModelStore().status()
-        let semantic: String
-        if !model.isInstalled {
-            semantic = "off: no embedding model installed (`mailsearch model install`)"
-        } else if embedded == 0 {
-            semantic = "off: no email has an embedding yet (`mailsearch index embed`)"
-        } else {
-            semantic = "on"
-        }
-        return try index.status(embeddedEmails: embedded, semanticSearch: semantic)
-    }
-
-    /// Resolves `--scope all|folder:NAME` into a search scope.
-    func scope(_ text: String?) throws -> SearchScope {
-        guard let text, !text.isEmpty, text.lowercased() != "all" else { return .allMail }
-        guard text.lowercased().hasPrefix("folder:") else {
-            throw CLIError("--scope must be `all` or `folder:NAME` (got \"\(text)\")")
-        }
-        let name = String(text.dropFirst("folder:".count))
-        let folders = try store.folders()
-        let match = folders.first { $0.path == name } ?? folders.first { $0.path.lowercased() == name.lowercased() }
-            ?? folders.first { $0.name.lowercased() == name.lowercased() }
-        guard let folder = match else {
-            throw CLIError("no folder named \"\(name)\"; `mailsearch folders` lists them")
-        }
-        return .currentFolder(folderId: folder.id)
     }
 }

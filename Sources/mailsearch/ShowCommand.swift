@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MailModel
+import MailSearchKit
 import MailStore
 
 struct ShowCommand: ParsableCommand {
@@ -30,15 +31,26 @@ struct ShowCommand: ParsableCommand {
     func validate() throws { _ = try parsedTarget() }
 
     func run() throws {
-        let store = try global.openStore(readOnly: true)
+        let service = try global.openService(readOnly: true)
+        do {
+            try show(service)
+        } catch let error as ServiceError {
+            throw CLIError(error.description)
+        }
+    }
+
+    private func show(_ service: MailSearchService) throws {
+        let store = service.store
         switch try parsedTarget() {
         case .email(let n):
+            let detail = try service.email(id: n, includeHTML: html)
+            if global.json { return try Output.printJSON(detail) }
             guard let stored = try store.email(id: n) else { throw CLIError("no email with id \(n)") }
-            if global.json { return try Output.printJSON(EmailJSON(stored, includeHTML: html)) }
             printEmail(stored)
         case .thread(let n):
+            let detail = try service.thread(id: n, includeHTML: html)
+            if global.json { return try Output.printJSON(detail) }
             guard let (thread, emails) = try store.thread(id: n) else { throw CLIError("no thread with id \(n)") }
-            if global.json { return try Output.printJSON(ThreadJSON(thread: thread, emails: emails.map { EmailJSON($0, includeHTML: html) })) }
             print("Thread t\(thread.id): \(thread.subject)")
             print("\(thread.messageCount) messages, \(thread.unreadCount) unread, latest \(Output.date(thread.latestDate))")
             print("Participants: \(thread.participants.map(\.formatted).joined(separator: ", "))")
@@ -68,41 +80,3 @@ struct ShowCommand: ParsableCommand {
     }
 }
 
-/// JSON shape of an email for `show --json`.
-struct EmailJSON: Encodable {
-    var emailId: Int64
-    var threadId: Int64?
-    var accountId: Int64
-    var messageId: String
-    var inReplyTo: String?
-    var references: [String]
-    var from: Address?
-    var to: [Address]
-    var cc: [Address]
-    var subject: String
-    var date: Date?
-    var folders: [String]
-    var isRead: Bool
-    var isStarred: Bool
-    var category: String
-    var hasAttachment: Bool
-    var attachments: [Attachment]
-    var body: String
-    var html: String?
-    var source: String?
-    var defects: [String]
-
-    init(_ s: StoredEmail, includeHTML: Bool) {
-        let e = s.email
-        emailId = e.id; threadId = e.threadId; accountId = e.accountId; messageId = e.messageId
-        inReplyTo = e.inReplyTo; references = e.references; from = e.from; to = e.to; cc = e.cc
-        subject = e.subject; date = e.date; folders = s.folders; isRead = e.isRead; isStarred = e.isStarred
-        category = e.category.rawValue; hasAttachment = e.hasAttachment; attachments = e.attachments
-        body = e.bodyPlain; html = includeHTML ? e.bodyHTML : nil; source = s.sourceRef; defects = s.defects
-    }
-}
-
-struct ThreadJSON: Encodable {
-    var thread: MailThread
-    var emails: [EmailJSON]
-}

@@ -1,8 +1,9 @@
 import Foundation
 
 /// A progress bar on standard error with rate and ETA; plain lines every few seconds when
-/// standard error is not a terminal; silent when disabled.
-final class TerminalProgress {
+/// standard error is not a terminal; silent when disabled. Called from one thread at a time (the
+/// service reports progress from its worker thread, in order).
+final class TerminalProgress: @unchecked Sendable {
     private let label: String
     private let unit: String
     private let enabled: Bool

@@ -33,8 +33,8 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(results.first?["subject"] as? String, "Topic 7 budget")
         // AC-S-08 / AC-S-13: no model here — keyword results, no error, and the reason is reported.
         let semantic = json["semantic"] as! [String: Any]
-        XCTAssertEqual(semantic["ran"] as? Bool, false)
-        XCTAssertTrue((semantic["reason"] as? String ?? "").contains("model"))
+        XCTAssertEqual(semantic["status"] as? String, "skipped")
+        XCTAssertEqual(semantic["reason"] as? String, "modelNotInstalled")
         let threadId = results.first?["threadId"] as! Int
 
         let show = try mailsearch(["show", "t\(threadId)"])
@@ -118,8 +118,9 @@ final class ResumableImportTests: CLITestCase {
         XCTAssertEqual(resumed, expected)
         let status = try mailsearch(["index", "status", "--json"], dataDir: "killed")
         let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [String: Any]
-        XCTAssertEqual(json["healthy"] as? Bool, true)
-        XCTAssertEqual(json["indexedEmails"] as? Int, 3000)
+        let keywordIndex = json["keywordIndex"] as! [String: Any]
+        XCTAssertEqual(keywordIndex["healthy"] as? Bool, true)
+        XCTAssertEqual(keywordIndex["indexedEmails"] as? Int, 3000)
     }
 }
 
@@ -157,7 +158,7 @@ final class SemanticCLITests: CLITestCase {
                                model: modelDir)
         XCTAssertEqual(r.status, 0, r.stderr)
         let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
-        XCTAssertEqual((json["semantic"] as! [String: Any])["ran"] as? Bool, true)
+        XCTAssertEqual((json["semantic"] as! [String: Any])["status"] as? String, "ran")
         let results = json["results"] as! [[String: Any]]
         let budget = results.first { $0["subject"] as? String == "Quarterly budget review" }
         XCTAssertEqual(budget?["matchSource"] as? String, "semantic", "found by meaning: no keyword of the query is in it")
@@ -171,6 +172,6 @@ final class SemanticCLITests: CLITestCase {
         let nonsense = try mailsearch(["search", "xyznonexistent12345", "--json", "--no-history"], model: modelDir)
         let nonsenseJSON = try JSONSerialization.jsonObject(with: Data(nonsense.stdout.utf8)) as! [String: Any]
         XCTAssertEqual((nonsenseJSON["results"] as! [[String: Any]]).count, 0)
-        XCTAssertEqual((nonsenseJSON["semantic"] as! [String: Any])["ran"] as? Bool, true)
+        XCTAssertEqual((nonsenseJSON["semantic"] as! [String: Any])["status"] as? String, "ran")
     }
 }

@@ -63,10 +63,10 @@ final class EmbeddingIndexerTests: XCTestCase {
     }
 
     func testRankerReportsWhyItCannotRun() async throws {
-        let none = VectorSemanticRanker(embedder: nil, vectors: VectorSearchEngine(), missingModelReason: "no embedding model installed")
-        XCTAssertEqual(none.unavailableReason, "no embedding model installed")
+        let none = VectorSemanticRanker(embedder: nil, vectors: VectorSearchEngine())
+        XCTAssertEqual(none.unavailableReason, .modelNotInstalled)
         let empty = VectorSemanticRanker(embedder: HashingEmbedder(), vectors: VectorSearchEngine())
-        XCTAssertNotNil(empty.unavailableReason, "no embeddings yet")
+        XCTAssertEqual(empty.unavailableReason, .noEmbeddings)
     }
 
     func test_AC_S_06_hybridFindsAConceptuallyRelatedEmailKeywordsMiss() async throws {

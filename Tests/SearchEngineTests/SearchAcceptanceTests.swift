@@ -199,7 +199,7 @@ final class SearchAcceptanceTests: XCTestCase {
         try f.add(Spec(subject: "giraffe kept"))
         let before = try await useCase.search("giraffe", limit: 200)
         XCTAssertEqual(before.results.count, 101)
-        XCTAssertEqual(try f.index.deleteAccount(id: other), 100)
+        XCTAssertEqual(try f.index.deleteAccount(id: other).count, 100)
         let ftsRows = try await f.index.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM email_fts WHERE account_id = ?", arguments: [other]) }
         XCTAssertEqual(ftsRows, 0)
         let after = try await useCase.search("giraffe", limit: 200)
@@ -242,7 +242,7 @@ final class SearchAcceptanceTests: XCTestCase {
     func test_E_04_AC_S_08_missingEmbeddingsFallBackToKeywordsWithoutError() async throws {
         let f = try SearchFixture()
         let id = try f.add(Spec(subject: "financial planning"))
-        for ranker in [nil, FakeSemanticRanker(unavailableReason: "no embedding model installed"),
+        for ranker in [nil, FakeSemanticRanker(unavailableReason: .modelNotInstalled),
                        FakeSemanticRanker(failure: CocoaError(.fileNoSuchFile))] as [FakeSemanticRanker?] {
             let r = try await f.useCase(semantic: ranker).search("financial planning")
             XCTAssertEqual(f.emailIds(r), [id])
@@ -322,7 +322,7 @@ final class SearchAcceptanceTests: XCTestCase {
         let id = try f.add(Spec(subject: "Offline notes", body: "works on a plane"))
         let r = try await f.useCase(semantic: nil).search("plane")
         XCTAssertEqual(f.emailIds(r), [id])
-        XCTAssertEqual(r.semantic.reason, "no embedding model installed")
+        XCTAssertEqual(r.semantic.reason, .modelNotInstalled)
     }
 
     // MARK: Hybrid

@@ -105,12 +105,12 @@ final class NoticeBox: @unchecked Sendable {
 /// A semantic ranker that returns a fixed ranking and records its calls.
 final class FakeSemanticRanker: SemanticRanker, @unchecked Sendable {
     let ranking: [Int64]
-    let unavailableReason: String?
+    let unavailableReason: SemanticSkipReason?
     let failure: Error?
     private let lock = NSLock()
     private(set) var calls: [(text: String, candidates: Set<Int64>?)] = []
 
-    init(ranking: [Int64] = [], unavailableReason: String? = nil, failure: Error? = nil) {
+    init(ranking: [Int64] = [], unavailableReason: SemanticSkipReason? = nil, failure: Error? = nil) {
         self.ranking = ranking
         self.unavailableReason = unavailableReason
         self.failure = failure

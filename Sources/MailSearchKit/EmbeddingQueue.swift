@@ -1,0 +1,161 @@
+import Embedding
+import Foundation
+import MailStore
+import SearchEngine
+import SearchIndex
+
+/// Where background embedding stands (FR-SEARCH-08, NFR-SEARCH-04).
+public struct EmbeddingProgress: Sendable, Codable, Hashable {
+    public enum State: String, Sendable, Codable {
+        /// Every email has an embedding, or nothing has asked for a pass yet.
+        case idle
+        /// Embedding new mail, newest first; searches meanwhile rank by keyword and what is embedded.
+        case running
+        /// No model installed: nothing to embed with.
+        case modelMissing
+        /// The last pass stopped on an error (`lastError`); the next `wake` tries again.
+        case failed
+    }
+
+    public var state: State
+    /// Emails embedded by the current (or last) pass, and how many it had to do.
+    public var done: Int
+    public var total: Int
+    public var docsPerSecond: Double?
+    /// Seconds left in the current pass, estimated from its rate so far.
+    public var etaSeconds: Double?
+    public var lastError: String?
+}
+
+/// Embeds emails that have no embedding yet, newest first, on a thread of its own, while searches
+/// go on. Each batch is one transaction and then reaches the in-memory vectors, so a kill at any
+/// moment loses only the batch in flight, and a restart carries on without repeating a stored one.
+final class EmbeddingQueue: @unchecked Sendable {
+    private let store: MailStore
+    private let vectors: VectorSearchEngine
+    private let makeEmbedders: @Sendable () throws -> [any Embedder]?
+    private let batchSize: Int
+    private let modelName: String
+    private let didCommit: @Sendable (Int) -> Void
+    private let condition = NSCondition()
+    private var wanted = false
+    private var stopping = false
+    private var current = EmbeddingProgress(state: .idle, done: 0, total: 0)
+    private var thread: Thread?
+
+    /// - Parameters:
+    ///   - makeEmbedders: the encoders to embed with (loaded on the first pass), nil without a model.
+    ///   - didCommit: called after each stored batch with its size.
+    init(store: MailStore, vectors: VectorSearchEngine, batchSize: Int, modelName: String = "all-MiniLM-L6-v2",
+         makeEmbedders: @escaping @Sendable () throws -> [any Embedder]?, didCommit: @escaping @Sendable (Int) -> Void) {
+        self.store = store
+        self.vectors = vectors
+        self.batchSize = max(1, batchSize)
+        self.modelName = modelName
+        self.makeEmbedders = makeEmbedders
+        self.didCommit = didCommit
+    }
+
+    var progress: EmbeddingProgress { condition.withLock { current } }
+
+    /// Asks for a pass over the mail that has no embedding (after an import or a sync batch).
+    func wake() {
+        condition.withLock {
+            wanted = true
+            if thread == nil, !stopping {
+                let t = Thread { [weak self] in self?.loop() }
+                t.name = "mailsearch.embedding"
+                t.stackSize = 8 << 20
+                thread = t
+                t.start()
+            }
+            condition.broadcast()
+        }
+    }
+
+    /// Stops after the batch in flight (stored, so nothing is lost) and waits for the thread to end.
+    func stop() {
+        condition.withLock {
+            stopping = true
+            condition.broadcast()
+        }
+        while condition.withLock({ thread != nil }) { Thread.sleep(forTimeInterval: 0.005) }
+    }
+
+    /// Waits until no pass is wanted or running (for tests and one-shot commands).
+    func waitUntilIdle() {
+        condition.lock()
+        while wanted || current.state == .running { condition.wait() }
+        condition.unlock()
+    }
+
+    private func loop() {
+        var embedders: [any Embedder]?
+        while true {
+            condition.lock()
+            while !wanted && !stopping { condition.wait() }
+            if stopping {
+                thread = nil
+                wanted = false
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            wanted = false
+            current.state = .running  // until the pass says otherwise: `waitUntilIdle` must not return in between
+            condition.unlock()
+            do {
+                if embedders == nil { embedders = try makeEmbedders() }
+                guard let embedders else {
+                    update { $0 = EmbeddingProgress(state: .modelMissing, done: 0, total: 0) }
+                    continue
+                }
+                try pass(embedders)
+            } catch {
+                update {
+                    $0.state = .failed
+                    $0.lastError = "\(error)"
+                    $0.etaSeconds = nil
+                }
+            }
+        }
+    }
+
+    private func pass(_ embedders: [any Embedder]) throws {
+        let total = try store.emailsWithoutEmbeddingCount()
+        let started = Date()
+        update { $0 = EmbeddingProgress(state: total > 0 ? .running : .idle, done: 0, total: total) }
+        var done = 0
+        while !condition.withLock({ stopping }) {
+            let work = try store.emailsWithoutEmbedding(limit: batchSize * embedders.count)
+            if work.isEmpty { break }
+            let embedded = try EmbeddingIndexer.embedInParallel(work.map(\.text), embedders: embedders)
+            let items = zip(work, embedded).map { (emailId: $0.emailId, vector: $1) }
+            try store.saveEmbeddings(items, model: modelName)
+            vectors.upsert(items)
+            done += items.count
+            didCommit(items.count)
+            let seconds = Date().timeIntervalSince(started)
+            update {
+                $0.done = done
+                // Mail that arrived during the pass joins it.
+                $0.total = max($0.total, done)
+                $0.docsPerSecond = seconds > 0 ? Double(done) / seconds : nil
+                let left = Double(max(0, $0.total - done))
+                $0.etaSeconds = $0.docsPerSecond.map { left / max($0, 0.001) }
+            }
+        }
+        update {
+            $0.state = .idle
+            $0.total = done
+            $0.etaSeconds = nil
+        }
+    }
+
+    private func update(_ body: (inout EmbeddingProgress) -> Void) {
+        condition.withLock {
+            body(&current)
+            condition.broadcast()
+        }
+    }
+}

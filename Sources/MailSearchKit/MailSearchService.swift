@@ -1,0 +1,591 @@
+import Embedding
+import Foundation
+import GRDB
+import MailImport
+import MailModel
+import MailParsing
+import MailStore
+import SearchEngine
+import SearchIndex
+
+/// The single way into a mailbox: opens the store, the keyword index, the vector index and (when a
+/// semantic search first needs it) the embedding model once, and keeps them for the life of the
+/// process. Every writer goes through it (`ingest`, `importMail`, `delete`, `deleteAccount`,
+/// `rebuild`, background embedding), so mail, FTS5 rows, stored embeddings and the in-memory
+/// vectors never disagree, and each change bumps the `generation` that cached answers are keyed by.
+/// The CLI calls it once per command; `mailsearch serve` keeps one for its lifetime.
+public final class MailSearchService: @unchecked Sendable {
+    public struct Configuration: Sendable {
+        public var dataDirectory: DataDirectory
+        /// Where the embedding model is (default: `ModelStore`'s directory).
+        public var modelDirectory: URL
+        /// Open mail.sqlite read-only (commands that change nothing; no recent-search recording).
+        public var readOnly: Bool
+        /// The semantic similarity floor of searches that do not give their own.
+        public var minimumSimilarity: Double
+        /// Threads for blocking work of searches (query encoding, vector scans).
+        public var searchThreads: Int
+        /// Encoders that embed mail in parallel, one BLAS thread each.
+        public var embeddingThreads: Int
+        public var embeddingBatchSize: Int
+        /// Embed new mail in the background as it arrives (after imports, at start).
+        public var backgroundEmbedding: Bool
+        /// The calendar (and time zone) of date words, and the clock they count from.
+        public var calendar: Calendar
+        public var now: @Sendable () -> Date
+        /// Search cache (spec 004): entries and seconds to live.
+        public var cacheCapacity: Int
+        public var cacheTimeToLive: TimeInterval
+        /// One-line notices for the user (an index rebuilt after damage, E-05).
+        public var notices: @Sendable (String) -> Void
+
+        public init(dataDirectory: DataDirectory, modelDirectory: URL? = nil, readOnly: Bool = false,
+                    minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity,
+                    searchThreads: Int = 2, embeddingThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
+                    embeddingBatchSize: Int = 64, backgroundEmbedding: Bool = false,
+                    calendar: Calendar = Calendar(identifier: .gregorian), now: @escaping @Sendable () -> Date = Date.init,
+                    cacheCapacity: Int = 20, cacheTimeToLive: TimeInterval = 120,
+                    notices: @escaping @Sendable (String) -> Void = { _ in }) {
+            self.dataDirectory = dataDirectory
+            self.modelDirectory = modelDirectory ?? ModelStore().directory
+            self.readOnly = readOnly
+            self.minimumSimilarity = minimumSimilarity
+            self.searchThreads = max(1, searchThreads)
+            self.embeddingThreads = max(1, embeddingThreads)
+            self.embeddingBatchSize = max(1, embeddingBatchSize)
+            self.backgroundEmbedding = backgroundEmbedding
+            self.calendar = calendar
+            self.now = now
+            self.cacheCapacity = cacheCapacity
+            self.cacheTimeToLive = cacheTimeToLive
+            self.notices = notices
+        }
+    }
+
+    public let configuration: Configuration
+    public let store: MailStore
+    public let index: SearchIndexManager
+    public let parser: SearchQueryParser
+    let vectors = VectorSearchEngine()
+    let pool: BlockingPool
+    private let cache: SearchCache<SearchPage>
+    private let semantic: SemanticState
+    private let embedding: EmbeddingQueue
+    private let state = ServiceState()
+
+    /// Opens the mailbox in `configuration.dataDirectory`, creating it when missing (unless read-only).
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        do {
+            store = try MailStore(directory: configuration.dataDirectory, readOnly: configuration.readOnly)
+        } catch {
+            throw ServiceError(.unavailable, "cannot open the mail store in \(configuration.dataDirectory.url.path): \(error)")
+        }
+        do {
+            index = try SearchIndexManager(store: store, notices: configuration.notices)
+        } catch {
+            throw ServiceError(.unavailable, "cannot open the search index in \(configuration.dataDirectory.url.path): \(error)",
+                               hint: "rebuild it from mail.sqlite")
+        }
+        parser = SearchQueryParser(calendar: configuration.calendar, now: configuration.now)
+        pool = BlockingPool(threads: configuration.searchThreads)
+        cache = SearchCache(capacity: configuration.cacheCapacity, timeToLive: configuration.cacheTimeToLive)
+        let modelDirectory = configuration.modelDirectory
+        semantic = SemanticState(modelDirectory: modelDirectory, vectors: vectors, store: store)
+        let threads = configuration.embeddingThreads
+        let state = self.state
+        embedding = EmbeddingQueue(
+            store: store, vectors: vectors, batchSize: configuration.embeddingBatchSize,
+            makeEmbedders: {
+                guard ModelStore(directory: modelDirectory).status().isInstalled else { return nil }
+                // One encoder per thread, each on one BLAS thread: batches are split between them.
+                if threads > 1 { BLAS.setThreadCount(1) }
+                return try (0..<threads).map { _ in try MiniLMEmbedder(modelDirectory: modelDirectory) }
+            },
+            didCommit: { _ in state.changed() })
+        if configuration.backgroundEmbedding, !configuration.readOnly { embedding.wake() }
+    }
+
+    deinit {
+        pool.shutdown()
+    }
+
+    /// Stops background work (the embedding batch in flight is finished and stored).
+    public func shutdown() {
+        embedding.stop()
+    }
+
+    /// Changes with every write through the service: cached answers are keyed by it.
+    public var generation: Int { state.generation }
+
+    // MARK: Search
+
+    /// Runs a search and returns one page of conversations (the same object `search --json` and
+    /// `GET /api/search` print). A first page is recorded in the recent searches unless the
+    /// request says not to.
+    public func search(_ request: SearchRequest) async throws -> SearchPage {
+        let text = request.text
+        guard text.count <= SearchRequest.maximumLength else {
+            throw ServiceError.invalid("the query is \(text.count) characters long; the limit is \(SearchRequest.maximumLength)",
+                                       hint: "shorten it")
+        }
+        guard (1...1000).contains(request.limit) else {
+            throw ServiceError.invalid("limit must be between 1 and 1000 (got \(request.limit))")
+        }
+        if let floor = request.minimumSimilarity, !(-1...1).contains(floor) || floor.isNaN {
+            throw ServiceError.invalid("the similarity floor must be between -1 and 1 (got \(floor))")
+        }
+        let offset = try Self.offset(of: request.cursor)
+        let scope = try resolveScope(request.scope)
+        let query = parser.parse(text, scope: scope)
+        let floor = request.minimumSimilarity ?? configuration.minimumSimilarity
+
+        if request.recordHistory, offset == 0, !configuration.readOnly,
+           !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            try store.recordSearch(text)
+        }
+
+        let key = try await cacheKey(query: query, request: request, offset: offset, floor: floor)
+        if let cached = cache.value(for: key, generation: generation) { return cached }
+        let generationBefore = generation
+
+        var ranker: (any SemanticRanker)?
+        if request.mode != .keyword { ranker = try await semanticRanker(minimumSimilarity: floor) }
+        let useCase = SearchEmailsUseCase(index: index, parser: parser, semantic: ranker)
+        let response = try await useCase.search(query, limit: offset + request.limit, mode: request.mode)
+        let results = Array(response.results.dropFirst(offset))
+        let next = offset + results.count
+        let page = SearchPage(
+            query: SearchPage.Query(response.query), conversationCount: response.conversationCount,
+            keywordMatches: response.keywordMatches, offset: offset, results: results.map(SearchPage.Result.init),
+            semantic: SemanticStatus(response.semantic), tookMs: response.tookMs,
+            cursor: next < response.conversationCount && results.count == request.limit ? Self.cursor(offset: next) : nil)
+        // An answer computed while the data changed is not kept: it may mix the two states.
+        if generation == generationBefore { cache.insert(page, for: key, generation: generationBefore) }
+        return page
+    }
+
+    /// Parses a query the way `search` does (for showing how it was understood).
+    public func parse(_ text: String, scope: SearchScope = .allMail) -> SearchQuery {
+        parser.parse(text, scope: scope)
+    }
+
+    /// Resolves "all", "folder:NAME" (a path or a name, case-insensitive) or "folder:ID".
+    public func resolveScope(_ text: String?) throws -> SearchScope {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty, text.lowercased() != "all" else {
+            return .allMail
+        }
+        guard text.lowercased().hasPrefix("folder:") else {
+            throw ServiceError.invalid("scope must be \"all\" or \"folder:NAME\" (got \"\(text)\")")
+        }
+        let name = String(text.dropFirst("folder:".count))
+        let folders = try store.folders()
+        if let id = Int64(name), let folder = folders.first(where: { $0.id == id }) { return .currentFolder(folderId: folder.id) }
+        let match = folders.first { $0.path == name } ?? folders.first { $0.path.lowercased() == name.lowercased() }
+            ?? folders.first { $0.name.lowercased() == name.lowercased() }
+        guard let folder = match else {
+            throw ServiceError.notFound("no folder named \"\(name)\"", hint: "list the folders to see their names")
+        }
+        return .currentFolder(folderId: folder.id)
+    }
+
+    /// The zero state: the last 10 searches and the 5 most frequent contacts.
+    public func suggestions() throws -> Suggestions {
+        let contacts = try store.topContacts(limit: 5).map {
+            Suggestions.Contact(email: $0.email, name: $0.displayName, frequency: $0.frequency,
+                                suggestedQuery: "from:\($0.email)")
+        }
+        return Suggestions(recentSearches: try store.recentSearches(), contacts: contacts)
+    }
+
+    public func clearRecentSearches() throws {
+        try store.clearRecentSearches()
+    }
+
+    private func cacheKey(query: SearchQuery, request: SearchRequest, offset: Int, floor: Double) async throws -> String {
+        // The parsed query (date words resolved to dates), the page and the ranking settings; and
+        // the mail's version, which another process's writes change too.
+        let version = try await index.read { try EmailDirectory.version($0) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let parsed = String(decoding: try encoder.encode(query), as: UTF8.self)
+        return "\(parsed)|\(request.mode.rawValue)|\(floor)|\(offset)|\(request.limit)|v\(version)"
+    }
+
+    static func cursor(offset: Int) -> String {
+        Data("o\(offset)".utf8).base64EncodedString()
+    }
+
+    static func offset(of cursor: String?) throws -> Int {
+        guard let cursor, !cursor.isEmpty else { return 0 }
+        guard let data = Data(base64Encoded: cursor), let text = String(data: data, encoding: .utf8),
+              text.hasPrefix("o"), let offset = Int(text.dropFirst()), (0...1_000_000).contains(offset) else {
+            throw ServiceError.invalid("the cursor \"\(cursor.prefix(40))\" is not one this server gave out",
+                                       hint: "pass the cursor of the previous page unchanged, or none for the first page")
+        }
+        return offset
+    }
+
+    // MARK: Semantic search
+
+    /// The semantic ranker, its model and vectors loaded on first use (off the cooperative pool).
+    private func semanticRanker(minimumSimilarity: Double) async throws -> any SemanticRanker {
+        let semantic = self.semantic
+        let ready = try await pool.run { try semantic.prepare() }
+        return PooledSemanticRanker(embedder: ready, vectors: vectors, pool: pool, minimumSimilarity: minimumSimilarity)
+    }
+
+    /// Whether semantic search can run now, and if not why.
+    public func semanticAvailability() throws -> SemanticSkipReason? {
+        try semantic.availability()
+    }
+
+    // MARK: Reading mail
+
+    public func email(id: Int64, includeHTML: Bool = false) throws -> EmailDetail {
+        guard let stored = try store.email(id: id) else { throw ServiceError.notFound("no email with id \(id)") }
+        return EmailDetail(stored, includeHTML: includeHTML)
+    }
+
+    public func thread(id: Int64, includeHTML: Bool = false) throws -> ThreadDetail {
+        guard let (thread, emails) = try store.thread(id: id) else { throw ServiceError.notFound("no thread with id \(id)") }
+        return ThreadDetail(thread: thread, emails: emails.map { EmailDetail($0, includeHTML: includeHTML) })
+    }
+
+    /// The original message (RFC 5322 bytes), read from where it was imported from.
+    public func rawMessage(emailId: Int64) throws -> Data {
+        guard let stored = try store.email(id: emailId) else { throw ServiceError.notFound("no email with id \(emailId)") }
+        return Data(try MessageSource.rawBytes(emailId: emailId, sourceRef: stored.sourceRef))
+    }
+
+    /// An attachment's decoded bytes, for an explicit download (never fetched otherwise).
+    public func attachment(id: Int64) throws -> AttachmentDownload {
+        guard let (emailId, position, attachment) = try store.attachment(id: id) else {
+            throw ServiceError.notFound("no attachment with id \(id)")
+        }
+        guard let stored = try store.email(id: emailId) else { throw ServiceError.notFound("no email with id \(emailId)") }
+        let raw = try MessageSource.rawBytes(emailId: emailId, sourceRef: stored.sourceRef)
+        let parts = MIMEParser.attachmentContents(raw)
+        guard position < parts.count, parts[position].attachment.mimeType == attachment.mimeType else {
+            throw ServiceError(.unavailable, "the source of email \(emailId) no longer holds attachment \(id)",
+                               hint: "the file changed since the import; import it again")
+        }
+        return AttachmentDownload(info: AttachmentInfo(attachment), data: Data(parts[position].content))
+    }
+
+    // MARK: Writing
+
+    /// Stores a batch of incoming mail and indexes it (FTS5 now, embeddings in the background).
+    @discardableResult
+    public func ingest(_ batch: [IncomingEmail], accountId: Int64) throws -> IngestResult {
+        let result = try store.ingest(batch, accountId: accountId)
+        try didCommit(result, store: store)
+        return result
+    }
+
+    /// Imports an mbox, Maildir or folder of messages into `account` (created when missing),
+    /// reporting progress after each batch; new mail is searchable by keyword at once, and
+    /// embedded in the background when that is on.
+    public func importMail(path: String, account: String, folder: String? = nil, batchSize: Int = 500,
+                           progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
+        guard state.beginImport(path: path) else {
+            throw ServiceError(.conflict, "an import is already running", hint: "wait for it to finish; its progress is in the status")
+        }
+        defer { state.endImport() }
+        let pipeline = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize,
+                                      observer: self)
+        let state = self.state
+        let summary = try await Self.onThread {
+            try pipeline.run(path: path) { p in
+                state.importProgress(p)
+                progress(p)
+            }
+        }
+        if configuration.backgroundEmbedding { embedding.wake() }
+        return summary
+    }
+
+    /// Starts `importMail` in the background (the API's POST /api/import); its progress and
+    /// outcome are in `status()`.
+    public func startImport(path: String, account: String, folder: String? = nil) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ServiceError.notFound("nothing at \(path)", hint: "give the path of an mbox file, a Maildir or a folder of messages on this machine")
+        }
+        guard !state.importRunning else {
+            throw ServiceError(.conflict, "an import is already running", hint: "wait for it to finish; its progress is in the status")
+        }
+        Task.detached { [self] in
+            do {
+                let summary = try await importMail(path: path, account: account, folder: folder)
+                state.importFinished(summary: summary, error: nil)
+            } catch {
+                state.importFinished(summary: nil, error: "\(error)")
+            }
+        }
+    }
+
+    /// Deletes emails everywhere: mail, FTS5 rows, embeddings and in-memory vectors.
+    public func delete(emailIds: [Int64]) throws {
+        guard !emailIds.isEmpty else { return }
+        try index.remove(emailIds: emailIds)
+        for id in emailIds { try store.deleteEmail(id: id) }
+        vectors.remove(emailIds)
+        state.changed()
+    }
+
+    /// Deletes an account and every local trace of it (AC-S-09). Returns how many emails went.
+    @discardableResult
+    public func deleteAccount(named name: String) throws -> Int {
+        guard let account = try store.findAccount(named: name) else {
+            throw ServiceError.notFound("no account named \"\(name)\"", hint: "list the accounts to see their names")
+        }
+        let ids = try index.deleteAccount(id: account.id)
+        vectors.remove(ids)
+        state.changed()
+        return ids.count
+    }
+
+    /// Rebuilds the keyword index from mail.sqlite and reloads the vectors, reporting (done, total).
+    public func rebuild(progress: (Int, Int) -> Void = { _, _ in }) throws {
+        try index.rebuild(progress: progress)
+        try semantic.reloadVectorsIfLoaded()
+        state.changed()
+    }
+
+    /// Asks the background queue to embed mail that has none (after an import, say).
+    public func embedPendingInBackground() {
+        embedding.wake()
+    }
+
+    /// Embeds every email that has no embedding yet, now, with `progress(done, total)`; the
+    /// command-line `index embed`.
+    @discardableResult
+    public func embedPending(limit: Int? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Int {
+        let model = ModelStore(directory: configuration.modelDirectory).status()
+        guard model.isInstalled else {
+            throw ServiceError(.unavailable, "no embedding model at \(model.directory) (\(model.problems.joined(separator: "; ")))",
+                               hint: "install the model")
+        }
+        let threads = configuration.embeddingThreads
+        let directory = configuration.modelDirectory
+        let store = self.store
+        let vectors = semantic.vectorsIfLoaded
+        let batch = configuration.embeddingBatchSize
+        let state = self.state
+        return try await Self.onThread {
+            if threads > 1 { BLAS.setThreadCount(1) }
+            let embedders: [any Embedder] = try (0..<threads).map { _ in try MiniLMEmbedder(modelDirectory: directory) }
+            let indexer = EmbeddingIndexer(store: store, embedders: embedders, batchSize: batch)
+            return try indexer.run(limit: limit, vectors: vectors) { done, total in
+                state.changed()
+                progress(done, total)
+            }
+        }
+    }
+
+    /// Waits until the background queue has nothing left to do.
+    public func waitForEmbedding() async {
+        let queue = embedding
+        _ = try? await Self.onThread { queue.waitUntilIdle() }
+    }
+
+    // MARK: Status
+
+    public func status() throws -> ServiceStatus {
+        let stats = try store.statistics()
+        let embedded = try store.embeddingCount()
+        let embeddingBytes = try store.database.read {
+            try Int64.fetchOne($0, sql: "SELECT COALESCE(SUM(length(vector)), 0) FROM embeddings") ?? 0
+        }
+        let model = ModelStore(directory: configuration.modelDirectory).status()
+        let indexStatus = try index.status(embeddedEmails: embedded)
+        let availability = try semantic.availability()
+        return ServiceStatus(
+            dataDirectory: store.directory.url.path, generation: generation,
+            emails: stats.emails, threads: stats.threads, accounts: stats.accounts, folders: stats.folders,
+            contacts: stats.contacts, unread: stats.unread,
+            sizes: ServiceStatus.Sizes(mailDatabase: stats.mailDatabaseBytes, fts5: indexStatus.bytes,
+                                       embeddings: embeddingBytes, model: model.isInstalled ? model.totalBytes : 0),
+            keywordIndex: ServiceStatus.KeywordIndex(indexedEmails: indexStatus.indexedEmails, missing: indexStatus.missing,
+                                                     orphaned: indexStatus.orphaned, healthy: indexStatus.healthy),
+            embeddedEmails: embedded,
+            embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
+            semantic: availability.map { .skipped($0, error: nil) } ?? .ran(matches: 0),
+            semanticAvailable: availability == nil,
+            embedding: embedding.progress, importing: state.importStatus, lastError: state.lastError)
+    }
+
+    // MARK: Helpers
+
+    /// Runs long blocking work (an import, a whole embedding pass) on a thread of its own.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try body() }) }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+}
+
+extension MailSearchService: ImportBatchObserver {
+    /// Each committed import batch: FTS5 rows at once, embeddings in the background.
+    public func didCommit(_ result: IngestResult, store: MailStore) throws {
+        try index.index(result.inserted)
+        state.changed()
+        if configuration.backgroundEmbedding, !result.inserted.isEmpty { embedding.wake() }
+    }
+}
+
+/// Everything `GET /api/status` and `mailsearch index status` show.
+public struct ServiceStatus: Sendable, Codable {
+    public struct Sizes: Sendable, Codable, Hashable {
+        public var mailDatabase: Int64
+        /// search.sqlite (FTS5), bytes.
+        public var fts5: Int64
+        /// Stored embedding vectors, bytes.
+        public var embeddings: Int64
+        /// The embedding model's files, bytes (0 when not installed).
+        public var model: Int64
+    }
+
+    public struct KeywordIndex: Sendable, Codable, Hashable {
+        public var indexedEmails: Int
+        public var missing: Int
+        public var orphaned: Int
+        public var healthy: Bool
+    }
+
+    public var dataDirectory: String
+    public var generation: Int
+    public var emails, threads, accounts, folders, contacts, unread: Int
+    public var sizes: Sizes
+    public var keywordIndex: KeywordIndex
+    public var embeddedEmails: Int
+    public var embeddingCoverage: Double
+    /// Whether a semantic search would run now, and if not why.
+    public var semantic: SemanticStatus
+    public var semanticAvailable: Bool
+    public var embedding: EmbeddingProgress
+    public var importing: ImportStatus?
+    public var lastError: String?
+}
+
+/// A running or finished import started through the service.
+public struct ImportStatus: Sendable, Codable, Hashable {
+    public var path: String
+    public var running: Bool
+    public var messagesDone: Int
+    public var messagesTotal: Int?
+    public var imported: Int?
+    public var duplicates: Int?
+    public var failed: Int?
+    public var error: String?
+}
+
+/// The service's mutable bookkeeping: generation, import progress, last error.
+final class ServiceState: @unchecked Sendable {
+    private let lock = NSLock()
+    private var generationValue = 0
+    private var importValue: ImportStatus?
+    private var lastErrorValue: String?
+
+    var generation: Int { lock.withLock { generationValue } }
+    var importStatus: ImportStatus? { lock.withLock { importValue } }
+    var importRunning: Bool { lock.withLock { importValue?.running == true } }
+    var lastError: String? { lock.withLock { lastErrorValue } }
+
+    func changed() { lock.withLock { generationValue += 1 } }
+
+    func beginImport(path: String) -> Bool {
+        lock.withLock {
+            if importValue?.running == true { return false }
+            importValue = ImportStatus(path: path, running: true, messagesDone: 0)
+            return true
+        }
+    }
+
+    func importProgress(_ p: ImportProgress) {
+        lock.withLock {
+            importValue?.messagesDone = p.messagesDone
+            importValue?.messagesTotal = p.messagesTotal
+        }
+    }
+
+    func endImport() { lock.withLock { importValue?.running = false } }
+
+    func importFinished(summary: ImportSummary?, error: String?) {
+        lock.withLock {
+            importValue?.running = false
+            importValue?.imported = summary?.imported
+            importValue?.duplicates = summary?.duplicates
+            importValue?.failed = summary?.failed
+            importValue?.error = error
+            if let error { lastErrorValue = error }
+        }
+    }
+}
+
+/// The embedding model for queries and the in-memory vectors, loaded when a semantic search first
+/// needs them.
+final class SemanticState: @unchecked Sendable {
+    private let lock = NSLock()
+    private let modelDirectory: URL
+    private let vectors: VectorSearchEngine
+    private let store: MailStore
+    private var embedder: MiniLMEmbedder?
+    private var vectorsLoaded = false
+
+    init(modelDirectory: URL, vectors: VectorSearchEngine, store: MailStore) {
+        self.modelDirectory = modelDirectory
+        self.vectors = vectors
+        self.store = store
+    }
+
+    /// The vectors, when loaded (then writers keep them current); nil before.
+    var vectorsIfLoaded: VectorSearchEngine? { lock.withLock { vectorsLoaded ? vectors : nil } }
+
+    /// Loads the model and the vectors once; returns the query encoder, nil without a model.
+    func prepare() throws -> MiniLMEmbedder? {
+        try lock.withLock {
+            if !vectorsLoaded {
+                try vectors.load(from: store)
+                vectorsLoaded = true
+            }
+            guard ModelStore(directory: modelDirectory).status().isInstalled else { return nil }
+            if embedder == nil { embedder = try MiniLMEmbedder(modelDirectory: modelDirectory) }
+            return embedder
+        }
+    }
+
+    func reloadVectorsIfLoaded() throws {
+        try lock.withLock { if vectorsLoaded { try vectors.load(from: store) } }
+    }
+
+    /// Why semantic search cannot run now, or nil when it can.
+    func availability() throws -> SemanticSkipReason? {
+        guard ModelStore(directory: modelDirectory).status().isInstalled else { return .modelNotInstalled }
+        let loaded = lock.withLock { vectorsLoaded }
+        let count = loaded ? vectors.count : try store.embeddingCount()
+        return count == 0 ? .noEmbeddings : nil
+    }
+}
+
+/// The semantic ranker of the service's searches: the query encoder and the vector scan run on
+/// the service's blocking pool.
+struct PooledSemanticRanker: SemanticRanker {
+    let embedder: MiniLMEmbedder?
+    let vectors: VectorSearchEngine
+    let pool: BlockingPool
+    let minimumSimilarity: Double
+
+    var unavailableReason: SemanticSkipReason? {
+        if embedder == nil { return .modelNotInstalled }
+        if vectors.count == 0 { return .noEmbeddings }
+        return nil
+    }
+
+    func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
+        let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: minimumSimilarity)
+        return try await pool.run { try ranker.rankNow(text: text, candidates: candidates, limit: limit) }
+    }
+}
