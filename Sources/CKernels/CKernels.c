@@ -452,3 +452,376 @@ void ms_dot_int8(const int8_t *matrix, size_t rows, size_t dimension, const int1
         out[r] = sum;
     }
 }
+
+// MARK: - Encoder: attention, GELU, LayerNorm
+
+/// erf as a rational function of x² on [-4, 4] (absolute error below 1e-7), saturated outside.
+static inline float erf_rational(float input) {
+    const float x = input < -4 ? -4 : (input > 4 ? 4 : input);
+    const float x2 = x * x;
+    float p = -2.72614225801306e-10f;
+    p = p * x2 + 2.77068142495902e-08f;
+    p = p * x2 - 2.10102402082508e-06f;
+    p = p * x2 - 5.69250639462346e-05f;
+    p = p * x2 - 7.34990630326855e-04f;
+    p = p * x2 - 2.95459980854025e-03f;
+    p = p * x2 - 1.60960333262415e-02f;
+    p *= x;
+    float q = -1.45660718464996e-05f;
+    q = q * x2 - 2.13374055278905e-04f;
+    q = q * x2 - 1.68282697438203e-03f;
+    q = q * x2 - 7.37332916720468e-03f;
+    q = q * x2 - 1.42647390514189e-02f;
+    return p / q;
+}
+
+static inline float gelu_scalar(float value) {
+    return 0.5f * value * (1 + erf_rational(value * 0.7071067811865475f));
+}
+
+/// e^x for x ≤ 0: 2^n · e^r with |r| ≤ ln2/2 and a degree-6 polynomial (relative error about 2e-7).
+static inline float exp_nonpositive_scalar(float input) {
+    const float x = input < -87 ? -87 : input;
+    const float n = nearbyintf(x * 1.4426950408889634f);
+    const float r = (x - n * 0.693145751953125f) - n * 1.4286067653301870e-06f;
+    float p = 1.0f / 720;
+    p = p * r + 1.0f / 120;
+    p = p * r + 1.0f / 24;
+    p = p * r + 1.0f / 6;
+    p = p * r + 0.5f;
+    p = p * r + 1;
+    p = p * r + 1;
+    return ldexpf(p, (int)n);
+}
+
+static void bias_gelu_portable(float *x, const float *bias, int rows, int width) {
+    for (int r = 0; r < rows; r++) {
+        float *v = x + (size_t)r * width;
+        for (int i = 0; i < width; i++) v[i] = gelu_scalar(v[i] + (bias ? bias[i] : 0));
+    }
+}
+
+static void add_layer_norm_portable(float *x, const float *residual, const float *bias, int rows, int width,
+                                    const float *gamma, const float *beta, float epsilon) {
+    for (int r = 0; r < rows; r++) {
+        float *v = x + (size_t)r * width;
+        if (residual) {
+            const float *add = residual + (size_t)r * width;
+            for (int i = 0; i < width; i++) v[i] += add[i];
+        }
+        if (bias) {
+            for (int i = 0; i < width; i++) v[i] += bias[i];
+        }
+        float sum = 0;
+        for (int i = 0; i < width; i++) sum += v[i];
+        const float mean = sum / width;
+        float squares = 0;
+        for (int i = 0; i < width; i++) squares += (v[i] - mean) * (v[i] - mean);
+        const float scale = 1 / sqrtf(squares / width + epsilon);
+        for (int i = 0; i < width; i++) v[i] = (v[i] - mean) * scale * gamma[i] + beta[i];
+    }
+}
+
+/// One head of attention, portable: scores row by row in `p` (length floats).
+static void attention_head_portable(const float *q, const float *k, const float *v, int ld, int length, int d,
+                                    float scale, float *out, int ldo, float *p) {
+    for (int i = 0; i < length; i++) {
+        float maximum = -INFINITY;
+        for (int j = 0; j < length; j++) {
+            float s = 0;
+            for (int c = 0; c < d; c++) s += q[(size_t)i * ld + c] * k[(size_t)j * ld + c];
+            p[j] = s;
+            if (s > maximum) maximum = s;
+        }
+        float total = 0;
+        for (int j = 0; j < length; j++) {
+            p[j] = exp_nonpositive_scalar((p[j] - maximum) * scale);
+            total += p[j];
+        }
+        const float inverse = 1 / total;
+        float *o = out + (size_t)i * ldo;
+        for (int c = 0; c < d; c++) o[c] = 0;
+        for (int j = 0; j < length; j++) {
+            const float w = p[j] * inverse;
+            for (int c = 0; c < d; c++) o[c] += w * v[(size_t)j * ld + c];
+        }
+    }
+}
+
+#if MS_X86
+/// e^x for x ≤ 0, eight at a time (the scalar version's method; n from the 1.5·2^23 trick).
+MS_TARGET static inline __m256 exp_nonpositive_avx2(__m256 input) {
+    const __m256 x = _mm256_max_ps(input, _mm256_set1_ps(-87));
+    const __m256 shifted = _mm256_fmadd_ps(x, _mm256_set1_ps(1.4426950408889634f), _mm256_set1_ps(12582912.0f));
+    const __m256 n = _mm256_sub_ps(shifted, _mm256_set1_ps(12582912.0f));
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.4286067653301870e-06f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 720);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1));
+    const __m256i exponent = _mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_set1_epi32(0x4B400000)), _mm256_set1_epi32(127)),
+        23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
+}
+
+MS_TARGET static void bias_gelu_avx2(float *x, const float *bias, int rows, int width) {
+    const __m256 half = _mm256_set1_ps(0.5f), one = _mm256_set1_ps(1), root = _mm256_set1_ps(0.7071067811865475f);
+    const __m256 low = _mm256_set1_ps(-4), high = _mm256_set1_ps(4);
+    for (int row = 0; row < rows; row++) {
+        float *v = x + (size_t)row * width;
+        int i = 0;
+        for (; i + 8 <= width; i += 8) {
+            __m256 value = _mm256_loadu_ps(v + i);
+            if (bias) value = _mm256_add_ps(value, _mm256_loadu_ps(bias + i));
+            const __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_mul_ps(value, root), low), high);
+            const __m256 t2 = _mm256_mul_ps(t, t);
+            __m256 p = _mm256_set1_ps(-2.72614225801306e-10f);
+            p = _mm256_fmadd_ps(p, t2, _mm256_set1_ps(2.77068142495902e-08f));
+            p = _mm256_fmadd_ps(p, t2, _mm256_set1_ps(-2.10102402082508e-06f));
+            p = _mm256_fmadd_ps(p, t2, _mm256_set1_ps(-5.69250639462346e-05f));
+            p = _mm256_fmadd_ps(p, t2, _mm256_set1_ps(-7.34990630326855e-04f));
+            p = _mm256_fmadd_ps(p, t2, _mm256_set1_ps(-2.95459980854025e-03f));
+            p = _mm256_fmadd_ps(p, t2, _mm256_set1_ps(-1.60960333262415e-02f));
+            p = _mm256_mul_ps(p, t);
+            __m256 q = _mm256_set1_ps(-1.45660718464996e-05f);
+            q = _mm256_fmadd_ps(q, t2, _mm256_set1_ps(-2.13374055278905e-04f));
+            q = _mm256_fmadd_ps(q, t2, _mm256_set1_ps(-1.68282697438203e-03f));
+            q = _mm256_fmadd_ps(q, t2, _mm256_set1_ps(-7.37332916720468e-03f));
+            q = _mm256_fmadd_ps(q, t2, _mm256_set1_ps(-1.42647390514189e-02f));
+            const __m256 erf = _mm256_div_ps(p, q);
+            _mm256_storeu_ps(v + i, _mm256_mul_ps(_mm256_mul_ps(half, value), _mm256_add_ps(one, erf)));
+        }
+        for (; i < width; i++) v[i] = gelu_scalar(v[i] + (bias ? bias[i] : 0));
+    }
+}
+
+MS_TARGET static inline float horizontal_sum_avx2(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+MS_TARGET static inline float horizontal_max_avx2(__m256 v) {
+    __m128 s = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_max_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_max_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+/// width is a multiple of 8.
+MS_TARGET static void add_layer_norm_avx2(float *x, const float *residual, const float *bias, int rows, int width,
+                                          const float *gamma, const float *beta, float epsilon) {
+    for (int r = 0; r < rows; r++) {
+        float *v = x + (size_t)r * width;
+        const float *add = residual ? residual + (size_t)r * width : NULL;
+        __m256 sum0 = _mm256_setzero_ps(), sum1 = sum0;
+        int i = 0;
+        for (; i < width; i += 8) {
+            __m256 value = _mm256_loadu_ps(v + i);
+            if (add) value = _mm256_add_ps(value, _mm256_loadu_ps(add + i));
+            if (bias) value = _mm256_add_ps(value, _mm256_loadu_ps(bias + i));
+            _mm256_storeu_ps(v + i, value);
+            if ((i / 8) & 1) sum1 = _mm256_add_ps(sum1, value); else sum0 = _mm256_add_ps(sum0, value);
+        }
+        const float mean = horizontal_sum_avx2(_mm256_add_ps(sum0, sum1)) / width;
+        const __m256 m = _mm256_set1_ps(mean);
+        __m256 sq0 = _mm256_setzero_ps(), sq1 = sq0;
+        for (i = 0; i < width; i += 8) {
+            const __m256 c = _mm256_sub_ps(_mm256_loadu_ps(v + i), m);
+            if ((i / 8) & 1) sq1 = _mm256_fmadd_ps(c, c, sq1); else sq0 = _mm256_fmadd_ps(c, c, sq0);
+        }
+        const float scale = 1 / sqrtf(horizontal_sum_avx2(_mm256_add_ps(sq0, sq1)) / width + epsilon);
+        const __m256 s = _mm256_set1_ps(scale);
+        for (i = 0; i < width; i += 8) {
+            const __m256 c = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(v + i), m), s);
+            _mm256_storeu_ps(v + i, _mm256_fmadd_ps(c, _mm256_loadu_ps(gamma + i), _mm256_loadu_ps(beta + i)));
+        }
+    }
+}
+
+/// Scores of mr ≤ 6 query rows against every key: p[r·lp + j] = q_r · k_j, from the transposed
+/// keys kt (d × lp, zero past the sequence). 12 accumulators: 6 rows × 16 keys.
+MS_TARGET static inline __attribute__((always_inline)) void
+scores_block_avx2(const float *q, int ld, const float *kt, int lp, int d, float *p, const int mr) {
+    for (int j = 0; j < lp; j += 16) {
+        __m256 acc[6][2];
+        for (int r = 0; r < mr; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+        for (int c = 0; c < d; c++) {
+            const __m256 k0 = _mm256_loadu_ps(kt + (size_t)c * lp + j);
+            const __m256 k1 = _mm256_loadu_ps(kt + (size_t)c * lp + j + 8);
+            for (int r = 0; r < mr; r++) {
+                const __m256 b = _mm256_broadcast_ss(q + (size_t)r * ld + c);
+                acc[r][0] = _mm256_fmadd_ps(b, k0, acc[r][0]);
+                acc[r][1] = _mm256_fmadd_ps(b, k1, acc[r][1]);
+            }
+        }
+        for (int r = 0; r < mr; r++) {
+            _mm256_storeu_ps(p + (size_t)r * lp + j, acc[r][0]);
+            _mm256_storeu_ps(p + (size_t)r * lp + j + 8, acc[r][1]);
+        }
+    }
+}
+
+/// out[r, c] = inverse[r] · Σ_{j < length} p[r·lp + j] · v[j·ld + c] for mr ≤ 6 rows, 16 columns at a time.
+MS_TARGET static inline __attribute__((always_inline)) void
+values_block_avx2(const float *p, int lp, const float *v, int ld, int length, int d, const float *inverse, float *out,
+                  int ldo, const int mr) {
+    for (int c0 = 0; c0 < d; c0 += 16) {
+        __m256 acc[6][2];
+        for (int r = 0; r < mr; r++) acc[r][0] = acc[r][1] = _mm256_setzero_ps();
+        for (int j = 0; j < length; j++) {
+            const __m256 v0 = _mm256_loadu_ps(v + (size_t)j * ld + c0);
+            const __m256 v1 = _mm256_loadu_ps(v + (size_t)j * ld + c0 + 8);
+            for (int r = 0; r < mr; r++) {
+                const __m256 b = _mm256_broadcast_ss(p + (size_t)r * lp + j);
+                acc[r][0] = _mm256_fmadd_ps(b, v0, acc[r][0]);
+                acc[r][1] = _mm256_fmadd_ps(b, v1, acc[r][1]);
+            }
+        }
+        for (int r = 0; r < mr; r++) {
+            const __m256 s = _mm256_set1_ps(inverse[r]);
+            _mm256_storeu_ps(out + (size_t)r * ldo + c0, _mm256_mul_ps(acc[r][0], s));
+            _mm256_storeu_ps(out + (size_t)r * ldo + c0 + 8, _mm256_mul_ps(acc[r][1], s));
+        }
+    }
+}
+
+/// Row-wise softmax numerators of scale · p over the first `length` entries, in place; returns 1 / sum.
+MS_TARGET static float softmax_row_avx2(float *p, int length, float scale) {
+    __m256 maxima = _mm256_set1_ps(-INFINITY);
+    int j = 0;
+    for (; j + 8 <= length; j += 8) maxima = _mm256_max_ps(maxima, _mm256_loadu_ps(p + j));
+    float maximum = horizontal_max_avx2(maxima);
+    for (; j < length; j++) maximum = p[j] > maximum ? p[j] : maximum;
+    const __m256 s = _mm256_set1_ps(scale);
+    const __m256 shift = _mm256_set1_ps(-maximum * scale);
+    __m256 sums = _mm256_setzero_ps();
+    for (j = 0; j + 8 <= length; j += 8) {
+        const __m256 e = exp_nonpositive_avx2(_mm256_fmadd_ps(_mm256_loadu_ps(p + j), s, shift));
+        _mm256_storeu_ps(p + j, e);
+        sums = _mm256_add_ps(sums, e);
+    }
+    float total = horizontal_sum_avx2(sums);
+    for (; j < length; j++) {
+        p[j] = exp_nonpositive_scalar((p[j] - maximum) * scale);
+        total += p[j];
+    }
+    return 1 / total;
+}
+
+/// One head; d a multiple of 16. kt: d × lp floats, p: 6 × lp floats (lp = length rounded up to 16).
+MS_TARGET static void attention_head_avx2(const float *q, const float *k, const float *v, int ld, int length, int d,
+                                          float scale, float *out, int ldo, float *kt, float *p) {
+    const int lp = (length + 15) & ~15;
+    for (int j = 0; j < length; j++) {
+        const float *key = k + (size_t)j * ld;
+        for (int c = 0; c < d; c++) kt[(size_t)c * lp + j] = key[c];
+    }
+    for (int c = 0; c < d; c++) {
+        for (int j = length; j < lp; j++) kt[(size_t)c * lp + j] = 0;
+    }
+    // Rows in passes of at most 6, as even as possible.
+    const int passes = (length + 5) / 6;
+    int row = 0;
+    for (int pass = 0; pass < passes; pass++) {
+        const int mr = length / passes + (pass < length % passes ? 1 : 0);
+        const float *qr = q + (size_t)row * ld;
+        float inverse[6];
+        switch (mr) {
+            case 1: scores_block_avx2(qr, ld, kt, lp, d, p, 1); break;
+            case 2: scores_block_avx2(qr, ld, kt, lp, d, p, 2); break;
+            case 3: scores_block_avx2(qr, ld, kt, lp, d, p, 3); break;
+            case 4: scores_block_avx2(qr, ld, kt, lp, d, p, 4); break;
+            case 5: scores_block_avx2(qr, ld, kt, lp, d, p, 5); break;
+            default: scores_block_avx2(qr, ld, kt, lp, d, p, 6); break;
+        }
+        for (int r = 0; r < mr; r++) inverse[r] = softmax_row_avx2(p + (size_t)r * lp, length, scale);
+        float *o = out + (size_t)row * ldo;
+        switch (mr) {
+            case 1: values_block_avx2(p, lp, v, ld, length, d, inverse, o, ldo, 1); break;
+            case 2: values_block_avx2(p, lp, v, ld, length, d, inverse, o, ldo, 2); break;
+            case 3: values_block_avx2(p, lp, v, ld, length, d, inverse, o, ldo, 3); break;
+            case 4: values_block_avx2(p, lp, v, ld, length, d, inverse, o, ldo, 4); break;
+            case 5: values_block_avx2(p, lp, v, ld, length, d, inverse, o, ldo, 5); break;
+            default: values_block_avx2(p, lp, v, ld, length, d, inverse, o, ldo, 6); break;
+        }
+        row += mr;
+    }
+}
+#endif
+
+typedef struct {
+    const float *qkv;
+    int length, ldqkv, hidden, heads;
+    float scale;
+    float *context;
+    int ldc, parts;
+} attention_job;
+
+static void attention_part(void *context, int part) {
+    const attention_job *job = context;
+    const int d = job->hidden / job->heads;
+    const int lp = (job->length + 15) & ~15;
+    const int first = job->heads * part / job->parts, end = job->heads * (part + 1) / job->parts;
+#if MS_X86
+    const int fast = ms_kernels_accelerated() && d % 16 == 0;
+#else
+    const int fast = 0;
+#endif
+    float *scratch = malloc(sizeof(float) * ((size_t)d * lp + 6 * (size_t)lp + 16));
+    if (!scratch) abort();
+    for (int head = first; head < end; head++) {
+        const float *q = job->qkv + (size_t)head * d;
+        const float *k = q + job->hidden, *v = q + 2 * job->hidden;
+        float *out = job->context + (size_t)head * d;
+#if MS_X86
+        if (fast) {
+            attention_head_avx2(q, k, v, job->ldqkv, job->length, d, job->scale, out, job->ldc, scratch,
+                                scratch + (size_t)d * lp);
+            continue;
+        }
+#endif
+        (void)fast;
+        attention_head_portable(q, k, v, job->ldqkv, job->length, d, job->scale, out, job->ldc, scratch);
+    }
+    free(scratch);
+}
+
+void ms_attention(const float *qkv, int length, int ldqkv, int hidden, int heads, float scale, float *context, int ldc,
+                  int threads) {
+    if (length <= 0 || heads <= 0) return;
+    int parts = threads < 1 ? 1 : threads;
+    if (parts > heads) parts = heads;
+    // Below about 200K multiply-adds a part, waking a helper costs more than it saves.
+    const long work = 2L * length * length * hidden;
+    if (work / parts < 200000) parts = (int)(work / 200000) > 1 ? (int)(work / 200000) : 1;
+    attention_job job = {qkv, length, ldqkv, hidden, heads, scale, context, ldc, parts};
+    ms_team_run(parts, attention_part, &job);
+}
+
+void ms_bias_gelu(float *x, const float *bias, int rows, int width) {
+#if MS_X86
+    if (ms_kernels_accelerated()) {
+        bias_gelu_avx2(x, bias, rows, width);
+        return;
+    }
+#endif
+    bias_gelu_portable(x, bias, rows, width);
+}
+
+void ms_add_layer_norm(float *x, const float *residual, const float *bias, int rows, int width, const float *gamma,
+                       const float *beta, float epsilon) {
+#if MS_X86
+    if (ms_kernels_accelerated() && width % 8 == 0) {
+        add_layer_norm_avx2(x, residual, bias, rows, width, gamma, beta, epsilon);
+        return;
+    }
+#endif
+    add_layer_norm_portable(x, residual, bias, rows, width, gamma, beta, epsilon);
+}

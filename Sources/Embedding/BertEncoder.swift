@@ -138,7 +138,6 @@ final class BertEncoder {
             output.initialize(repeating: 0, count: sequences.count * hidden)
             return
         }
-        let longest = lengths.max() ?? 0
         var starts: [Int] = []
         starts.reserveCapacity(lengths.count)
         var offset = 0
@@ -153,7 +152,6 @@ final class BertEncoder {
         let context = FloatStorage(count: tokens * hidden)
         let projected = FloatStorage(count: tokens * hidden)
         let intermediate = FloatStorage(count: tokens * inner)
-        let scores = FloatStorage(count: longest * longest)
 
         // Embeddings: word + position + token type (all type 0), then LayerNorm.
         for (sequence, ids) in sequences.enumerated() {
@@ -165,9 +163,9 @@ final class BertEncoder {
                 for i in 0..<hidden { row[i] = word[i] + place[i] + tokenTypeEmbeddings[i] }
             }
         }
-        VectorMath.addLayerNorm(
-            x.pointer, residual: nil, rows: tokens, width: hidden,
-            gamma: embeddingNormGamma, beta: embeddingNormBeta, epsilon: configuration.layerNormEpsilon)
+        ms_add_layer_norm(
+            x.pointer, nil, nil, Int32(tokens), Int32(hidden), embeddingNormGamma, embeddingNormBeta,
+            configuration.layerNormEpsilon)
 
         let scale = 1 / Float(headSize).squareRoot()
         let halves = usesHalfPrecision(tokens: tokens) ? halfPrecisionLayers() : nil
@@ -180,41 +178,30 @@ final class BertEncoder {
             Self.linear(
                 x.pointer, rows: tokens, inputs: hidden, weight: layer.qkvWeight, half: half?.qkv, threads: threads, bias: layer.qkvBias,
                 outputs: 3 * hidden, into: qkv.pointer)
-            // Attention, sequence by sequence and head by head.
+            // Attention, sequence by sequence (all heads in one fused kernel: scores, softmax and
+            // the weighted values of a few rows at a time, in cache).
             for (sequence, length) in lengths.enumerated() where length > 0 {
-                let base = qkv.pointer + starts[sequence] * 3 * hidden
-                for head in 0..<heads {
-                    let query = base + head * headSize
-                    let key = base + hidden + head * headSize
-                    let value = base + 2 * hidden + head * headSize
-                    BLAS.gemm(
-                        m: length, n: length, k: headSize, alpha: scale,
-                        a: query, lda: 3 * hidden, b: key, ldb: 3 * hidden, transposeB: true,
-                        beta: 0, c: scores.pointer, ldc: length)
-                    VectorMath.softmaxRows(scores.pointer, rows: length, width: length)
-                    BLAS.gemm(
-                        m: length, n: headSize, k: length,
-                        a: scores.pointer, lda: length, b: value, ldb: 3 * hidden, transposeB: false,
-                        beta: 0, c: context.pointer + starts[sequence] * hidden + head * headSize, ldc: hidden)
-                }
+                ms_attention(
+                    qkv.pointer + starts[sequence] * 3 * hidden, Int32(length), Int32(3 * hidden), Int32(hidden),
+                    Int32(heads), scale, context.pointer + starts[sequence] * hidden, Int32(hidden), Int32(threads))
             }
             Self.linear(
                 context.pointer, rows: tokens, inputs: hidden, weight: layer.attentionOutputWeight,
                 half: half?.attentionOutput, threads: threads, bias: layer.attentionOutputBias, outputs: hidden, into: projected.pointer)
-            VectorMath.addLayerNorm(
-                x.pointer, residual: projected.pointer, rows: tokens, width: hidden,
-                gamma: layer.attentionNormGamma, beta: layer.attentionNormBeta, epsilon: configuration.layerNormEpsilon)
+            ms_add_layer_norm(
+                x.pointer, projected.pointer, nil, Int32(tokens), Int32(hidden), layer.attentionNormGamma, layer.attentionNormBeta,
+                configuration.layerNormEpsilon)
             // Feed-forward.
             Self.linear(
                 x.pointer, rows: tokens, inputs: hidden, weight: layer.intermediateWeight,
                 half: half?.intermediate, threads: threads, bias: layer.intermediateBias, outputs: inner, into: intermediate.pointer)
-            VectorMath.gelu(intermediate.pointer, tokens * inner)
+            ms_bias_gelu(intermediate.pointer, nil, Int32(tokens), Int32(inner))
             Self.linear(
                 intermediate.pointer, rows: tokens, inputs: inner, weight: layer.outputWeight,
                 half: half?.output, threads: threads, bias: layer.outputBias, outputs: hidden, into: projected.pointer)
-            VectorMath.addLayerNorm(
-                x.pointer, residual: projected.pointer, rows: tokens, width: hidden,
-                gamma: layer.outputNormGamma, beta: layer.outputNormBeta, epsilon: configuration.layerNormEpsilon)
+            ms_add_layer_norm(
+                x.pointer, projected.pointer, nil, Int32(tokens), Int32(hidden), layer.outputNormGamma, layer.outputNormBeta,
+                configuration.layerNormEpsilon)
         }
 
         // Mean pooling over each sequence's tokens, then L2 normalisation.

@@ -82,4 +82,78 @@ final class KernelTests: XCTestCase {
             }
         }
     }
+
+    /// Attention of one sequence (every length from 1 to 40, and 130; 1 and 3 threads) against
+    /// plain loops: softmax(scale · QKᵀ) · V head by head, with rows of Q, K, V side by side.
+    func testAttentionMatchesPlainLoops() {
+        let hidden = 64, heads = 2, d = hidden / heads, stride = 3 * hidden + 5
+        let scale = 1 / Float(d).squareRoot()
+        var worst: Float = 0
+        for length in Array(1...40) + [130] {
+            let qkv = (0..<(length * stride)).map { Float(sin(Double($0) * 0.37)) * 2 }
+            for threads in [1, 3] {
+                let ldc = hidden + 3  // the columns past `hidden` must stay untouched
+                var context = [Float](repeating: 12345, count: length * ldc)
+                ms_attention(qkv, Int32(length), Int32(stride), Int32(hidden), Int32(heads), scale, &context, Int32(ldc), Int32(threads))
+                for head in 0..<heads {
+                    for i in 0..<length {
+                        var scores = (0..<length).map { j in
+                            (0..<d).reduce(0.0) { $0 + Double(qkv[i * stride + head * d + $1]) * Double(qkv[j * stride + hidden + head * d + $1]) } * Double(scale)
+                        }
+                        let maximum = scores.max()!
+                        scores = scores.map { exp($0 - maximum) }
+                        let total = scores.reduce(0, +)
+                        for c in 0..<d {
+                            let expected = (0..<length).reduce(0.0) { $0 + scores[$1] / total * Double(qkv[$1 * stride + 2 * hidden + head * d + c]) }
+                            worst = max(worst, abs(Float(expected) - context[i * ldc + head * d + c]))
+                        }
+                    }
+                }
+                for i in 0..<length {
+                    for c in hidden..<ldc { XCTAssertEqual(context[i * ldc + c], 12345) }
+                }
+            }
+        }
+        XCTAssertLessThan(worst, 1e-5)
+    }
+
+    func testGeluMatchesErfFormula() {
+        for width in [8, 13, 1536] {
+            let rows = 3
+            let bias = (0..<width).map { Float($0 % 7) * 0.1 - 0.3 }
+            let input = (0..<(rows * width)).map { Float(sin(Double($0) * 0.91)) * 6 }
+            var output = input
+            ms_bias_gelu(&output, bias, Int32(rows), Int32(width))
+            for (index, value) in input.enumerated() {
+                let x = Double(value + bias[index % width])
+                let expected = 0.5 * x * (1 + erf(x / 2.0.squareRoot()))
+                XCTAssertEqual(Double(output[index]), expected, accuracy: 2e-6, "width \(width), x \(x)")
+            }
+            var unbiased = input
+            ms_bias_gelu(&unbiased, nil, Int32(rows), Int32(width))
+            XCTAssertEqual(Double(unbiased[5]), 0.5 * Double(input[5]) * (1 + erf(Double(input[5]) / 2.0.squareRoot())), accuracy: 2e-6)
+        }
+    }
+
+    func testAddLayerNormMatchesPlainLoops() {
+        for width in [8, 12, 384] {
+            let rows = 4
+            let x = (0..<(rows * width)).map { Float(sin(Double($0) * 0.53)) * 3 + 1 }
+            let residual = (0..<(rows * width)).map { Float(cos(Double($0) * 0.29)) }
+            let bias = (0..<width).map { Float($0 % 5) * 0.2 }
+            let gamma = (0..<width).map { 1 + Float($0 % 3) * 0.1 }
+            let beta = (0..<width).map { Float($0 % 4) * -0.05 }
+            var output = x
+            ms_add_layer_norm(&output, residual, bias, Int32(rows), Int32(width), gamma, beta, 1e-12)
+            for r in 0..<rows {
+                let v = (0..<width).map { Double(x[r * width + $0] + residual[r * width + $0] + bias[$0]) }
+                let mean = v.reduce(0, +) / Double(width)
+                let variance = v.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / Double(width)
+                for i in 0..<width {
+                    let expected = (v[i] - mean) / (variance + 1e-12).squareRoot() * Double(gamma[i]) + Double(beta[i])
+                    XCTAssertEqual(Double(output[r * width + i]), expected, accuracy: 1e-5, "width \(width)")
+                }
+            }
+        }
+    }
 }

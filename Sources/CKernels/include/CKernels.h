@@ -55,6 +55,24 @@ float ms_quantize_int8(const float *vector, size_t count, int8_t *bytes);
 /// `dimension` must be at most 65536 (the sums then fit in 32 bits).
 void ms_dot_int8(const int8_t *matrix, size_t rows, size_t dimension, const int16_t *query, int32_t *out);
 
+/// Multi-head self-attention of one sequence of `length` tokens, as BERT computes it: for every
+/// head h, context[i, h·d…h·d+d) = Σⱼ softmax_j(scale · q_i·k_j) · v_j, with d = hidden / heads.
+/// Row i of `qkv` (stride `ldqkv` floats) holds the token's query, key and value vectors one after
+/// the other (hidden floats each, head after head); `context` rows have stride `ldc`. The heads
+/// are split over up to `threads` threads (see `ms_team_run`).
+void ms_attention(const float *qkv, int length, int ldqkv, int hidden, int heads, float scale, float *context, int ldc,
+                  int threads);
+
+/// x = GELU(x + bias) for `rows` rows of `width` floats, with the exact (erf) formulation
+/// x · ½ · (1 + erf(x / √2)); erf as a rational function (absolute error below 1e-7).
+/// `bias` may be NULL.
+void ms_bias_gelu(float *x, const float *bias, int rows, int width);
+
+/// x = LayerNorm(x + residual + bias) · gamma + beta, row by row, for `rows` rows of `width`
+/// floats (mean and variance over the row, two passes). `residual` and `bias` may be NULL.
+void ms_add_layer_norm(float *x, const float *residual, const float *bias, int rows, int width, const float *gamma,
+                       const float *beta, float epsilon);
+
 #ifdef __cplusplus
 }
 #endif
