@@ -90,5 +90,9 @@ let package = Package(
         ),
         .testTarget(name: "MailImportTests", dependencies: ["MailImport", "MailStore", "MailParsing", "DemoCorpus", "MailModel"]),
         .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel"]),
+        .testTarget(
+            name: "ServiceTests",
+            dependencies: ["MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", grdb]
+        ),
     ]
 )

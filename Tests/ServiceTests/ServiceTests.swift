@@ -1,0 +1,241 @@
+import Embedding
+import Foundation
+import GRDB
+@testable import MailSearchKit
+import MailStore
+import SearchEngine
+import XCTest
+
+/// The service keeps mail, FTS5 rows, stored embeddings and in-memory vectors in agreement, with
+/// the real model, while searches run; and its cache never answers with what is gone.
+final class ServiceTests: XCTestCase {
+    var work: URL!
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("service-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    static func modelDirectory() throws -> URL {
+        let directory = ModelStore.defaultDirectory()
+        guard ModelStore(directory: directory).status().isInstalled else {
+            let message = "the all-MiniLM-L6-v2 model is not installed in \(directory.path); run scripts/install-model.sh"
+            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" { XCTFail(message) }
+            throw XCTSkip(message)
+        }
+        return directory
+    }
+
+    /// `count` messages in threads of four: a budget topic, a hiking topic, and a marker word per message.
+    func writeMbox(_ name: String, count: Int, tag: String) throws -> String {
+        var text = ""
+        let topics = [("Quarterly budget", "the spending plan and the forecast for next quarter"),
+                      ("Weekend hike", "the trail up the mountain and where to park the car")]
+        for i in 0..<count {
+            let (subject, body) = topics[(i / 4) % 2]
+            text += "From x@example.com Mon Mar  4 14:11:14 2024\n"
+            text += "Message-ID: <\(tag)\(i)@example.com>\n"
+            if i % 4 > 0 { text += "In-Reply-To: <\(tag)\(i - 1)@example.com>\n" }
+            text += "From: Person \(i % 5) <p\(i % 5)@\(tag).example.com>\nTo: me@example.com\n"
+            text += "Subject: \(i % 4 > 0 ? "Re: " : "")\(subject) \(tag) \(i / 4)\n"
+            text += "Date: \(1 + i % 28) Mar 2024 10:\(String(format: "%02d", i % 60)):00 +0000\n\n"
+            text += "Message \(tag)marker\(i) about \(body).\n\n"
+        }
+        let path = work.appendingPathComponent(name).path
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func makeService(backgroundEmbedding: Bool = true) throws -> MailSearchService {
+        try MailSearchService(configuration: .init(
+            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try Self.modelDirectory(),
+            embeddingThreads: 2, embeddingBatchSize: 16, backgroundEmbedding: backgroundEmbedding))
+    }
+
+    func ftsRows(_ service: MailSearchService, _ ids: [Int64]) throws -> Int {
+        try service.index.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM email_fts WHERE rowid IN (\(ids.map(String.init).joined(separator: ",")))") ?? 0
+        }
+    }
+
+    func storedEmbeddings(_ service: MailSearchService, _ ids: [Int64]) throws -> Int {
+        try service.store.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM embeddings WHERE emailId IN (\(ids.map(String.init).joined(separator: ",")))") ?? 0
+        }
+    }
+
+    func testImportWhileSearchingThenDeletesReachEveryIndexAndTheCache() async throws {
+        let service = try makeService()
+        defer { service.shutdown() }
+        let first = try writeMbox("a.mbox", count: 120, tag: "alpha")
+
+        // Searches run all through the import and the background embedding.
+        let stop = StopFlag()
+        let searching = Task {
+            var counts: [Int] = []
+            while !stop.isSet {
+                let page = try await service.search(SearchRequest(text: "budget", limit: 5, recordHistory: false))
+                counts.append(page.conversationCount)
+                try? await Task.sleep(nanoseconds: 2_000_000)
+            }
+            return counts
+        }
+        let summary = try await service.importMail(path: first, account: "main", batchSize: 20)
+        XCTAssertEqual(summary.imported, 120)
+        await service.waitForEmbedding()
+        stop.set()
+        let counts = try await searching.value
+        XCTAssertFalse(counts.isEmpty)
+        XCTAssertEqual(counts, counts.sorted(), "matches only grow while mail arrives")
+        XCTAssertEqual(counts.last, 15, "15 budget conversations of 4 messages")
+
+        var status = try service.status()
+        XCTAssertEqual(status.emails, 120)
+        XCTAssertEqual(status.embeddedEmails, 120)
+        XCTAssertEqual(status.embedding.state, .idle)
+        XCTAssertTrue(status.semanticAvailable)
+        XCTAssertGreaterThan(status.sizes.fts5, 0)
+        XCTAssertEqual(status.sizes.embeddings, 120 * 384 * 4)
+        XCTAssertGreaterThan(status.sizes.model, 10_000_000)
+
+        // Hybrid search with the real model finds the marker; deleting the email removes it everywhere.
+        let request = SearchRequest(text: "alphamarker17", limit: 5, recordHistory: false)
+        let before = try await service.search(request)
+        let target = try XCTUnwrap(before.results.first?.emailId)
+        XCTAssertEqual(before.results.first?.matchSource, .both)
+        XCTAssertEqual(service.vectors.count, 120)
+        try service.delete(emailIds: [target])
+        let after = try await service.search(request)
+        XCTAssertFalse(after.results.contains { $0.emailId == target }, "the cache does not answer with a deleted email")
+        XCTAssertEqual(try ftsRows(service, [target]), 0)
+        XCTAssertEqual(try storedEmbeddings(service, [target]), 0)
+        XCTAssertEqual(service.vectors.count, 119)
+        let semanticOnly = try await service.search(SearchRequest(text: "Quarterly budget alpha 4 spending plan", limit: 50,
+                                                                  mode: .semantic, recordHistory: false))
+        XCTAssertFalse(semanticOnly.results.contains { $0.emailId == target })
+
+        // A second account, then its removal: every trace goes.
+        let second = try writeMbox("b.mbox", count: 24, tag: "beta")
+        _ = try await service.importMail(path: second, account: "other", batchSize: 10)
+        await service.waitForEmbedding()
+        let beta = try await service.search(SearchRequest(text: "betamarker5", limit: 5, mode: .keyword, recordHistory: false))
+        XCTAssertEqual(beta.results.count, 1)
+        let betaIds = try await service.store.database.read { db in
+            try Int64.fetchAll(db, sql: "SELECT e.id FROM emails e JOIN accounts a ON a.id = e.accountId WHERE a.name = 'other'")
+        }
+        XCTAssertEqual(betaIds.count, 24)
+        XCTAssertEqual(try storedEmbeddings(service, betaIds), 24)
+        XCTAssertEqual(try service.deleteAccount(named: "other"), 24)
+        let gone = try await service.search(SearchRequest(text: "betamarker5", limit: 5, mode: .keyword, recordHistory: false))
+        XCTAssertEqual(gone.conversationCount, 0, "the cache does not answer with a removed account's mail")
+        let goneHybrid = try await service.search(SearchRequest(text: "Weekend hike beta trail", limit: 50, recordHistory: false))
+        XCTAssertFalse(goneHybrid.results.contains { betaIds.contains($0.emailId) }, "no vector of the account is left")
+        XCTAssertEqual(try ftsRows(service, betaIds), 0)
+        XCTAssertEqual(try storedEmbeddings(service, betaIds), 0)
+        XCTAssertEqual(service.vectors.count, 119)
+        status = try service.status()
+        XCTAssertEqual(status.emails, 119)
+        XCTAssertEqual(status.embeddedEmails, 119)
+    }
+
+    func testPagesFollowTheCursorWithoutOverlap() async throws {
+        let service = try makeService(backgroundEmbedding: false)
+        _ = try await service.importMail(path: try writeMbox("a.mbox", count: 80, tag: "gamma"), account: "main")
+        var seen: [Int64] = []
+        var cursor: String?
+        var pages = 0
+        repeat {
+            let page = try await service.search(SearchRequest(text: "gamma", limit: 6, cursor: cursor, mode: .keyword))
+            XCTAssertEqual(page.conversationCount, 20)
+            seen += page.results.map(\.threadId)
+            cursor = page.cursor
+            pages += 1
+        } while cursor != nil && pages < 10
+        XCTAssertEqual(pages, 4)
+        XCTAssertEqual(seen.count, 20)
+        XCTAssertEqual(Set(seen).count, 20, "no conversation on two pages")
+        XCTAssertEqual(try service.suggestions().recentSearches, ["gamma"], "only a first page is recorded")
+    }
+
+    func testBadRequestsAreServiceErrorsNotCrashes() async throws {
+        let service = try makeService(backgroundEmbedding: false)
+        for request in [SearchRequest(text: String(repeating: "a", count: 1_001)), SearchRequest(text: "x", limit: 0),
+                        SearchRequest(text: "x", cursor: "not-a-cursor"), SearchRequest(text: "x", scope: "folder:Nowhere"),
+                        SearchRequest(text: "x", scope: "somewhere")] {
+            do {
+                _ = try await service.search(request)
+                XCTFail("\(request) was accepted")
+            } catch let error as ServiceError {
+                XCTAssertTrue([.invalidRequest, .notFound].contains(error.kind), "\(error)")
+            }
+        }
+        XCTAssertThrowsError(try service.email(id: 999)) { XCTAssertEqual(($0 as? ServiceError)?.kind, .notFound) }
+        XCTAssertThrowsError(try service.attachment(id: 1)) { XCTAssertEqual(($0 as? ServiceError)?.kind, .notFound) }
+    }
+
+    func testRawMessageAndAttachmentsComeFromTheSource() async throws {
+        let service = try makeService(backgroundEmbedding: false)
+        let zip = Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0xFF, 0x10]).base64EncodedString()
+        let mbox = """
+            From a@example.com Mon Mar  4 14:11:14 2024
+            Message-ID: <first@example.com>
+            From: A <a@example.com>
+            Subject: plain one
+
+            Nothing attached.
+
+            From b@example.com Mon Mar  4 14:11:14 2024
+            Message-ID: <att@example.com>
+            From: B <b@example.com>
+            Subject: with files
+            MIME-Version: 1.0
+            Content-Type: multipart/mixed; boundary="XX"
+
+            --XX
+            Content-Type: text/plain
+
+            See the files.
+            --XX
+            Content-Type: text/plain; name="notes.txt"
+            Content-Disposition: attachment; filename="notes.txt"
+
+            hello notes
+            --XX
+            Content-Type: application/zip; name="tools.zip"
+            Content-Disposition: attachment; filename="tools.zip"
+            Content-Transfer-Encoding: base64
+
+            \(zip)
+            --XX--
+
+            """
+        let path = work.appendingPathComponent("att.mbox").path
+        try Data(mbox.utf8).write(to: URL(fileURLWithPath: path))
+        _ = try await service.importMail(path: path, account: "main")
+        let page = try await service.search(SearchRequest(text: "files", mode: .keyword))
+        let id = try XCTUnwrap(page.results.first?.emailId)
+        let detail = try service.email(id: id)
+        XCTAssertEqual(detail.attachments.map(\.filename), ["notes.txt", "tools.zip"])
+        XCTAssertNil(detail.attachments[0].warning)
+        XCTAssertEqual(detail.attachments[1].warning, "This archive may contain executable files.")
+        let raw = String(decoding: try service.rawMessage(emailId: id), as: UTF8.self)
+        XCTAssertTrue(raw.hasPrefix("Message-ID: <att@example.com>"), raw)
+        XCTAssertTrue(raw.contains("--XX--"))
+        XCTAssertEqual(String(decoding: try service.attachment(id: detail.attachments[0].id).data, as: UTF8.self), "hello notes")
+        XCTAssertEqual(try service.attachment(id: detail.attachments[1].id).data, Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0xFF, 0x10]))
+        // The source moved away: a clear error, not a crash.
+        try FileManager.default.removeItem(atPath: path)
+        XCTAssertThrowsError(try service.rawMessage(emailId: id)) { XCTAssertEqual(($0 as? ServiceError)?.kind, .unavailable) }
+    }
+}
+
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
