@@ -89,8 +89,26 @@ final class EmbeddingQueue: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Embeds now, on the calling thread, up to `limit` emails (all when nil), calling
+    /// `progress(done, total)` after each stored batch; the foreground `index embed`. Returns how
+    /// many were embedded. Throws `ServiceError` when no model is installed.
+    func runNow(limit: Int?, progress: @escaping (Int, Int) -> Void) throws -> Int {
+        guard let embedders = try loadedEmbedders() else {
+            throw ServiceError(.unavailable, "no embedding model installed", hint: "install the model")
+        }
+        return try pass(embedders, limit: limit, progress: progress)
+    }
+
+    private var embedders: [any Embedder]?
+
+    private func loadedEmbedders() throws -> [any Embedder]? {
+        if let embedders = condition.withLock({ embedders }) { return embedders }
+        let made = try makeEmbedders()
+        condition.withLock { embedders = made }
+        return made
+    }
+
     private func loop() {
-        var embedders: [any Embedder]?
         while true {
             condition.lock()
             while !wanted && !stopping { condition.wait() }
@@ -105,12 +123,11 @@ final class EmbeddingQueue: @unchecked Sendable {
             current.state = .running  // until the pass says otherwise: `waitUntilIdle` must not return in between
             condition.unlock()
             do {
-                if embedders == nil { embedders = try makeEmbedders() }
-                guard let embedders else {
+                guard let embedders = try loadedEmbedders() else {
                     update { $0 = EmbeddingProgress(state: .modelMissing, done: 0, total: 0) }
                     continue
                 }
-                try pass(embedders)
+                try pass(embedders, limit: nil) { _, _ in }
             } catch {
                 update {
                     $0.state = .failed
@@ -121,13 +138,16 @@ final class EmbeddingQueue: @unchecked Sendable {
         }
     }
 
-    private func pass(_ embedders: [any Embedder]) throws {
-        let total = try store.emailsWithoutEmbeddingCount()
+    private func pass(_ embedders: [any Embedder], limit: Int?, progress: (Int, Int) -> Void) throws -> Int {
+        let pending = try store.emailsWithoutEmbeddingCount()
+        let total = min(pending, limit ?? pending)
         let started = Date()
         update { $0 = EmbeddingProgress(state: total > 0 ? .running : .idle, done: 0, total: total) }
+        progress(0, total)
         var done = 0
-        while !condition.withLock({ stopping }) {
-            let work = try store.emailsWithoutEmbedding(limit: batchSize * embedders.count)
+        while !condition.withLock({ stopping }), limit.map({ done < $0 }) ?? true {
+            let size = min(batchSize * embedders.count, limit.map { $0 - done } ?? Int.max)
+            let work = try store.emailsWithoutEmbedding(limit: size)
             if work.isEmpty { break }
             let embedded = try EmbeddingIndexer.embedInParallel(work.map(\.text), embedders: embedders)
             let items = zip(work, embedded).map { (emailId: $0.emailId, vector: $1) }
@@ -144,12 +164,14 @@ final class EmbeddingQueue: @unchecked Sendable {
                 let left = Double(max(0, $0.total - done))
                 $0.etaSeconds = $0.docsPerSecond.map { left / max($0, 0.001) }
             }
+            progress(done, max(total, done))
         }
         update {
             $0.state = .idle
             $0.total = done
             $0.etaSeconds = nil
         }
+        return done
     }
 
     private func update(_ body: (inout EmbeddingProgress) -> Void) {

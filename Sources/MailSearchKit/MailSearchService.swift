@@ -357,30 +357,13 @@ public final class MailSearchService: @unchecked Sendable {
         embedding.wake()
     }
 
-    /// Embeds every email that has no embedding yet, now, with `progress(done, total)`; the
-    /// command-line `index embed`.
+    /// Embeds every email that has no embedding yet (at most `limit`), now, with
+    /// `progress(done, total)`: the command-line `index embed`. The same batches as the background
+    /// queue: each one stored, then in the in-memory vectors.
     @discardableResult
     public func embedPending(limit: Int? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Int {
-        let model = ModelStore(directory: configuration.modelDirectory).status()
-        guard model.isInstalled else {
-            throw ServiceError(.unavailable, "no embedding model at \(model.directory) (\(model.problems.joined(separator: "; ")))",
-                               hint: "install the model")
-        }
-        let threads = configuration.embeddingThreads
-        let directory = configuration.modelDirectory
-        let store = self.store
-        let vectors = semantic.vectorsIfLoaded
-        let batch = configuration.embeddingBatchSize
-        let state = self.state
-        return try await Self.onThread {
-            if threads > 1 { BLAS.setThreadCount(1) }
-            let embedders: [any Embedder] = try (0..<threads).map { _ in try MiniLMEmbedder(modelDirectory: directory) }
-            let indexer = EmbeddingIndexer(store: store, embedders: embedders, batchSize: batch)
-            return try indexer.run(limit: limit, vectors: vectors) { done, total in
-                state.changed()
-                progress(done, total)
-            }
-        }
+        let queue = embedding
+        return try await Self.onThread { try queue.runNow(limit: limit, progress: progress) }
     }
 
     /// Waits until the background queue has nothing left to do.
@@ -540,9 +523,6 @@ final class SemanticState: @unchecked Sendable {
         self.vectors = vectors
         self.store = store
     }
-
-    /// The vectors, when loaded (then writers keep them current); nil before.
-    var vectorsIfLoaded: VectorSearchEngine? { lock.withLock { vectorsLoaded ? vectors : nil } }
 
     /// Loads the model and the vectors once; returns the query encoder, nil without a model.
     func prepare() throws -> MiniLMEmbedder? {

@@ -17,6 +17,7 @@ public final class VectorSearchEngine: @unchecked Sendable {
     /// Collections of at least this many vectors scan the int8 copy (`Int.max`: never).
     public let quantizedScanThreshold: Int
     private let lock = NSLock()
+    private let writeLock = NSLock()
     private var matrix: [Float] = []
     private var quantized: [Int8] = []
     /// Per row: the float value of one int8 step.
@@ -36,8 +37,14 @@ public final class VectorSearchEngine: @unchecked Sendable {
 
     public var count: Int { lock.withLock { ids.count } }
 
-    /// Loads every stored embedding of `store` (replacing what was loaded).
+    /// Loads every stored embedding of `store` (replacing what was loaded). Upserts and removals
+    /// wait for a load to finish, so one that follows a store commit the load did not see still
+    /// lands (writers are serialised by `writeLock`; searches go on under `lock`).
     public func load(from store: MailStore) throws {
+        try writeLock.withLock { try loadLocked(from: store) }
+    }
+
+    private func loadLocked(from store: MailStore) throws {
         var m: [Float] = []
         var q: [Int8] = []
         var s: [Float] = []
@@ -68,6 +75,8 @@ public final class VectorSearchEngine: @unchecked Sendable {
 
     /// Adds or replaces vectors.
     public func upsert(_ items: [(emailId: Int64, vector: [Float])]) {
+        writeLock.lock()
+        defer { writeLock.unlock() }
         lock.withLock {
             var bytes = [Int8](repeating: 0, count: dimension)
             for item in items where item.vector.count == dimension {
@@ -91,6 +100,8 @@ public final class VectorSearchEngine: @unchecked Sendable {
 
     /// Removes vectors (swapping the last row into the hole).
     public func remove(_ emailIds: [Int64]) {
+        writeLock.lock()
+        defer { writeLock.unlock() }
         lock.withLock {
             for id in emailIds {
                 guard let row = rowOf.removeValue(forKey: id) else { continue }

@@ -175,3 +175,43 @@ final class SemanticCLITests: CLITestCase {
         XCTAssertEqual((nonsenseJSON["semantic"] as! [String: Any])["status"] as? String, "ran")
     }
 }
+
+/// Embedding is resumable: kill -9 mid-way, run again, and every email has exactly one vector,
+/// none embedded twice.
+final class ResumableEmbeddingTests: CLITestCase {
+    func testKillNineDuringEmbeddingThenRerunCompletesWithoutRepeating() throws {
+        let modelDir = ProcessInfo.processInfo.environment["MAILSEARCH_MODEL_DIR"]
+            ?? (NSHomeDirectory() + "/.cache/mailsearch/models/all-MiniLM-L6-v2")
+        guard FileManager.default.fileExists(atPath: modelDir + "/model.safetensors") else {
+            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" { XCTFail("no model at \(modelDir)") }
+            throw XCTSkip("no model at \(modelDir)")
+        }
+        let count = 1500
+        XCTAssertEqual(try mailsearch(["import", try writeMbox(count: count), "--quiet"], model: modelDir).status, 0)
+        func embedded() throws -> Int {
+            let status = try mailsearch(["index", "status", "--json"], model: modelDir)
+            XCTAssertEqual(status.status, 0, status.stderr)
+            let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [String: Any]
+            return json["embeddedEmails"] as! Int
+        }
+        let process = try start(["index", "embed", "--quiet", "--batch-size", "16"], model: modelDir)
+        var before = 0
+        while process.isRunning && before == 0 {
+            Thread.sleep(forTimeInterval: 0.2)
+            before = try embedded()
+        }
+        XCTAssertTrue(process.isRunning, "the embedding was still running when some batches were stored")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let partial = try embedded()
+        XCTAssertGreaterThan(partial, 0)
+        XCTAssertLessThan(partial, count, "killed before the end")
+
+        let rerun = try mailsearch(["index", "embed", "--quiet"], model: modelDir)
+        XCTAssertEqual(rerun.status, 0, rerun.stderr)
+        XCTAssertTrue(rerun.stdout.hasPrefix("Embedded \(count - partial) emails"), "only the rest is embedded: \(rerun.stdout)")
+        XCTAssertEqual(try embedded(), count, "one vector per email, none missing")
+        let again = try mailsearch(["index", "embed", "--quiet"], model: modelDir)
+        XCTAssertTrue(again.stdout.hasPrefix("Embedded 0 emails"), again.stdout)
+    }
+}
