@@ -8,7 +8,7 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
-.PHONY: run test deps build release corpora model bench eval thread-agreement fuzz-mime fuzz-query clean
+.PHONY: run test deps build release corpora model bench bench-cold eval thread-agreement fuzz-mime fuzz-query clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats.
 run: deps model release
@@ -53,6 +53,11 @@ corpora:
 bench: deps corpora
 	$(SWIFT) build -c release --product mailsearch-bench
 	.build/release/mailsearch-bench $(BENCH_ARGS)
+
+## make bench-cold: the one-shot CLI against notmuch on Enron, whole processes side by side (hyperfine,
+## peak RSS, counts); installs notmuch/hyperfine and builds the notmuch database (bench-data/) when missing.
+bench-cold: deps corpora release
+	./scripts/bench-cold-cli.sh
 
 ## make eval: the search that ships (SearchEmailsUseCase: keyword, semantic, hybrid) on labelled real mail.
 ## scripts/eval/build_eval_sets.py writes the labelled sets into $(EVAL_DIR) (ignored by git) when the
