@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""HTTP benchmark of `mailsearch serve` on a real mailbox (standard library only).
+
+Starts the server on a data directory, then:
+  1. one client: every query of the real-mail mix, keyword and hybrid, N rounds; p50/p95 per mode;
+  2. wrk (Debian) with 50 connections for 30 s over the same queries: requests/s, p99, errors;
+  3. RSS of the server after 100 and after 10,000 searches (growth = a leak).
+Prints the corpus size (emails, embeddings) from /api/status with every figure.
+
+usage: bench_http.py BINARY DATA_DIR [--rounds N] [--wrk-seconds S] [--port P]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.parse
+import urllib.request
+
+# The keyword mix of `mailsearch-bench latency` (Enron) and natural-language queries for hybrid.
+KEYWORD = [
+    "meeting", "gas prices california", "power", "energy trading", "conference call", "enron",
+    "dabhol", "blackberry", "ferc order 888", "pg&e bankruptcy", "weather derivatives", "ebs",
+    "gas from john", "meeting before:2001-07-01", "contract from:kay", "power after:2001-06-01",
+    "california in:inbox", "schedule from:jeff.dasovich",
+    '"conference call"', '"natural gas"', '"please review"', '"risk management" policy',
+    "deriv", "negotiat", "californ", "deployment sc", "regul",
+]
+HYBRID = KEYWORD + [
+    "problems with the power plant in india", "who is handling the bankruptcy filing",
+    "plans for the holiday party", "complaints about electricity prices", "questions about my expense report",
+    "travel arrangements for the conference", "the deal with the utility fell through", "job offer and salary",
+]
+
+
+def url(port, query, mode):
+    return f"http://127.0.0.1:{port}/api/search?" + urllib.parse.urlencode({"q": query, "mode": mode, "limit": 20})
+
+
+def get(u):
+    with urllib.request.urlopen(u, timeout=30) as r:
+        return r.status, r.read()
+
+
+def percentile(values, p):
+    values = sorted(values)
+    k = (len(values) - 1) * p / 100
+    f = int(k)
+    c = min(f + 1, len(values) - 1)
+    return values[f] + (values[c] - values[f]) * (k - f)
+
+
+def rss_kb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("binary")
+    ap.add_argument("data_dir")
+    ap.add_argument("--rounds", type=int, default=20)
+    ap.add_argument("--wrk-seconds", type=int, default=30)
+    ap.add_argument("--port", type=int, default=18025)
+    args = ap.parse_args()
+
+    env = dict(os.environ, MAILSEARCH_DATA_DIR=args.data_dir)
+    # No answer cache: every timed request is a whole search.
+    server = subprocess.Popen([args.binary, "serve", "--port", str(args.port), "--no-background-embedding",
+                               "--cache-entries", "0"],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        for _ in range(600):
+            try:
+                get(f"http://127.0.0.1:{args.port}/api/status")
+                break
+            except Exception:
+                time.sleep(0.1)
+        status = json.loads(get(f"http://127.0.0.1:{args.port}/api/status")[1])
+        corpus = f"{status['emails']} emails, {status['embeddedEmails']} embeddings"
+        print(f"[mailsearch serve on {args.data_dir}: {corpus}]")
+
+        # Warm up: loads the model and the vectors, fills the page cache.
+        for q in HYBRID:
+            get(url(args.port, q, "hybrid"))
+        for mode, queries in (("keyword", KEYWORD), ("hybrid", HYBRID)):
+            samples = []
+            for r in range(args.rounds):
+                for q in queries:
+                    u = url(args.port, q, mode)
+                    t = time.perf_counter()
+                    code, _ = get(u)
+                    samples.append((time.perf_counter() - t) * 1000)
+                    assert code == 200, code
+            print(f"  one client, {mode:7}: p50 {percentile(samples, 50):6.2f} ms  p95 {percentile(samples, 95):6.2f} ms"
+                  f"  (n={len(samples)}, {len(queries)} queries, {corpus})")
+
+        # wrk: 50 connections, the hybrid mix.
+        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as lua:
+            paths = ["/api/search?" + urllib.parse.urlencode({"q": q, "mode": "hybrid", "limit": 20}) for q in HYBRID]
+            lua.write("paths = {" + ",".join(json.dumps(p) for p in paths) + "}\n")
+            lua.write("counter = 0\nrequest = function()\n counter = counter + 1\n"
+                      " return wrk.format('GET', paths[(counter % #paths) + 1])\nend\n")
+            lua.write("done = function(summary, latency, requests)\n"
+                      " io.write(string.format('WRK requests=%d errors=%d non2xx=%d p50=%.2f p99=%.2f rps=%.1f\\n',"
+                      " summary.requests, summary.errors.connect + summary.errors.read + summary.errors.write"
+                      " + summary.errors.timeout, summary.errors.status, latency:percentile(50) / 1000,"
+                      " latency:percentile(99) / 1000, summary.requests / (summary.duration / 1e6)))\nend\n")
+            script = lua.name
+        rss_before_wrk = rss_kb(server.pid)
+        out = subprocess.run(["wrk", "-t", "2", "-c", "50", "-d", f"{args.wrk_seconds}s", "--timeout", "10s",
+                              "-s", script, f"http://127.0.0.1:{args.port}"], capture_output=True, text=True).stdout
+        line = next((l for l in out.splitlines() if l.startswith("WRK ")), out)
+        print(f"  wrk 50 connections {args.wrk_seconds} s, hybrid mix: {line[4:]}  ({corpus})")
+
+        # RSS after 100 and after 10,000 searches (sequential).
+        def searches(n, start):
+            for i in range(n):
+                get(url(args.port, HYBRID[(start + i) % len(HYBRID)], "hybrid"))
+        searches(100, 0)
+        after100 = rss_kb(server.pid)
+        searches(9_900, 100)
+        after10k = rss_kb(server.pid)
+        print(f"  RSS: after warm-up and wrk {rss_before_wrk / 1024:.0f} MB; after 100 more searches {after100 / 1024:.1f} MB;"
+              f" after 10,000 {after10k / 1024:.1f} MB (growth {(after10k - after100) / 1024:+.1f} MB)")
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+
+
+if __name__ == "__main__":
+    main()
