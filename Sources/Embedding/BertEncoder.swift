@@ -6,7 +6,9 @@ import Foundation
 ///
 /// The sequences of a batch are packed one after the other without padding: every step but
 /// attention works token by token, and attention runs per sequence over its own tokens, which
-/// is exactly what the padding mask computes. Not thread-safe on its own: `MiniLMEmbedder`
+/// is exactly what the padding mask computes. The linear layers are OpenBLAS GEMMs over every
+/// token of the batch; attention (`ms_attention`: scores, softmax and weighted values of a few
+/// rows at a time, in cache), GELU and residual + LayerNorm are C kernels (`CKernels`). Not thread-safe on its own: `MiniLMEmbedder`
 /// serialises calls.
 ///
 /// Small batches (a search query: a few tokens) take another route for the four linear layers.

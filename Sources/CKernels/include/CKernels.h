@@ -4,9 +4,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// Hand-written kernels for the two hot loops that a generic library does not serve well:
-/// the encoder's matrix products for a handful of tokens (a search query), and the int8
-/// dot-product scan over every stored embedding. Each has an AVX2/FMA/F16C version, chosen at
+/// Hand-written kernels for the hot loops that a generic library does not serve well:
+/// the encoder's matrix products for a handful of tokens (a search query), its attention (many
+/// small products with a softmax between them), GELU and LayerNorm, and the int8 dot-product
+/// scan over every stored embedding. Each has an AVX2/FMA/F16C version, chosen at
 /// run time when the CPU has those extensions, and a portable version.
 
 #ifdef __cplusplus
