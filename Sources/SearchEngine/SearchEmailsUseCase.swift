@@ -66,6 +66,7 @@ public final class SearchEmailsUseCase: Sendable {
             return (snapshot, try SearchIndexManager.candidates(filters: filters, scope: query.scope,
                                                                 directory: snapshot, db: db))
         }
+        index.storeDirectoryCopyIfNeeded()
 
         var ranking = KeywordRanking(hits: [])
         var semanticMatches: [SemanticHit] = []

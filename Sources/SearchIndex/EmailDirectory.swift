@@ -122,11 +122,67 @@ public final class EmailDirectory: @unchecked Sendable {
         try Int64.fetchOne(db.cachedStatement(sql: "SELECT version FROM mail.email_directory_version WHERE id = 1")) ?? -1
     }
 
-    /// The current directory, read in `db`'s transaction (where mail.sqlite is attached as `mail`).
+    /// The current directory, read in `db`'s transaction (where mail.sqlite is attached as `mail`):
+    /// from memory when current, else from the copy kept in `search.sqlite` (`directory_cache`)
+    /// when that belongs to the same mail version, else by a scan of the mail (and then that copy
+    /// is due: `pendingCopy`).
     public func snapshot(_ db: Database) throws -> Snapshot {
         let version = try Self.version(db)
         if let cached = lock.withLock({ cached }), cached.version == version { return cached }
         let maxId = Int(try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM mail.emails") ?? 0)
+        if let stored = try Self.storedCopy(db, version: version, maxId: maxId) {
+            lock.withLock { cached = stored }
+            return stored
+        }
+        let snapshot = try Self.scan(db, version: version, maxId: maxId)
+        lock.withLock {
+            cached = snapshot
+            pending = snapshot
+        }
+        return snapshot
+    }
+
+    private var pending: Snapshot?
+
+    /// A snapshot read from the mail that `search.sqlite` does not hold yet (taken once).
+    func takePendingCopy() -> Snapshot? {
+        lock.withLock {
+            defer { pending = nil }
+            return pending
+        }
+    }
+
+    /// Keeps `snapshot` in `search.sqlite` for the next process (a one-shot search then reads
+    /// 18 bytes an email instead of scanning the mail).
+    static func storeCopy(_ snapshot: Snapshot, db: Database) throws {
+        var data = Data(capacity: snapshot.threads.count * 18)
+        snapshot.threads.withUnsafeBytes { data.append(contentsOf: $0) }
+        snapshot.dates.withUnsafeBytes { data.append(contentsOf: $0) }
+        snapshot.flags.withUnsafeBytes { data.append(contentsOf: $0) }
+        try db.execute(sql: """
+            INSERT OR REPLACE INTO directory_cache (id, version, maxId, threadIdLimit, data) VALUES (1, ?, ?, ?, ?)
+            """, arguments: [snapshot.version, snapshot.threads.count - 1, snapshot.threadIdLimit, data])
+    }
+
+    private static func storedCopy(_ db: Database, version: Int64, maxId: Int) throws -> Snapshot? {
+        guard let row = try Row.fetchOne(db, sql: """
+            SELECT threadIdLimit, data FROM directory_cache WHERE id = 1 AND version = ? AND maxId = ?
+            """, arguments: [version, maxId]) else { return nil }
+        let data: Data = row["data"]
+        let count = maxId + 1
+        guard data.count == count * 18 else { return nil }
+        var threads = [Int64](repeating: 0, count: count)
+        var dates = [Double](repeating: 0, count: count)
+        var flags = [UInt16](repeating: 0, count: count)
+        data.withUnsafeBytes { raw in
+            threads.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<count * 8])) }
+            dates.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[count * 8..<count * 16])) }
+            flags.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[count * 16..<count * 18])) }
+        }
+        return Snapshot(version: version, threads: threads, dates: dates, flags: flags, threadIdLimit: row["threadIdLimit"])
+    }
+
+    private static func scan(_ db: Database, version: Int64, maxId: Int) throws -> Snapshot {
         var threads = [Int64](repeating: 0, count: maxId + 1)
         var dates = [Double](repeating: .nan, count: maxId + 1)
         var flags = [UInt16](repeating: 0, count: maxId + 1)
@@ -160,8 +216,6 @@ public final class EmailDirectory: @unchecked Sendable {
             }
             flags[id] = f
         }
-        let snapshot = Snapshot(version: version, threads: threads, dates: dates, flags: flags, threadIdLimit: Int(limit) + 1)
-        lock.withLock { cached = snapshot }
-        return snapshot
+        return Snapshot(version: version, threads: threads, dates: dates, flags: flags, threadIdLimit: Int(limit) + 1)
     }
 }

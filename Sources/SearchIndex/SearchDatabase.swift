@@ -27,7 +27,14 @@ final class SearchDatabase: Sendable {
             tokenize='unicode61 remove_diacritics 2'
         );
         CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS directory_cache (
+            id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, maxId INTEGER NOT NULL,
+            threadIdLimit INTEGER NOT NULL, data BLOB NOT NULL
+        );
         """
+
+    /// The tables `schemaSQL` creates (when all exist, opening writes nothing).
+    static let tables = ["email_fts", "index_meta", "directory_cache"]
 
     init(url: URL, mailURL: URL) throws {
         self.url = url
@@ -54,11 +61,14 @@ final class SearchDatabase: Sendable {
             }
         }
         pool = try DatabasePool(path: url.path, configuration: config)
-        try pool.write { db in
-            try db.execute(sql: Self.schemaSQL)
-            // Touch the table: a file that is not a database, or a damaged schema, fails here.
-            _ = try Int.fetchOne(db, sql: "SELECT rowid FROM email_fts LIMIT 1")
+        let complete = try pool.read { db in
+            try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN (\(Self.tables.map { "'\($0)'" }.joined(separator: ",")))
+                """) == Self.tables.count
         }
+        if !complete { try pool.write { try $0.execute(sql: Self.schemaSQL) } }
+        // Touch the table: a file that is not a database, or a damaged schema, fails here.
+        _ = try pool.read { try Int.fetchOne($0, sql: "SELECT rowid FROM email_fts LIMIT 1") }
     }
 
     /// The row lengths for `ms_bm25` that belong to the index as `db`'s transaction sees it.

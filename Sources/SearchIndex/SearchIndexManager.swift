@@ -156,6 +156,23 @@ public final class SearchIndexManager: Sendable {
         }
     }
 
+    /// Keeps the directory just read from the mail in `search.sqlite`, for the next process to
+    /// read instead of scanning the mail. Best effort: a failure only costs that scan again.
+    public func storeDirectoryCopyIfNeeded() {
+        guard storesDirectoryCopies.value, let snapshot = directory.takePendingCopy() else { return }
+        try? current.value.pool.write { try EmailDirectory.storeCopy(snapshot, db: $0) }
+    }
+
+    /// Whether searches keep a fresh directory in `search.sqlite` at once (one-shot processes);
+    /// a long-lived process sets false and calls `storeDirectoryCopy()` when it stops.
+    public let storesDirectoryCopies = LockedValue(true)
+
+    /// Keeps the directory read last in `search.sqlite`, if it is not there yet.
+    public func storeDirectoryCopy() {
+        guard let snapshot = directory.takePendingCopy() else { return }
+        try? current.value.pool.write { try EmailDirectory.storeCopy(snapshot, db: $0) }
+    }
+
     /// Every email that matches `match` (an FTS5 expression) and is in `candidates` (all emails
     /// when nil), with its BM25 rank, unordered: see `FTS5Manager.matches`.
     public func keywordMatches(match: String, candidates: EmailIdSet?) async throws -> [KeywordHit] {
@@ -276,18 +293,37 @@ public final class SearchIndexManager: Sendable {
         }
     }
 
-    /// Cheap check at open: counts and highest ids agree, else reconcile.
+    /// Check at open that every email has its FTS5 row and no row is left over. When
+    /// `index_meta.checked_mail_version` equals the mail's directory version (which every insert
+    /// and delete of mail changes, whichever process made it), the last check still holds and
+    /// nothing is read; else counts and highest ids are compared, and a mismatch reconciles.
     private func reconcileIfNeeded() throws {
-        let consistent = try withDatabase { db in
-            try db.pool.read { db -> Bool in
+        let state = try withDatabase { db in
+            try db.pool.read { db -> (consistent: Bool, version: Int64, checked: Bool) in
+                let version = try EmailDirectory.version(db)
+                let checked = try Int64.fetchOne(db, sql: "SELECT value FROM index_meta WHERE key = 'checked_mail_version'")
+                if checked == version { return (true, version, true) }
                 let a = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MAX(id) AS m FROM mail.emails")!
                 // `email_fts_docsize` has one small row per FTS5 row: counting it reads a few pages,
                 // where counting `email_fts` reads every stored body (130 ms and 160 MB on Enron).
                 let b = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MAX(id) AS m FROM email_fts_docsize")!
-                return (a["n"] as Int) == (b["n"] as Int) && (a["m"] as Int64?) == (b["m"] as Int64?)
+                return ((a["n"] as Int) == (b["n"] as Int) && (a["m"] as Int64?) == (b["m"] as Int64?), version, false)
             }
         }
-        if !consistent { try reconcile() }
+        if state.checked { return }
+        guard state.consistent else {
+            // The next open counts again and then records the version.
+            try reconcile()
+            return
+        }
+        // The mail version the counts were taken at (same read transaction); any later change of
+        // the mail makes it differ. Best effort: without it the next open counts again.
+        try? withDatabase { db in
+            try db.pool.write { db in
+                try db.execute(sql: "INSERT OR REPLACE INTO index_meta (key, value) VALUES ('checked_mail_version', ?)",
+                               arguments: [state.version])
+            }
+        }
     }
 
     static func isCorruption(_ error: DatabaseError) -> Bool {
@@ -302,11 +338,11 @@ public final class SearchIndexManager: Sendable {
 }
 
 /// A value behind a lock, for the one piece of mutable state: which search database is open.
-final class LockedValue<T: Sendable>: @unchecked Sendable {
+public final class LockedValue<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T { lock.lock(); defer { lock.unlock() }; return stored }
-    func set(_ value: T) { lock.lock(); stored = value; lock.unlock() }
-    func update(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
+    public init(_ value: T) { stored = value }
+    public var value: T { lock.lock(); defer { lock.unlock() }; return stored }
+    public func set(_ value: T) { lock.lock(); stored = value; lock.unlock() }
+    public func update(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
 }

@@ -52,12 +52,17 @@ enum Output {
         ByteCountFormatter.string(fromByteCount: n, countStyle: .file)
     }
 
-    static func date(_ d: Date?) -> String {
-        guard let d else { return "—" }
+    /// One formatter for every line (making one costs more than formatting).
+    nonisolated(unsafe) private static let dateFormatter: DateFormatter = {
         let f = DateFormatter()
         f.locale = Locale(identifier: "en_US_POSIX")
         f.dateFormat = "yyyy-MM-dd HH:mm"
-        return f.string(from: d)
+        return f
+    }()
+
+    static func date(_ d: Date?) -> String {
+        guard let d else { return "—" }
+        return dateFormatter.string(from: d)
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }

@@ -86,6 +86,9 @@ struct SearchCommand: AsyncParsableCommand {
             if !snippet.isEmpty { print("  \(snippet)") }
             if why { print("  why: \(Self.explain(r.why))") }
         }
+        // Done: leave without closing the databases one by one (everything is committed).
+        fflush(nil)
+        Foundation.exit(0)
     }
 
     /// "matched gas, prices (BM25 #3) · similarity 0.52 (#7)".

@@ -3,7 +3,7 @@ import GRDB
 import MailModel
 import MailStore
 import SearchEngine
-import SearchIndex
+@testable import SearchIndex
 import XCTest
 
 final class SearchIndexManagerTests: XCTestCase {
@@ -99,6 +99,35 @@ final class SearchIndexManagerTests: XCTestCase {
         let reused = try f.add(Spec(subject: "lynx", body: "lynx " + String(repeating: filler, count: 900)))
         XCTAssertEqual(reused, last, "SQLite reuses the largest rowid")
         try await compare("\"lynx\"")
+    }
+
+    /// A one-shot process reads the email directory from the copy the last search kept in
+    /// search.sqlite — the same directory — and never a copy of older mail.
+    func testTheDirectoryCopyIsReadWhenCurrentAndIgnoredWhenTheMailChanged() async throws {
+        let f = try SearchFixture()
+        try f.add((0..<30).map { i in Spec(subject: "kestrel \(i)", isRead: i % 2 == 0, messageId: "k\(i)@x",
+                                            inReplyTo: i % 3 == 0 ? nil : "k\(i - 1)@x") })
+        let first = try await f.useCase().search("kestrel", limit: 100)
+        func fresh() throws -> (SearchIndexManager, EmailDirectory.Snapshot, scanned: Bool) {
+            let manager = try SearchIndexManager(store: f.store)
+            let snapshot = try manager.read { try manager.directory.snapshot($0) }
+            return (manager, snapshot, manager.directory.takePendingCopy() != nil)
+        }
+        let (manager, copy, scanned) = try fresh()
+        XCTAssertFalse(scanned, "read from the copy the first search kept")
+        let again = try await SearchEmailsUseCase(index: manager, parser: SearchFixture.parser).search("kestrel", limit: 100)
+        XCTAssertEqual(again.conversationCount, first.conversationCount)
+        XCTAssertEqual(again.results.map(\.emailId), first.results.map(\.emailId))
+        let scannedIds = try await f.index.read { db -> [Int64] in Array(try EmailDirectory().snapshot(db).emailIds) }
+        XCTAssertEqual(Array(copy.emailIds), scannedIds)
+
+        // The mail changes (a flag): the copy is of older mail and is not used.
+        try await f.store.database.write { try $0.execute(sql: "UPDATE emails SET isRead = 1 - isRead") }
+        let (_, changed, rescanned) = try fresh()
+        XCTAssertTrue(rescanned, "older copy ignored")
+        XCTAssertNotEqual(changed.version, copy.version)
+        let unread = try await SearchEmailsUseCase(index: manager, parser: SearchFixture.parser).search("kestrel is:unread", limit: 100)
+        XCTAssertEqual(unread.keywordMatches, 15)
     }
 
     func testIndexStatusReportsSizesAndNoSemanticYet() throws {
