@@ -36,9 +36,6 @@ public final class MailSearchService: @unchecked Sendable {
         /// Search cache (spec 004): entries and seconds to live.
         public var cacheCapacity: Int
         public var cacheTimeToLive: TimeInterval
-        /// Whether each search that had to read the email directory from the mail keeps a copy in
-        /// search.sqlite at once (one-shot commands); a server keeps it when it stops.
-        public var storesDirectoryAfterSearch: Bool = true
         /// One-line notices for the user (an index rebuilt after damage, E-05).
         public var notices: @Sendable (String) -> Void
 
@@ -90,7 +87,6 @@ public final class MailSearchService: @unchecked Sendable {
             throw ServiceError(.unavailable, "cannot open the search index in \(configuration.dataDirectory.url.path): \(error)",
                                hint: "rebuild it from mail.sqlite")
         }
-        index.storesDirectoryCopies.set(configuration.storesDirectoryAfterSearch)
         parser = SearchQueryParser(calendar: configuration.calendar, now: configuration.now)
         pool = BlockingPool(threads: configuration.searchThreads)
         cache = SearchCache(capacity: configuration.cacheCapacity, timeToLive: configuration.cacheTimeToLive)
@@ -117,7 +113,13 @@ public final class MailSearchService: @unchecked Sendable {
     /// Stops background work (the embedding batch in flight is finished and stored).
     public func shutdown() {
         embedding.stop()
-        index.storeDirectoryCopy()
+        index.storeCopiesForNextProcess()
+    }
+
+    /// Keeps what this process computed and the next would need (the email directory, row
+    /// lengths) in search.sqlite: a one-shot command calls it once its output is out.
+    public func storeCopiesForNextProcess() {
+        index.storeCopiesForNextProcess()
     }
 
     /// Changes with every write through the service: cached answers are keyed by it.

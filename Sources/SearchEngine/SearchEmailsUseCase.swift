@@ -66,7 +66,6 @@ public final class SearchEmailsUseCase: Sendable {
             return (snapshot, try SearchIndexManager.candidates(filters: filters, scope: query.scope,
                                                                 directory: snapshot, db: db))
         }
-        index.storeDirectoryCopyIfNeeded()
 
         var ranking = KeywordRanking(hits: [])
         var semanticMatches: [SemanticHit] = []

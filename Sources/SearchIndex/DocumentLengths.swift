@@ -1,6 +1,7 @@
 import CRanking
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// Every indexed email's length in tokens, in memory, for `ms_bm25` (FTS5's BM25 formula with
 /// the row length read from here rather than from `email_fts_docsize`, one B-tree lookup per
@@ -23,6 +24,68 @@ final class DocumentLengths: @unchecked Sendable {
     deinit {
         table.pointee.slots.deallocate()
         table.deallocate()
+    }
+
+    /// A table with every slot filled from `lengths` (token counts by rowid).
+    init(version: Int64, lengths: UnsafeBufferPointer<UInt32>, capacity: Int) {
+        self.version = version
+        let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: max(capacity, lengths.count))
+        slots.initialize(repeating: 0, count: max(capacity, lengths.count))
+        for (i, n) in lengths.enumerated() where n != 0 { slots[i] = n }
+        table = .allocate(capacity: 1)
+        table.initialize(to: ms_doc_lengths(slots: slots, count: Int64(max(capacity, lengths.count))))
+    }
+
+    /// The copy of every row's length kept in `length_cache` for this index version, as a full
+    /// table; nil when the copy is missing or of another version.
+    static func storedCopy(_ db: Database, version: Int64, capacity: Int) throws -> DocumentLengths? {
+        guard let data = try Data.fetchOne(db, sql: "SELECT data FROM length_cache WHERE id = 1 AND version = ?",
+                                           arguments: [version]) else { return nil }
+        return data.withUnsafeBytes { raw in
+            DocumentLengths(version: version, lengths: raw.bindMemory(to: UInt32.self), capacity: capacity)
+        }
+    }
+
+    /// Writes the copy for the index as `db`'s write transaction sees it: every row of
+    /// `email_fts_docsize` (its column sizes, summed, as FTS5's xColumnSize(-1) does), stored as
+    /// length + 1 by rowid (0: no such row). One scan, once per index version, so that a
+    /// one-shot search ranks from memory instead of looking up each match's length.
+    static func storeCopy(_ db: Database) throws {
+        let version = try Self.version(db)
+        if try Int64.fetchOne(db, sql: "SELECT version FROM length_cache WHERE id = 1") == version { return }
+        var slots = [UInt32](repeating: 0, count: try capacity(db) - 4_096)
+        try RawStatementScan.forEachRow(db, sql: "SELECT id, sz FROM email_fts_docsize", text: nil) { row in
+            let id = Int(sqlite3_column_int64(row, 0))
+            guard id >= 0, id < slots.count, let blob = sqlite3_column_blob(row, 1) else { return }
+            let bytes = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(row, 1)))
+            slots[id] = UInt32(clamping: sumOfVarints(bytes) + 1)
+        }
+        let data = slots.withUnsafeBytes { Data($0) }
+        try db.execute(sql: "INSERT OR REPLACE INTO length_cache (id, version, data) VALUES (1, ?, ?)",
+                       arguments: [version, data])
+    }
+
+    /// The sum of the SQLite varints in `bytes` (FTS5's encoding of a row's column sizes).
+    static func sumOfVarints(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var total = 0
+        var i = 0
+        while i < bytes.count {
+            var value = 0
+            var n = 0
+            while i < bytes.count {
+                let b = bytes[i]
+                i += 1
+                n += 1
+                if n == 9 {
+                    value = (value << 8) | Int(b)
+                    break
+                }
+                value = (value << 7) | Int(b & 0x7F)
+                if b & 0x80 == 0 { break }
+            }
+            total += value
+        }
+        return total
     }
 
     /// The index version as of `db`'s transaction.

@@ -10,6 +10,8 @@ final class SearchDatabase: Sendable {
     let pool: DatabasePool
     let url: URL
     private let lengths = LockedValue<DocumentLengths?>(nil)
+    /// Whether a search found no copy of the row lengths for its index version (`length_cache`).
+    let lengthCopyDue = LockedValue(false)
 
     /// Column weights for bm25(): email_id, account_id, subject, body, sender_name, sender_email.
     /// A term in the subject is the sender's own summary of the message, so it weighs 10×
@@ -27,6 +29,9 @@ final class SearchDatabase: Sendable {
             tokenize='unicode61 remove_diacritics 2'
         );
         CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS length_cache (
+            id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, data BLOB NOT NULL
+        );
         CREATE TABLE IF NOT EXISTS directory_cache (
             id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, maxId INTEGER NOT NULL,
             threadIdLimit INTEGER NOT NULL, data BLOB NOT NULL
@@ -34,7 +39,7 @@ final class SearchDatabase: Sendable {
         """
 
     /// The tables `schemaSQL` creates (when all exist, opening writes nothing).
-    static let tables = ["email_fts", "index_meta", "directory_cache"]
+    static let tables = ["email_fts", "index_meta", "directory_cache", "length_cache"]
 
     init(url: URL, mailURL: URL) throws {
         self.url = url
@@ -75,7 +80,10 @@ final class SearchDatabase: Sendable {
     func documentLengths(_ db: Database) throws -> DocumentLengths {
         let version = try DocumentLengths.version(db)
         if let table = lengths.value, table.version == version { return table }
-        let table = DocumentLengths(version: version, capacity: try DocumentLengths.capacity(db))
+        let capacity = try DocumentLengths.capacity(db)
+        let stored = try DocumentLengths.storedCopy(db, version: version, capacity: capacity)
+        if stored == nil { lengthCopyDue.set(true) }
+        let table = stored ?? DocumentLengths(version: version, capacity: capacity)
         lengths.update { current in
             if current.map({ $0.version < version }) ?? true { current = table }
         }

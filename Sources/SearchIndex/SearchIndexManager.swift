@@ -156,21 +156,19 @@ public final class SearchIndexManager: Sendable {
         }
     }
 
-    /// Keeps the directory just read from the mail in `search.sqlite`, for the next process to
-    /// read instead of scanning the mail. Best effort: a failure only costs that scan again.
-    public func storeDirectoryCopyIfNeeded() {
-        guard storesDirectoryCopies.value, let snapshot = directory.takePendingCopy() else { return }
-        try? current.value.pool.write { try EmailDirectory.storeCopy(snapshot, db: $0) }
-    }
-
-    /// Whether searches keep a fresh directory in `search.sqlite` at once (one-shot processes);
-    /// a long-lived process sets false and calls `storeDirectoryCopy()` when it stops.
-    public let storesDirectoryCopies = LockedValue(true)
-
-    /// Keeps the directory read last in `search.sqlite`, if it is not there yet.
-    public func storeDirectoryCopy() {
-        guard let snapshot = directory.takePendingCopy() else { return }
-        try? current.value.pool.write { try EmailDirectory.storeCopy(snapshot, db: $0) }
+    /// Keeps what the last search had to compute in `search.sqlite` for the next process: the
+    /// email directory read from the mail, every row's length when there was no copy for the
+    /// index's version. A one-shot command calls it after its output; a server when it stops.
+    /// Best effort: a failure only costs the next process that work again.
+    public func storeCopiesForNextProcess() {
+        let database = current.value
+        if database.lengthCopyDue.value {
+            database.lengthCopyDue.set(false)
+            try? database.pool.write { try DocumentLengths.storeCopy($0) }
+        }
+        if let snapshot = directory.takePendingCopy() {
+            try? database.pool.write { try EmailDirectory.storeCopy(snapshot, db: $0) }
+        }
     }
 
     /// Every email that matches `match` (an FTS5 expression) and is in `candidates` (all emails

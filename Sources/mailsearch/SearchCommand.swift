@@ -63,10 +63,12 @@ struct SearchCommand: AsyncParsableCommand {
         }
         if global.json {
             try Output.printJSON(page)
+            service.storeCopiesForNextProcess()
             return
         }
         if page.results.isEmpty {
             print("No results for \"\(query)\" — try fewer words or remove a filter")
+            service.storeCopiesForNextProcess()
             return
         }
         print("\(page.conversationCount) conversation\(page.conversationCount == 1 ? "" : "s")  (\(String(format: "%.1f", page.tookMs)) ms)")
@@ -86,8 +88,9 @@ struct SearchCommand: AsyncParsableCommand {
             if !snippet.isEmpty { print("  \(snippet)") }
             if why { print("  why: \(Self.explain(r.why))") }
         }
-        // Done: leave without closing the databases one by one (everything is committed).
+        // Done: keep what the next search needs, leave without closing the databases one by one.
         fflush(nil)
+        service.storeCopiesForNextProcess()
         Foundation.exit(0)
     }
 

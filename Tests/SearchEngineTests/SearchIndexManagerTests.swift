@@ -77,8 +77,8 @@ final class SearchIndexManagerTests: XCTestCase {
                  body: "The lynx \(String(repeating: filler, count: i * 7)) otter notes \(i % 5 == 0 ? "lynx lynx" : "")",
                  from: "sender\(i % 4)@example.com", fromName: i % 2 == 0 ? "Lynx Watcher" : "Someone")
         })
-        func compare(_ match: String, file: StaticString = #filePath, line: UInt = #line) async throws {
-            let ours = try await f.index.keywordMatches(match: match, candidates: nil)
+        func compare(_ match: String, index: SearchIndexManager? = nil, file: StaticString = #filePath, line: UInt = #line) async throws {
+            let ours = try await (index ?? f.index).keywordMatches(match: match, candidates: nil)
             let fts5 = try await f.index.read { db in
                 try Row.fetchAll(db, sql: "SELECT rowid, bm25(email_fts, 0.0, 0.0, 10.0, 1.0, 5.0, 5.0) AS r FROM email_fts WHERE email_fts MATCH ?",
                                  arguments: [match]).map { ($0[0] as Int64, $0[1] as Double) }
@@ -90,15 +90,19 @@ final class SearchIndexManagerTests: XCTestCase {
                 XCTAssertEqual(hit.rank, expected[hit.emailId] ?? .nan, accuracy: 1e-12, "\(match) row \(hit.emailId)", file: file, line: line)
             }
         }
-        for match in ["\"lynx\"", "\"lynx\" OR \"otter\"", "\"ly\"*", "\"lynx report\"", "\"otter\" NOT \"report\"", "\"notes\" \"watcher\""] {
-            try await compare(match)
-        }
+        let matches = ["\"lynx\"", "\"lynx\" OR \"otter\"", "\"ly\"*", "\"lynx report\"", "\"otter\" NOT \"report\"", "\"notes\" \"watcher\""]
+        for match in matches { try await compare(match) }
+        // The next process ranks from the copy of every row's length (decoded from email_fts_docsize).
+        f.index.storeCopiesForNextProcess()
+        let next = try SearchIndexManager(store: f.store)
+        for match in matches { try await compare(match, index: next) }
         // The newest email is deleted and its id reused by a much longer one.
         let last = try await f.index.read { try Int64.fetchOne($0, sql: "SELECT MAX(rowid) FROM email_fts") }!
         try f.index.deleteEmail(id: last)
         let reused = try f.add(Spec(subject: "lynx", body: "lynx " + String(repeating: filler, count: 900)))
         XCTAssertEqual(reused, last, "SQLite reuses the largest rowid")
         try await compare("\"lynx\"")
+        try await compare("\"lynx\"", index: try SearchIndexManager(store: f.store))
     }
 
     /// A one-shot process reads the email directory from the copy the last search kept in
@@ -108,6 +112,7 @@ final class SearchIndexManagerTests: XCTestCase {
         try f.add((0..<30).map { i in Spec(subject: "kestrel \(i)", isRead: i % 2 == 0, messageId: "k\(i)@x",
                                             inReplyTo: i % 3 == 0 ? nil : "k\(i - 1)@x") })
         let first = try await f.useCase().search("kestrel", limit: 100)
+        f.index.storeCopiesForNextProcess()
         func fresh() throws -> (SearchIndexManager, EmailDirectory.Snapshot, scanned: Bool) {
             let manager = try SearchIndexManager(store: f.store)
             let snapshot = try manager.read { try manager.directory.snapshot($0) }
