@@ -10,11 +10,8 @@ struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve", abstract: "Serve the JSON API (/api/…) on this machine.",
         discussion: """
-            Listens on 127.0.0.1:8025 by default, reachable from this machine only. Binding any other
-            address needs a token (--token or $MAILSEARCH_TOKEN): every request must then send
-            `Authorization: Bearer <token>`. Requests must name this server in their Host header
-            (localhost, 127.0.0.1, [::1], the --host address or an --allow-host name), and
-            cross-site requests are refused. Stop it with Ctrl-C (SIGINT) or SIGTERM.
+            Listens on 127.0.0.1:8025 by default, reachable from this machine only. Binding any other address needs a token (--token or $MAILSEARCH_TOKEN): every request must then send `Authorization: Bearer <token>`. Requests must name this server in their Host header (localhost, 127.0.0.1, [::1], the --host address or an --allow-host name), and cross-site requests are refused. Stop it with Ctrl-C (SIGINT) or SIGTERM.
+
               mailsearch serve
               curl 'http://127.0.0.1:8025/api/search?q=budget+report&limit=5'
             """)
@@ -69,7 +66,9 @@ struct ServeCommand: AsyncParsableCommand {
 
         let service = try global.openService(backgroundEmbedding: true)
         defer { service.shutdown() }
+        let started = StartedFlag()
         let app = try buildApplication(service: service, configuration: configuration, logger: logger) { port in
+            started.set()
             FileHandle.standardOutput.write(Data("MailSearch is serving \(configuration.url(port: port)) (Ctrl-C to stop)\n".utf8))
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
@@ -77,8 +76,18 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             try await group.run()
         } catch {
-            throw CLIError("the server stopped: \(error)")
+            if started.value { throw CLIError("the server stopped: \(error)") }
+            throw CLIError("cannot listen on \(configuration.url()): \(error)")
         }
         logger.info("stopped")
     }
+}
+
+/// Whether the server got as far as listening.
+private final class StartedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var started = false
+
+    func set() { lock.withLock { started = true } }
+    var value: Bool { lock.withLock { started } }
 }

@@ -59,6 +59,10 @@ final class ServeCommandTests: CLITestCase {
         XCTAssertTrue(without.hasPrefix("HTTP/1.1 401"), without)
         let with = try http(port: port, "GET /api/status HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer env-token-0123456789\r\n")
         XCTAssertTrue(with.hasPrefix("HTTP/1.1 200"), with)
+        // A second server on the same port says it cannot listen, and exits non-zero.
+        let second = try mailsearch(["serve", "--port", "\(port)"])
+        XCTAssertNotEqual(second.status, 0)
+        XCTAssertTrue(second.stderr.contains("cannot listen on http://127.0.0.1:\(port)"), second.stderr)
         kill(process.processIdentifier, SIGTERM)
     }
 
