@@ -14,6 +14,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Value types shared by every layer. No dependencies.
@@ -62,14 +65,27 @@ let package = Package(
             name: "MailSearchKit",
             dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport", grdb]
         ),
+        // `mailsearch serve`: the Hummingbird 2 JSON API over MailSearchService and its security rules
+        // (loopback by default, bearer token, Host check against DNS rebinding, CSRF, no CORS).
+        .target(
+            name: "MailSearchServer",
+            dependencies: [
+                "MailSearchKit", "MailModel", "SearchEngine",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Seeded synthetic mail for the demo, the tests and the benchmarks.
         .target(name: "DemoCorpus"),
         .executableTarget(
             name: "mailsearch",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
-                "MailImport", "DemoCorpus", "MailSearchKit",
+                "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -93,6 +109,15 @@ let package = Package(
         .testTarget(
             name: "ServiceTests",
             dependencies: ["MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", grdb]
+        ),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: [
+                "MailSearchServer", "MailSearchKit", "MailModel", "MailStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ]
 )

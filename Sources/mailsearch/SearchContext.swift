@@ -42,9 +42,11 @@ struct ClockOptions: ParsableArguments {
 extension GlobalOptions {
     /// Opens the mailbox through the service (index notices, E-05, go to standard error).
     func openService(readOnly: Bool = false, clock: ClockOptions? = nil,
-                     minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity) throws -> MailSearchService {
+                     minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity,
+                     backgroundEmbedding: Bool = false) throws -> MailSearchService {
         var configuration = MailSearchService.Configuration(
             dataDirectory: dataDirectory, readOnly: readOnly, minimumSimilarity: minimumSimilarity,
+            backgroundEmbedding: backgroundEmbedding,
             notices: { message in FileHandle.standardError.write(Data("note: \(message)\n".utf8)) })
         if let clock {
             let parser = clock.parser()

@@ -1,0 +1,55 @@
+import Foundation
+import Hummingbird
+import MailSearchKit
+
+/// An error the API answers with: an HTTP status and `{"error": …, "hint": …}`.
+public struct APIError: Error, Sendable, CustomStringConvertible {
+    public var status: HTTPResponse.Status
+    public var message: String
+    public var hint: String?
+    /// Extra response headers (`WWW-Authenticate`, `Allow`).
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, _ message: String, hint: String? = nil, headers: HTTPFields = [:]) {
+        self.status = status
+        self.message = message
+        self.hint = hint
+        self.headers = headers
+    }
+
+    public var description: String { "\(status.code) \(message)" }
+
+    /// The service's typed errors in HTTP terms.
+    init(_ error: ServiceError) {
+        let status: HTTPResponse.Status
+        switch error.kind {
+        case .invalidRequest: status = .badRequest
+        case .notFound: status = .notFound
+        case .unavailable: status = .serviceUnavailable
+        case .conflict: status = .conflict
+        }
+        self.init(status, error.message, hint: error.hint)
+    }
+
+    static func badRequest(_ message: String, hint: String? = nil) -> APIError { APIError(.badRequest, message, hint: hint) }
+
+    /// The body: `hint` is always present (null when there is none), so clients see one shape.
+    struct Body: Encodable {
+        var error: String
+        var hint: String?
+
+        func encode(to encoder: Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(error, forKey: .error)
+            try c.encode(hint, forKey: .hint)
+        }
+
+        enum CodingKeys: String, CodingKey { case error, hint }
+    }
+
+    func response() -> Response {
+        var response = JSON.response(Body(error: message, hint: hint), status: status)
+        for field in headers { response.headers.append(field) }
+        return response
+    }
+}

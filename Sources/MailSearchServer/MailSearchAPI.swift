@@ -1,0 +1,227 @@
+import Foundation
+import Hummingbird
+import Logging
+import MailSearchKit
+import SearchEngine
+
+/// Builds the `mailsearch serve` application: the JSON API over `service`, behind the security
+/// rules of `SecurityMiddleware`. Throws `ServerConfigurationError` for a configuration it
+/// refuses (a non-loopback host without a token).
+public func buildApplication(service: MailSearchService, configuration: ServerConfiguration, logger: Logger,
+                             onServerRunning: @escaping @Sendable (_ port: Int) async -> Void = { _ in })
+    throws -> some ApplicationProtocol {
+    try configuration.validate()
+    let router = buildRouter(service: service, configuration: configuration)
+    return Application(
+        router: router,
+        configuration: ApplicationConfiguration(address: .hostname(configuration.bareHost, port: configuration.port),
+                                                serverName: nil),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger)
+}
+
+/// The router alone (middleware and routes), for tests that need no server.
+public func buildRouter(service: MailSearchService, configuration: ServerConfiguration) -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.add(middleware: ResponseMiddleware())
+    router.add(middleware: SecurityMiddleware(configuration: configuration))
+    MailSearchAPI(service: service).register(on: router)
+    return router
+}
+
+/// The endpoints, all under `/api/`. Blocking service calls (SQLite reads, file reads, a rebuild)
+/// run off Swift's cooperative pool.
+struct MailSearchAPI: Sendable {
+    let service: MailSearchService
+    let rebuilding = RebuildFlag()
+
+    /// The body of `POST /api/import`.
+    struct ImportBody: Decodable {
+        var path: String
+        var account: String
+        var folder: String?
+    }
+
+    func register(on router: Router<BasicRequestContext>) {
+        let api = router.group("api")
+        api.get("search") { request, _ in try await search(request) }
+        api.get("suggestions") { _, _ in JSON.response(try await Blocking.run { try service.suggestions() }) }
+        api.delete("recent") { _, _ in
+            JSON.response(try await Blocking.run {
+                try service.clearRecentSearches()
+                return try service.suggestions()
+            })
+        }
+        api.get("threads/:id") { _, context in
+            let id = try Self.id(context)
+            return JSON.response(try await Blocking.run { try service.thread(id: id) })
+        }
+        api.get("emails/:id") { request, context in
+            let id = try Self.id(context)
+            let html = try Self.flag(request, "html")
+            return JSON.response(try await Blocking.run { try service.email(id: id, includeHTML: html) })
+        }
+        api.get("emails/:id/raw") { _, context in
+            let id = try Self.id(context)
+            let data = try await Blocking.run { try service.rawMessage(emailId: id) }
+            return Response(status: .ok, headers: [
+                .contentType: "message/rfc822",
+                .contentDisposition: "attachment; filename=\"email-\(id).eml\"",
+                .contentSecurityPolicy: "sandbox; default-src 'none'",
+            ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+        }
+        api.get("attachments/:id") { _, context in
+            let id = try Self.id(context)
+            let download = try await Blocking.run { try service.attachment(id: id) }
+            var headers: HTTPFields = [
+                .contentType: Download.contentType(download.info.mimeType),
+                .contentDisposition: Download.contentDisposition(filename: download.info.filename, fallback: "attachment-\(id)"),
+                .contentSecurityPolicy: "sandbox; default-src 'none'",
+            ]
+            // 001 §5.4.2: the warning is in the metadata (EmailDetail.attachments); repeated here
+            // for a client that only sees the download.
+            if let warning = download.info.warning { headers[FieldName("X-MailSearch-Warning")!] = warning }
+            return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: download.data)))
+        }
+        api.get("status") { _, _ in JSON.response(try await Blocking.run { try service.status() }) }
+        api.post("index/rebuild") { _, _ in
+            // Synchronous: 200 with the status once the index is whole again (a second request
+            // meanwhile gets 409). Searches keep answering while it runs.
+            guard rebuilding.begin() else {
+                throw APIError(.conflict, "a rebuild is already running", hint: "wait for it to finish")
+            }
+            defer { rebuilding.end() }
+            let status = try await Blocking.runOnThread {
+                try service.rebuild()
+                return try service.status()
+            }
+            return JSON.response(status)
+        }
+        api.post("import") { request, _ in
+            let body = try await Self.importBody(request)
+            try await Blocking.run { try service.startImport(path: body.path, account: body.account, folder: body.folder) }
+            return JSON.response(try await Blocking.run { try service.status() }, status: .accepted)
+        }
+        // Anything else under /api/ falls through to the router's 404, which ResponseMiddleware
+        // words as JSON.
+    }
+
+    // MARK: Search
+
+    func search(_ request: Request) async throws -> Response {
+        let query = try QueryString(request.uri.query)
+        guard let text = query["q"] else {
+            throw APIError.badRequest("the search text is missing", hint: "pass it as ?q=…")
+        }
+        var searchRequest = SearchRequest(text: text, scope: query["scope"], cursor: query["cursor"])
+        if let limit = query["limit"] {
+            guard let value = Int(limit) else { throw APIError.badRequest("limit must be a whole number (got \"\(limit.prefix(20))\")") }
+            searchRequest.limit = value
+        }
+        if let mode = query["mode"] {
+            guard let value = SearchMode(rawValue: mode.lowercased()) else {
+                throw APIError.badRequest("mode must be hybrid, keyword or semantic (got \"\(mode.prefix(20))\")")
+            }
+            searchRequest.mode = value
+        }
+        if let floor = query["minSimilarity"] {
+            guard let value = Double(floor) else { throw APIError.badRequest("minSimilarity must be a number (got \"\(floor.prefix(20))\")") }
+            searchRequest.minimumSimilarity = value
+        }
+        return JSON.response(try await service.search(searchRequest))
+    }
+
+    // MARK: Parameters
+
+    static func id(_ context: BasicRequestContext) throws -> Int64 {
+        let text = context.parameters.get("id") ?? ""
+        guard let id = Int64(text) else {
+            throw APIError.badRequest("the id must be a whole number (got \"\(text.prefix(20))\")")
+        }
+        return id
+    }
+
+    static func flag(_ request: Request, _ name: String) throws -> Bool {
+        guard let value = try QueryString(request.uri.query)[name] else { return false }
+        switch value.lowercased() {
+        case "", "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        default: throw APIError.badRequest("\(name) must be true or false")
+        }
+    }
+
+    static func importBody(_ request: Request) async throws -> ImportBody {
+        // A JSON body only: an HTML form cannot send one across sites without a preflight.
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        guard type.hasPrefix("application/json") else {
+            throw APIError(.unsupportedMediaType, "the body must be JSON",
+                           hint: #"send Content-Type: application/json and {"path": "…", "account": "…"}"#)
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: 64 * 1024)
+        } catch {
+            throw APIError(.contentTooLarge, "the body is larger than 64 KB")
+        }
+        let body: ImportBody
+        do {
+            body = try JSONDecoder().decode(ImportBody.self, from: Data(buffer.readableBytesView))
+        } catch {
+            throw APIError.badRequest(#"the body must be {"path": "…", "account": "…", "folder": null}"#)
+        }
+        guard !body.path.isEmpty, !body.account.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw APIError.badRequest("path and account must not be empty")
+        }
+        return body
+    }
+}
+
+/// A query string as a form sends it: `+` is a space, `%XX` escapes; the first of repeated keys.
+struct QueryString {
+    private var values: [String: String] = [:]
+
+    init(_ query: String?) throws {
+        guard let query, !query.isEmpty else { return }
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = Self.decode(parts[0]), let value = Self.decode(parts.count > 1 ? parts[1] : "") else {
+                throw APIError.badRequest("the query string is not validly percent-encoded")
+            }
+            if values[key] == nil { values[key] = value }
+        }
+    }
+
+    subscript(key: String) -> String? { values[key] }
+
+    static func decode(_ text: Substring) -> String? {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    }
+}
+
+/// Whether a rebuild started through the API is running.
+final class RebuildFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = false
+
+    func begin() -> Bool { lock.withLock { if running { return false }; running = true; return true } }
+    func end() { lock.withLock { running = false } }
+}
+
+/// Blocking work off Swift's cooperative pool, so a slow disk never stalls the server's tasks.
+enum Blocking {
+    /// Short blocking calls (SQLite reads, reading one message) on Dispatch's threads.
+    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    /// Long work (a whole rebuild) on a thread of its own.
+    static func runOnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread { continuation.resume(with: Result { try body() }) }
+            thread.stackSize = 8 << 20
+            thread.start()
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import MailSearchKit
+import MailSearchServer
+import ServiceLifecycle
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the JSON API (/api/…) on this machine.",
+        discussion: """
+            Listens on 127.0.0.1:8025 by default, reachable from this machine only. Binding any other address needs a token (--token or $MAILSEARCH_TOKEN): every request must then send `Authorization: Bearer <token>`. Requests must name this server in their Host header (localhost, 127.0.0.1, [::1], the --host address or an --allow-host name), and cross-site requests are refused. Stop it with Ctrl-C (SIGINT) or SIGTERM.
+
+              mailsearch serve
+              curl 'http://127.0.0.1:8025/api/search?q=budget+report&limit=5'
+            """)
+
+    @Option(help: ArgumentHelp("The address to listen on. Anything but loopback needs a token.", valueName: "address"))
+    var host = ServerConfiguration.defaultHost
+
+    @Option(help: ArgumentHelp("The port to listen on (0: any free port).", valueName: "port"))
+    var port = ServerConfiguration.defaultPort
+
+    @Option(help: ArgumentHelp("Require `Authorization: Bearer <token>` on every request. Default: $MAILSEARCH_TOKEN.",
+                               discussion: "Prefer the environment variable: other users of this machine can see command lines.",
+                               valueName: "token"))
+    var token: String?
+
+    @Option(name: .customLong("allow-host"), parsing: .singleValue,
+            help: ArgumentHelp("Another name the Host header may give (for a server on 0.0.0.0 reached by this machine's name); repeatable.",
+                               valueName: "name"))
+    var allowedHosts: [String] = []
+
+    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
+    var logLevel = "info"
+
+    @OptionGroup var global: GlobalOptions
+
+    func validate() throws {
+        guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+        }
+    }
+
+    var serverConfiguration: ServerConfiguration {
+        let environment = ProcessInfo.processInfo.environment["MAILSEARCH_TOKEN"]
+        return ServerConfiguration(host: host, port: port, token: token ?? environment, allowedHosts: allowedHosts)
+    }
+
+    func run() async throws {
+        let configuration = serverConfiguration
+        // Refuse before opening anything: a mailbox must not be served to the network unprotected.
+        do {
+            try configuration.validate()
+        } catch let error as ServerConfigurationError {
+            throw CLIError(error.description)
+        }
+        let level = Logger.Level(rawValue: logLevel.lowercased()) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "mailsearch.serve")
+
+        let service = try global.openService(backgroundEmbedding: true)
+        defer { service.shutdown() }
+        let started = StartedFlag()
+        let app = try buildApplication(service: service, configuration: configuration, logger: logger) { port in
+            started.set()
+            FileHandle.standardOutput.write(Data("MailSearch is serving \(configuration.url(port: port)) (Ctrl-C to stop)\n".utf8))
+        }
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        do {
+            try await group.run()
+        } catch {
+            if started.value { throw CLIError("the server stopped: \(error)") }
+            throw CLIError("cannot listen on \(configuration.url()): \(error)")
+        }
+        logger.info("stopped")
+    }
+}
+
+/// Whether the server got as far as listening.
+private final class StartedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var started = false
+
+    func set() { lock.withLock { started = true } }
+    var value: Bool { lock.withLock { started } }
+}
