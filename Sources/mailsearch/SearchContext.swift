@@ -43,10 +43,10 @@ extension GlobalOptions {
     /// Opens the mailbox through the service (index notices, E-05, go to standard error).
     func openService(readOnly: Bool = false, clock: ClockOptions? = nil,
                      minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity,
-                     backgroundEmbedding: Bool = false) throws -> MailSearchService {
+                     backgroundEmbedding: Bool = false, cacheEntries: Int = 20) throws -> MailSearchService {
         var configuration = MailSearchService.Configuration(
             dataDirectory: dataDirectory, readOnly: readOnly, minimumSimilarity: minimumSimilarity,
-            backgroundEmbedding: backgroundEmbedding,
+            backgroundEmbedding: backgroundEmbedding, cacheCapacity: cacheEntries,
             notices: { message in FileHandle.standardError.write(Data("note: \(message)\n".utf8)) })
         if let clock {
             let parser = clock.parser()

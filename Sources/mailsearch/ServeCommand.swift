@@ -35,9 +35,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel = "info"
 
+    @Flag(inversion: .prefixedNo, help: "Embed new mail in the background (at start and after imports).")
+    var backgroundEmbedding = true
+
+    @Option(help: ArgumentHelp("Search answers kept for 2 minutes (spec 004); 0 turns the cache off (benchmarks).",
+                               valueName: "n"))
+    var cacheEntries = 20
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
+        guard cacheEntries >= 0 else { throw ValidationError("--cache-entries must be 0 or more") }
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
         }
@@ -64,7 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "mailsearch.serve")
 
-        let service = try global.openService(backgroundEmbedding: true)
+        let service = try global.openService(backgroundEmbedding: backgroundEmbedding, cacheEntries: cacheEntries)
         defer { service.shutdown() }
         let started = StartedFlag()
         let app = try buildApplication(service: service, configuration: configuration, logger: logger) { port in
