@@ -152,8 +152,9 @@ public final class MailSearchService: @unchecked Sendable {
             try store.recordSearch(text)
         }
 
-        let key = try await cacheKey(query: query, request: request, offset: offset, floor: floor)
-        if let cached = cache.value(for: key, generation: generation) { return cached }
+        let key = configuration.cacheCapacity > 0
+            ? try await cacheKey(query: query, request: request, offset: offset, floor: floor) : nil
+        if let key, let cached = cache.value(for: key, generation: generation) { return cached }
         let generationBefore = generation
 
         var ranker: (any SemanticRanker)?
@@ -168,7 +169,7 @@ public final class MailSearchService: @unchecked Sendable {
             semantic: SemanticStatus(response.semantic), tookMs: response.tookMs,
             cursor: next < response.conversationCount && results.count == request.limit ? Self.cursor(offset: next) : nil)
         // An answer computed while the data changed is not kept: it may mix the two states.
-        if generation == generationBefore { cache.insert(page, for: key, generation: generationBefore) }
+        if let key, generation == generationBefore { cache.insert(page, for: key, generation: generationBefore) }
         return page
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import MailSearchKit
 
 /// JSON as the CLI's `--json` writes it (sorted keys, unescaped slashes, ISO-8601 dates), compact.
 enum JSON {
@@ -13,7 +14,8 @@ enum JSON {
     static func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) -> Response {
         let data: Data
         do {
-            data = try encoder().encode(value)
+            // A search page, the most frequent answer, is written directly (`FastJSON`): the same object.
+            data = try (value as? SearchPage).map(FastJSON.encode) ?? encoder().encode(value)
         } catch {
             // Our own wire types always encode; keep the error shape even if one ever does not.
             data = Data(#"{"error":"the response could not be encoded","hint":null}"#.utf8)

@@ -2,6 +2,7 @@ import Embedding
 import Foundation
 import GRDB
 @testable import MailSearchKit
+import MailModel
 import MailStore
 import SearchEngine
 import XCTest
@@ -238,4 +239,43 @@ final class StopFlag: @unchecked Sendable {
     private var value = false
     var isSet: Bool { lock.withLock { value } }
     func set() { lock.withLock { value = true } }
+}
+
+/// `FastJSON` writes the same object as `JSONEncoder` (sorted keys, ISO-8601 dates).
+final class FastJSONTests: XCTestCase {
+    func testASearchPageEncodesAsJSONEncoderDoes() throws {
+        func page(_ results: [SearchResult], semantic: SemanticStatus, cursor: String?) -> SearchPage {
+            var query = SearchQuery(text: "budget \"q3\" \\ report")
+            query.filters.sender = "sarah"
+            query.filters.dateRange = DateRange(start: Date(timeIntervalSince1970: 1_700_000_000), end: nil)
+            return SearchPage(query: SearchPage.Query(query), conversationCount: 1234, keywordMatches: 5678, offset: 20,
+                              results: results.map(SearchPage.Result.init), semantic: semantic, tookMs: 3.25, cursor: cursor)
+        }
+        let results = [
+            SearchResult(threadId: 7, emailId: 70, subject: "Budget \"Q3\"\tnow\u{1}", senderName: "Sarah Ö", senderEmail: "s@x.org",
+                         date: Date(timeIntervalSince1970: 988_365_869), snippet: "…the budget/plan…",
+                         highlights: [HighlightRange(field: .subject, start: 0, length: 6)], hasAttachment: true,
+                         score: 0.016393442622950821, matchSource: .both, accountId: 1, matchedMessages: 3,
+                         why: MatchExplanation(keyword: .init(terms: ["budget", "\"q3\""], bm25: -12.5e-7, rank: 1),
+                                               semantic: .init(similarity: 0.51234, rank: 4)),
+                         isRead: false, category: .updates),
+            SearchResult(threadId: -9, emailId: 9, subject: "", senderName: "", senderEmail: "", date: nil, snippet: "",
+                         highlights: [], hasAttachment: false, score: 2, matchSource: .filter, accountId: 2),
+            SearchResult(threadId: 3, emailId: 30, subject: "old", senderName: "", senderEmail: "", date: Date(timeIntervalSince1970: -86_401),
+                         snippet: "", highlights: [], hasAttachment: false, score: 0, matchSource: .semantic, accountId: 1,
+                         why: MatchExplanation(semantic: .init(similarity: 0.9, rank: 1))),
+        ]
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        for p in [page(results, semantic: .ran(matches: 12), cursor: "bzQw"),
+                  page([], semantic: .skipped(.failed, error: "model \"x\" gone"), cursor: nil),
+                  page(results, semantic: .skipped(.modelNotInstalled, error: nil), cursor: nil)] {
+            let fast = try FastJSON.encode(p)
+            let reference = try encoder.encode(p)
+            let a = try JSONSerialization.jsonObject(with: fast) as! NSDictionary
+            let b = try JSONSerialization.jsonObject(with: reference) as! NSDictionary
+            XCTAssertEqual(a, b, String(decoding: fast, as: UTF8.self))
+        }
+    }
 }
