@@ -401,8 +401,7 @@ public final class MailSearchService: @unchecked Sendable {
                                                      orphaned: indexStatus.orphaned, healthy: indexStatus.healthy),
             embeddedEmails: embedded,
             embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
-            semantic: availability.map { .skipped($0, error: nil) } ?? .ran(matches: 0),
-            semanticAvailable: availability == nil,
+            semanticAvailable: availability == nil, semanticUnavailableReason: availability,
             embedding: embedding.progress, importing: state.importStatus, lastError: state.lastError)
     }
 
@@ -454,8 +453,8 @@ public struct ServiceStatus: Sendable, Codable {
     public var embeddedEmails: Int
     public var embeddingCoverage: Double
     /// Whether a semantic search would run now, and if not why.
-    public var semantic: SemanticStatus
     public var semanticAvailable: Bool
+    public var semanticUnavailableReason: SemanticSkipReason?
     public var embedding: EmbeddingProgress
     public var importing: ImportStatus?
     public var lastError: String?

@@ -30,7 +30,7 @@ struct IndexStatusCommand: ParsableCommand {
         print("  health            \(k.healthy ? "ok" : "\(k.missing) missing, \(k.orphaned) orphaned — run `mailsearch index rebuild`")")
         print("  embeddings        \(s.embeddedEmails) (\(String(format: "%.1f", s.embeddingCoverage * 100)) % coverage), \(Output.bytes(s.sizes.embeddings))")
         print("  model             \(s.sizes.model > 0 ? Output.bytes(s.sizes.model) : "not installed")")
-        print("  semantic search   \(Wording.semantic(s.semantic))")
+        print("  semantic search   \(s.semanticUnavailableReason.map { "off: " + Wording.semantic($0) } ?? "on")")
     }
 }
 

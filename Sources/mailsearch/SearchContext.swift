@@ -74,11 +74,4 @@ enum Wording {
         case .failed: return "semantic search failed (\(error ?? "unknown error")); keyword results only"
         }
     }
-
-    static func semantic(_ status: SemanticStatus) -> String {
-        switch status {
-        case .ran: return "on"
-        case .skipped(let reason, let error): return "off: " + semantic(reason, error: error)
-        }
-    }
 }
