@@ -35,12 +35,9 @@ let package = Package(
         ),
         // FTS5 auxiliary function ms_bm25: FTS5's BM25 with row lengths read from memory.
         .target(name: "CRanking", dependencies: [.product(name: "GRDBSQLite", package: "GRDB.swift")]),
-        // CBLAS: Debian's OpenBLAS on Linux (Accelerate on Apple platforms).
-        .systemLibrary(
-            name: "COpenBLAS",
-            pkgConfig: "openblas",
-            providers: [.apt(["libopenblas-dev"])]
-        ),
+        // CBLAS: Debian's OpenBLAS on Linux (Accelerate on Apple platforms), loaded with dlopen when
+        // the encoder first runs, so that processes that never embed do not load it.
+        .target(name: "COpenBLAS"),
         // Hand-written C kernels with run-time CPU dispatch (AVX2/FMA/F16C or portable): the
         // half-precision small-batch linear layer of the query encoder, and the int8 vector scan.
         .target(

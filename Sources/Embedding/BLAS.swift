@@ -11,7 +11,17 @@ public enum BLAS {
     /// Has no effect with Accelerate.
     public static func setThreadCount(_ count: Int) {
         #if !canImport(Accelerate)
-        openblas_set_num_threads(Int32(max(1, count)))
+        ms_blas_set_threads(Int32(max(1, count)))
+        #endif
+    }
+
+    /// Loads OpenBLAS if it is not loaded yet (the encoders call it before their first product).
+    /// Throws when the library is missing.
+    public static func load() throws {
+        #if !canImport(Accelerate)
+        guard ms_blas_load() == 1 else {
+            throw EmbeddingError.blasUnavailable(reason: ms_blas_error().map { String(cString: $0) } ?? "unknown error")
+        }
         #endif
     }
 
@@ -20,6 +30,7 @@ public enum BLAS {
         #if canImport(Accelerate)
         return nil
         #else
+        guard ms_blas_load() == 1 else { return nil }
         return symbol("gotoblas_corename", as: (@convention(c) () -> UnsafeMutablePointer<CChar>?).self)
             .flatMap { $0() }.map { String(cString: $0) }
         #endif
@@ -39,6 +50,7 @@ public enum BLAS {
 
     private static let kernelSwitched: Bool = {
         #if !canImport(Accelerate) && arch(x86_64) && os(Linux)
+        guard ms_blas_load() == 1 else { return false }
         let environment = ProcessInfo.processInfo.environment
         guard environment["OPENBLAS_CORETYPE"] == nil, let current = kernelName,
               ["Haswell", "Zen", "Sandybridge"].contains(current), cpuHasAVX512(),
@@ -83,7 +95,7 @@ public enum BLAS {
         #if canImport(Accelerate)
         return nil
         #else
-        return Int(openblas_get_num_threads())
+        return Int(ms_blas_get_threads())
         #endif
     }
 
@@ -110,8 +122,12 @@ public enum BLAS {
         b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
         beta: Float, c: UnsafeMutablePointer<Float>, ldc: Int
     ) {
+        #if canImport(Accelerate)
         cblas_sgemm(
             CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
             Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
+        #else
+        ms_blas_sgemm(transposeB ? 1 : 0, Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
+        #endif
     }
 }

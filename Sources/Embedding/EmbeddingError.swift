@@ -15,6 +15,8 @@ public enum EmbeddingError: Error, Sendable, Equatable, CustomStringConvertible 
     case toolFailed(command: String, status: Int32, output: String)
     /// The model files could not be written into place.
     case installFailed(directory: String, reason: String)
+    /// The BLAS library the encoder multiplies with cannot be loaded.
+    case blasUnavailable(reason: String)
 
     public var description: String {
         switch self {
@@ -31,6 +33,8 @@ public enum EmbeddingError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .toolFailed(command, status, output):
             let detail = output.isEmpty ? "" : ": \(output.suffix(500))"
             return "`\(command)` failed with status \(status)\(detail)"
+        case let .blasUnavailable(reason):
+            return "The encoder cannot run: \(reason)."
         case let .installFailed(directory, reason):
             return "Cannot install the model into \(directory): \(reason). Check that the folder is writable, "
                 + "or choose another with --model-dir or MAILSEARCH_MODEL_DIR."

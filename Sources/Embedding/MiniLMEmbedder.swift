@@ -32,6 +32,7 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
         guard problems.isEmpty else {
             throw EmbeddingError.modelNotInstalled(directory: modelDirectory.path, problems: problems)
         }
+        try BLAS.load()
         BLAS.selectFastestKernel()
         configuration = try BertConfiguration(contentsOf: modelDirectory.appendingPathComponent("config.json"))
         tokenizer = try WordPieceTokenizer(
