@@ -38,7 +38,7 @@ HYBRID = KEYWORD + [
 
 
 def url(port, query, mode):
-    return f"http://127.0.0.1:{port}/api/search?" + urllib.parse.urlencode({"q": query, "mode": mode, "limit": 20})
+    return f"http://127.0.0.1:{port}/api/search?" + urllib.parse.urlencode({"q": query, "mode": mode, "limit": 20, "record": 0})
 
 
 def get(u):
@@ -99,7 +99,8 @@ def main():
             slowest = {}
             for r in range(args.rounds):
                 for q in queries:
-                    path = "/api/search?" + urllib.parse.urlencode({"q": q, "mode": mode, "limit": 20})
+                    # record=0: as a search-as-you-type keystroke (no recent-search write).
+                    path = "/api/search?" + urllib.parse.urlencode({"q": q, "mode": mode, "limit": 20, "record": 0})
                     t = time.perf_counter()
                     connection.request("GET", path)
                     response = connection.getresponse()
@@ -116,7 +117,7 @@ def main():
 
         # wrk: 50 connections, the hybrid mix.
         with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as lua:
-            paths = ["/api/search?" + urllib.parse.urlencode({"q": q, "mode": "hybrid", "limit": 20}) for q in HYBRID]
+            paths = ["/api/search?" + urllib.parse.urlencode({"q": q, "mode": "hybrid", "limit": 20, "record": 0}) for q in HYBRID]
             lua.write("paths = {" + ",".join(json.dumps(p) for p in paths) + "}\n")
             lua.write("counter = 0\nrequest = function()\n counter = counter + 1\n"
                       " return wrk.format('GET', paths[(counter % #paths) + 1])\nend\n")

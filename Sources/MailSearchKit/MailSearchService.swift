@@ -299,7 +299,37 @@ public final class MailSearchService: @unchecked Sendable {
         guard state.beginImport(path: path) else {
             throw ServiceError(.conflict, "an import is already running", hint: "wait for it to finish; its progress is in the status")
         }
-        defer { state.endImport() }
+        do {
+            let summary = try await runImport(path: path, account: account, folder: folder, batchSize: batchSize, progress: progress)
+            state.importFinished(summary: summary, error: nil)
+            return summary
+        } catch {
+            state.importFinished(summary: nil, error: "\(error)")
+            throw error
+        }
+    }
+
+    /// Starts `importMail` in the background (the API's POST /api/import): when it returns, the
+    /// status shows the import running; its progress and outcome follow there.
+    public func startImport(path: String, account: String, folder: String? = nil) throws {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ServiceError.notFound("nothing at \(path)", hint: "give the path of an mbox file, a Maildir or a folder of messages on this machine")
+        }
+        guard state.beginImport(path: path) else {
+            throw ServiceError(.conflict, "an import is already running", hint: "wait for it to finish; its progress is in the status")
+        }
+        Task.detached { [self] in
+            do {
+                let summary = try await runImport(path: path, account: account, folder: folder, batchSize: 500) { _ in }
+                state.importFinished(summary: summary, error: nil)
+            } catch {
+                state.importFinished(summary: nil, error: "\(error)")
+            }
+        }
+    }
+
+    private func runImport(path: String, account: String, folder: String?, batchSize: Int,
+                           progress: @escaping @Sendable (ImportProgress) -> Void) async throws -> ImportSummary {
         let pipeline = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize,
                                       observer: self)
         let state = self.state
@@ -311,25 +341,6 @@ public final class MailSearchService: @unchecked Sendable {
         }
         if configuration.backgroundEmbedding { embedding.wake() }
         return summary
-    }
-
-    /// Starts `importMail` in the background (the API's POST /api/import); its progress and
-    /// outcome are in `status()`.
-    public func startImport(path: String, account: String, folder: String? = nil) throws {
-        guard FileManager.default.fileExists(atPath: path) else {
-            throw ServiceError.notFound("nothing at \(path)", hint: "give the path of an mbox file, a Maildir or a folder of messages on this machine")
-        }
-        guard !state.importRunning else {
-            throw ServiceError(.conflict, "an import is already running", hint: "wait for it to finish; its progress is in the status")
-        }
-        Task.detached { [self] in
-            do {
-                let summary = try await importMail(path: path, account: account, folder: folder)
-                state.importFinished(summary: summary, error: nil)
-            } catch {
-                state.importFinished(summary: nil, error: "\(error)")
-            }
-        }
     }
 
     /// Deletes emails everywhere: mail, FTS5 rows, embeddings and in-memory vectors.
@@ -500,8 +511,6 @@ final class ServiceState: @unchecked Sendable {
             importValue?.messagesTotal = p.messagesTotal
         }
     }
-
-    func endImport() { lock.withLock { importValue?.running = false } }
 
     func importFinished(summary: ImportSummary?, error: String?) {
         lock.withLock {

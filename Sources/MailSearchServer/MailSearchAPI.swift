@@ -124,6 +124,13 @@ struct MailSearchAPI: Sendable {
             }
             searchRequest.mode = value
         }
+        if let record = query["record"] {
+            // Search as you type sends record=0 for each keystroke and records the query it settles on.
+            guard let value = ["1": true, "true": true, "0": false, "false": false][record.lowercased()] else {
+                throw APIError.badRequest("record must be 0 or 1 (got \"\(record.prefix(20))\")")
+            }
+            searchRequest.recordHistory = value
+        }
         if let floor = query["minSimilarity"] {
             guard let value = Double(floor) else { throw APIError.badRequest("minSimilarity must be a number (got \"\(floor.prefix(20))\")") }
             searchRequest.minimumSimilarity = value

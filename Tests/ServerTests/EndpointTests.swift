@@ -129,7 +129,10 @@ final class EndpointTests: XCTestCase {
                 let status = try await client.execute(uri: "/api/search?q=\(q)", method: .get).status
             XCTAssertEqual(status, .ok)
             }
-            // A next page is not a new search.
+            // A keystroke of search as you type (record=0) is not recorded, nor is a next page.
+            let keystroke = try await client.execute(uri: "/api/search?q=budg&record=0", method: .get)
+            XCTAssertEqual(keystroke.status, .ok)
+            try assertError(try await client.execute(uri: "/api/search?q=budg&record=maybe", method: .get), .badRequest)
             let status = try await client.execute(uri: "/api/search?q=budget&limit=5&cursor=\(Data("o5".utf8).base64EncodedString())", method: .get).status
             XCTAssertEqual(status, .ok)
             let after = try decode(Suggestions.self, try await client.execute(uri: "/api/suggestions", method: .get))
