@@ -4,13 +4,15 @@ SWIFT ?= swift
 CORPORA ?= corpora
 SHARED ?= ../shared
 DEMO_DIR ?= .demo
+DEMO_PORT ?= 8025
 export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
 .PHONY: run test deps build release corpora model bench bench-cold eval thread-agreement fuzz-mime fuzz-query clean
 
-## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats.
+## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
+## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
 run: deps model release
 	@rm -rf $(DEMO_DIR) && mkdir -p $(DEMO_DIR)
 	.build/release/mailsearch demo --output $(DEMO_DIR)/demo.mbox
@@ -20,7 +22,8 @@ run: deps model release
 	.build/release/mailsearch search "quarterly budget from sarah" --limit 5 --why --no-history
 	.build/release/mailsearch search "plans for the team offsite" --limit 3 --why --no-history
 	@echo
-	@echo "Ready to search: MAILSEARCH_DATA_DIR=$(MAILSEARCH_DATA_DIR) .build/release/mailsearch --help"
+	@echo "Search from the command line: MAILSEARCH_DATA_DIR=$(MAILSEARCH_DATA_DIR) .build/release/mailsearch --help"
+	.build/release/mailsearch serve --port $(DEMO_PORT)
 
 ## make test: install what is missing (packages, corpora, model), build (debug) and run every test.
 test: deps corpora model

@@ -127,7 +127,7 @@ final class EmbeddingQueue: @unchecked Sendable {
                     update { $0 = EmbeddingProgress(state: .modelMissing, done: 0, total: 0) }
                     continue
                 }
-                try pass(embedders, limit: nil) { _, _ in }
+                _ = try pass(embedders, limit: nil) { _, _ in }
             } catch {
                 update {
                     $0.state = .failed
