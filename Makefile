@@ -9,7 +9,7 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
-.PHONY: run test deps build release corpora model bench bench-cold eval thread-agreement fuzz-mime fuzz-query clean
+.PHONY: run test deps build release corpora model bench bench-cold bench-http eval thread-agreement fuzz-mime fuzz-query clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -60,6 +60,14 @@ bench: deps corpora
 
 ## make bench-cold: the one-shot CLI against notmuch on Enron, whole processes side by side (hyperfine,
 ## peak RSS, counts); installs notmuch/hyperfine and builds the notmuch database (bench-data/) when missing.
+## make bench-http BENCH_HTTP_DIR=DIR: `mailsearch serve` over a data directory whose mail has embeddings
+## (e.g. an Enron import after `index embed`): one client keyword and hybrid p50/p95, wrk with 50
+## connections for 30 s, RSS after 100 and 10,000 searches.
+bench-http: deps release
+	@command -v wrk >/dev/null || apt-get install -y wrk
+	@test -n "$(BENCH_HTTP_DIR)" || { echo "set BENCH_HTTP_DIR to a data directory with embeddings"; exit 1; }
+	python3 scripts/bench_http.py .build/release/mailsearch $(BENCH_HTTP_DIR)
+
 bench-cold: deps corpora release
 	./scripts/bench-cold-cli.sh
 
