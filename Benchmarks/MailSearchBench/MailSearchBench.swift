@@ -373,7 +373,8 @@ struct MailSearchBench {
                 cand.add(try measure {
                     candidates = try index.read { db in
                         try SearchIndexManager.candidates(filters: parsed.filters, scope: parsed.scope,
-                                                          directory: try index.directory.snapshot(db), db: db)
+                                                          directory: try index.directory.snapshot(db),
+                                                          senders: index.senders, db: db)
                     }
                 })
                 var hits: [KeywordHit] = []

@@ -57,6 +57,7 @@ public final class SearchEmailsUseCase: Sendable {
         if match == nil, text.exclusion != nil { allFilters.merge(SearchFilters(text: query.text)) }
         let filters = allFilters
         let directory = index.directory
+        let senders = index.senders
         guard match != nil || !filters.isEmpty || query.scope != .allMail else {
             return SearchResponse(query: query, conversationCount: 0, keywordMatches: 0, results: [],
                                   semantic: SemanticReport(ran: false, reason: .emptyQuery), tookMs: 0)
@@ -64,7 +65,7 @@ public final class SearchEmailsUseCase: Sendable {
         let (snapshot, candidates) = try await index.read { db in
             let snapshot = try directory.snapshot(db)
             return (snapshot, try SearchIndexManager.candidates(filters: filters, scope: query.scope,
-                                                                directory: snapshot, db: db))
+                                                                directory: snapshot, senders: senders, db: db))
         }
 
         var ranking = KeywordRanking(hits: [])

@@ -32,6 +32,8 @@ public final class SearchIndexManager: Sendable {
     /// Every email's conversation, date and flags, in memory, for filtering, grouping and counting
     /// search matches.
     public let directory = EmailDirectory()
+    /// The `from:` filter in memory once a process searches by sender repeatedly (`SenderIndex`).
+    public let senders = SenderLookup()
 
     /// Changes whenever the index does (emails indexed or removed, reconcile, rebuild):
     /// caches of search results key their entries by it (`SearchCache`).
@@ -184,10 +186,17 @@ public final class SearchIndexManager: Sendable {
     /// the in-memory `directory`, folders, scope and attachment types from their link tables'
     /// indexes, and only the rest (sender, recipient, subject…) by SQL over the emails.
     public static func candidates(filters: SearchFilters, scope: SearchScope, directory: EmailDirectory.Snapshot,
-                                  db: Database) throws -> EmailIdSet? {
+                                  senders: SenderLookup? = nil, db: Database) throws -> EmailIdSet? {
         var rest = filters
         let test = EmailDirectory.DirectoryFilter(taking: &rest)
         var queries: [(sql: String, arguments: StatementArguments)] = []
+        var sets: [EmailIdSet] = []
+        // A positive from: filter in memory when this process searches by sender again and again.
+        if let sender = rest.sender?.trimmingCharacters(in: .whitespaces), !sender.isEmpty,
+           let index = try senders?.index(db, version: directory.version) {
+            sets.append(index.emailIds(sender: sender))
+            rest.sender = nil
+        }
         func add(_ query: (sql: String, arguments: [any DatabaseValueConvertible])) {
             queries.append((query.sql, StatementArguments(query.arguments)))
         }
@@ -204,8 +213,7 @@ public final class SearchIndexManager: Sendable {
         if !remaining.isEmpty {
             queries.append(("SELECT e.id FROM mail.emails e WHERE \(remaining.condition)", remaining.arguments))
         }
-        if queries.isEmpty && test.isEmpty { return nil }
-        var sets: [EmailIdSet] = []
+        if queries.isEmpty && sets.isEmpty && test.isEmpty { return nil }
         for query in queries {
             var set = EmailIdSet()
             try RawStatementScan.forEachRow(db, sql: query.sql, arguments: query.arguments) { row in

@@ -135,6 +135,34 @@ final class SearchIndexManagerTests: XCTestCase {
         XCTAssertEqual(unread.keywordMatches, 15)
     }
 
+    /// The in-memory `from:` filter answers exactly what the SQL answers, on tricky senders.
+    func testTheSenderIndexAgreesWithTheSQLFilter() throws {
+        let f = try SearchFixture()
+        let senders: [(String?, String?)] = [
+            ("john.smith@example.com", "John Smith"), ("John.Smith@Example.COM", nil), ("jsmith@corp.example", ""),
+            ("list@usrp.example", "Jane Doe via USRP-users"), ("list@usrp.example", "Bob Ö via USRP-users"),
+            ("list@usrp.example", nil), ("oeztuerk@example.de", "Özge Öztürk"), ("100%_sure@odd.example", "Per Cent_Under"),
+            ("kay.mann@enron.com", "Kay Mann"), ("kay.mann@enron.com", "K. Mann"), (nil, "No Address"), (nil, nil),
+        ]
+        try f.add(senders.enumerated().map { i, s in Spec(subject: "mail \(i)", from: s.0, fromName: s.1) })
+        let patterns = ["john", "JOHN", "smith", "example.com", "EXAMPLE", "usrp", "via", "jane", "Ö", "ö", "özge", "Özge",
+                        "100%", "_", "%", "cent_", "kay", "mann", "k. mann", "no address", "@", ".", "zzz", "list"]
+        try f.index.read { db in
+            let snapshot = try f.index.directory.snapshot(db)
+            let index = try SenderIndex(db, version: snapshot.version)
+            for p in patterns {
+                var filters = SearchFilters()
+                filters.sender = p
+                let sql = try SearchIndexManager.candidates(filters: filters, scope: .allMail, directory: snapshot, db: db)
+                XCTAssertEqual(index.emailIds(sender: p).ids.sorted(), sql?.ids.sorted(), "from:\(p)")
+            }
+            // And the search takes the index from its second sender search on.
+            let lookup = SenderLookup()
+            XCTAssertNil(try lookup.index(db, version: snapshot.version))
+            XCTAssertNotNil(try lookup.index(db, version: snapshot.version))
+        }
+    }
+
     func testIndexStatusReportsSizesAndNoSemanticYet() throws {
         let f = try SearchFixture()
         try f.add(Spec(subject: "size"))
