@@ -214,4 +214,48 @@ final class ResumableEmbeddingTests: CLITestCase {
         let again = try mailsearch(["index", "embed", "--quiet"], model: modelDir)
         XCTAssertTrue(again.stdout.hasPrefix("Embedded 0 emails"), again.stdout)
     }
+
+    /// The same with the background queue of `mailsearch serve`: kill -9 while it embeds, start it
+    /// again, and it carries on to full coverage without repeating a stored batch.
+    func testKillNineDuringBackgroundEmbeddingInServeThenRestartCompletes() throws {
+        let modelDir = ProcessInfo.processInfo.environment["MAILSEARCH_MODEL_DIR"]
+            ?? (NSHomeDirectory() + "/.cache/mailsearch/models/all-MiniLM-L6-v2")
+        guard FileManager.default.fileExists(atPath: modelDir + "/model.safetensors") else {
+            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" { XCTFail("no model at \(modelDir)") }
+            throw XCTSkip("no model at \(modelDir)")
+        }
+        let count = 1500
+        XCTAssertEqual(try mailsearch(["import", try writeMbox(count: count), "--quiet"], model: modelDir).status, 0)
+        func embedded() throws -> Int {
+            let status = try mailsearch(["index", "status", "--json"], model: modelDir)
+            let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [String: Any]
+            return json["embeddedEmails"] as! Int
+        }
+        let first = try start(["serve", "--port", "0", "--log-level", "error"], model: modelDir)
+        var partial = 0
+        let deadline = Date().addingTimeInterval(120)
+        while first.isRunning && partial == 0 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.2)
+            partial = try embedded()
+        }
+        XCTAssertTrue(first.isRunning, "serve was still embedding when the first batches were stored")
+        kill(first.processIdentifier, SIGKILL)
+        first.waitUntilExit()
+        partial = try embedded()
+        XCTAssertGreaterThan(partial, 0)
+        XCTAssertLessThan(partial, count, "killed before the end")
+
+        let second = try start(["serve", "--port", "0", "--log-level", "error"], model: modelDir)
+        var done = partial
+        while second.isRunning && done < count && Date() < deadline.addingTimeInterval(120) {
+            Thread.sleep(forTimeInterval: 0.3)
+            done = try embedded()
+        }
+        XCTAssertEqual(done, count, "the restarted server embeds the rest")
+        kill(second.processIdentifier, SIGTERM)
+        second.waitUntilExit()
+        XCTAssertEqual(second.terminationStatus, 0)
+        let rest = try mailsearch(["index", "embed", "--quiet"], model: modelDir)
+        XCTAssertTrue(rest.stdout.hasPrefix("Embedded 0 emails"), "one vector per email, none missing: \(rest.stdout)")
+    }
 }
