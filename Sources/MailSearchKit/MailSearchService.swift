@@ -89,7 +89,9 @@ public final class MailSearchService: @unchecked Sendable {
         }
         parser = SearchQueryParser(calendar: configuration.calendar, now: configuration.now)
         pool = BlockingPool(threads: configuration.searchThreads)
-        cache = SearchCache(capacity: configuration.cacheCapacity, timeToLive: configuration.cacheTimeToLive)
+        // Keys are the parsed query, exact: case can change a query's meaning (`a OR b`, `a or b`).
+        cache = SearchCache(capacity: configuration.cacheCapacity, timeToLive: configuration.cacheTimeToLive,
+                            normalizesKeys: false)
         let modelDirectory = configuration.modelDirectory
         semantic = SemanticState(modelDirectory: modelDirectory, vectors: vectors, store: store)
         let threads = configuration.embeddingThreads

@@ -6,14 +6,19 @@ import Foundation
 public final class SearchCache<Value: Sendable>: @unchecked Sendable {
     public let capacity: Int
     public let timeToLive: TimeInterval
+    /// Whether keys are trimmed and lower-cased (spec 004), or used as given (a caller whose keys
+    /// are already canonical, and whose queries differ by case: `a OR b` is not `a or b`).
+    public let normalizesKeys: Bool
     private let now: @Sendable () -> Date
     private let lock = NSLock()
     private var entries: [String: (value: Value, stored: Date, generation: Int, lastUse: UInt64)] = [:]
     private var useCounter: UInt64 = 0
 
-    public init(capacity: Int = 20, timeToLive: TimeInterval = 120, now: @escaping @Sendable () -> Date = Date.init) {
+    public init(capacity: Int = 20, timeToLive: TimeInterval = 120, normalizesKeys: Bool = true,
+                now: @escaping @Sendable () -> Date = Date.init) {
         self.capacity = capacity
         self.timeToLive = timeToLive
+        self.normalizesKeys = normalizesKeys
         self.now = now
     }
 
@@ -24,7 +29,7 @@ public final class SearchCache<Value: Sendable>: @unchecked Sendable {
     /// The cached value for `key`, if fresh and computed at `generation`.
     public func value(for key: String, generation: Int) -> Value? {
         lock.lock(); defer { lock.unlock() }
-        let k = Self.normalize(key)
+        let k = normalizesKeys ? Self.normalize(key) : key
         guard let entry = entries[k] else { return nil }
         guard entry.generation == generation, now().timeIntervalSince(entry.stored) < timeToLive else {
             entries[k] = nil
@@ -38,7 +43,7 @@ public final class SearchCache<Value: Sendable>: @unchecked Sendable {
     public func insert(_ value: Value, for key: String, generation: Int) {
         lock.lock(); defer { lock.unlock() }
         useCounter += 1
-        entries[Self.normalize(key)] = (value, now(), generation, useCounter)
+        entries[normalizesKeys ? Self.normalize(key) : key] = (value, now(), generation, useCounter)
         while entries.count > capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
             entries[oldest.key] = nil
         }

@@ -162,6 +162,18 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(try service.suggestions().recentSearches, ["gamma"], "only a first page is recorded")
     }
 
+    /// The answer cache keys by the parsed query exactly: `OR` and `or` are different searches.
+    func testTheCacheNeverAnswersADifferentQuery() async throws {
+        let service = try makeService(backgroundEmbedding: false)
+        _ = try await service.importMail(path: try writeMbox("a.mbox", count: 40, tag: "delta"), account: "main")
+        let either = try await service.search(SearchRequest(text: "deltamarker5 OR deltamarker7", mode: .keyword))
+        XCTAssertEqual(either.keywordMatches, 2)
+        let words = try await service.search(SearchRequest(text: "deltamarker5 or deltamarker7", mode: .keyword))
+        XCTAssertEqual(words.keywordMatches, 0, "\"or\" is a word here: no email has all three")
+        let again = try await service.search(SearchRequest(text: "  deltamarker5 OR deltamarker7 ", mode: .keyword))
+        XCTAssertEqual(again.keywordMatches, 2)
+    }
+
     func testBadRequestsAreServiceErrorsNotCrashes() async throws {
         let service = try makeService(backgroundEmbedding: false)
         for request in [SearchRequest(text: String(repeating: "a", count: 1_001)), SearchRequest(text: "x", limit: 0),
