@@ -545,11 +545,12 @@ final class SemanticState: @unchecked Sendable {
     /// Loads the model and the vectors once; returns the query encoder, nil without a model.
     func prepare() throws -> MiniLMEmbedder? {
         try lock.withLock {
+            // Without a model the vectors are of no use: do not load them.
+            guard ModelStore(directory: modelDirectory).status().isInstalled else { return nil }
             if !vectorsLoaded {
                 try vectors.load(from: store)
                 vectorsLoaded = true
             }
-            guard ModelStore(directory: modelDirectory).status().isInstalled else { return nil }
             if embedder == nil { embedder = try MiniLMEmbedder(modelDirectory: modelDirectory) }
             return embedder
         }
