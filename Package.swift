@@ -72,6 +72,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Google's gumbo HTML5 parser, Debian's libgumbo-dev.
+        .systemLibrary(name: "CGumbo", pkgConfig: "gumbo", providers: [.apt(["libgumbo-dev"])]),
+        // Untrusted email HTML -> a safe body fragment (allowlist over gumbo's tree; remote images,
+        // tracking pixels, cid: images). Pure: no I/O.
+        .target(name: "HTMLSanitizer", dependencies: ["CGumbo"]),
         // Seeded synthetic mail for the demo, the tests and the benchmarks.
         .target(name: "DemoCorpus"),
         .executableTarget(
@@ -94,6 +99,7 @@ let package = Package(
             path: "Benchmarks/MailSearchBench"
         ),
         .testTarget(name: "MailParsingTests", dependencies: ["MailParsing"]),
+        .testTarget(name: "HTMLSanitizerTests", dependencies: ["HTMLSanitizer", "CGumbo"]),
         .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "MailStore", "MailModel"]),
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "CKernels"]),

@@ -3,7 +3,7 @@
 set -euo pipefail
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in libsqlite3-dev libopenblas-dev pkg-config zstd unzip; do
+for pkg in libsqlite3-dev libopenblas-dev libgumbo-dev pkg-config zstd unzip; do
   have "$pkg" || need+=("$pkg")
 done
 if ((${#need[@]})); then
