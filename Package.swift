@@ -60,7 +60,10 @@ let package = Package(
         // status) and the Codable wire types the CLI's --json and the HTTP API share.
         .target(
             name: "MailSearchKit",
-            dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport", grdb]
+            dependencies: [
+                "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport",
+                "HTMLSanitizer", grdb,
+            ]
         ),
         // `mailsearch serve`: the Hummingbird 2 JSON API over MailSearchService and its security rules
         // (loopback by default, bearer token, Host check against DNS rebinding, CSRF, no CORS).

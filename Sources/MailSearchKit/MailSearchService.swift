@@ -1,6 +1,7 @@
 import Embedding
 import Foundation
 import GRDB
+import HTMLSanitizer
 import MailImport
 import MailModel
 import MailParsing
@@ -281,6 +282,41 @@ public final class MailSearchService: @unchecked Sendable {
                                hint: "the file changed since the import; import it again")
         }
         return AttachmentDownload(info: AttachmentInfo(attachment), data: Data(parts[position].content))
+    }
+
+    /// The HTML body, sanitized (`SafeHTML`); the plain text when there is no HTML or nothing
+    /// visible survives. `cid:` images link to `inlineImage`, for the email's own parts only.
+    public func safeHTML(emailId: Int64, allowRemoteImages: Bool = false) throws -> SafeHTML {
+        guard let stored = try store.email(id: emailId) else { throw ServiceError.notFound("no email with id \(emailId)") }
+        let email = stored.email
+        let contentIds = Set(email.attachments.compactMap(\.contentId))
+        var result = SafeHTML(emailId: emailId, html: nil, text: email.bodyPlain, remoteImagesAllowed: allowRemoteImages,
+                              remoteImagesBlocked: 0, trackersBlocked: 0)
+        guard let html = email.bodyHTML, !html.isEmpty else { return result }
+        let options = SanitizeOptions(allowRemoteImages: allowRemoteImages) { cid in
+            guard contentIds.contains(cid),
+                  let encoded = cid.addingPercentEncoding(withAllowedCharacters: .alphanumerics) else { return nil }
+            return "/api/emails/\(emailId)/cid/\(encoded)"
+        }
+        let safe = HTMLSanitizer.sanitize(html, options: options)
+        result.remoteImagesBlocked = safe.remoteImagesBlocked
+        result.trackersBlocked = safe.trackersBlocked
+        result.html = safe.isEmpty ? nil : safe.html
+        return result
+    }
+
+    /// An inline image of an email by its Content-ID (the `cid:` images of its HTML): raster
+    /// types only (an SVG could carry script).
+    public func inlineImage(emailId: Int64, contentId: String) throws -> AttachmentDownload {
+        guard let stored = try store.email(id: emailId) else { throw ServiceError.notFound("no email with id \(emailId)") }
+        guard let attachment = stored.email.attachments.first(where: { $0.contentId == contentId }) else {
+            throw ServiceError.notFound("email \(emailId) has no part with Content-ID \(contentId.prefix(80))")
+        }
+        let raster: Set<String> = ["image/png", "image/gif", "image/jpeg", "image/jpg", "image/webp"]
+        guard raster.contains(attachment.mimeType.lowercased()) else {
+            throw ServiceError.notFound("the part \(contentId.prefix(80)) of email \(emailId) is not a raster image (\(attachment.mimeType))")
+        }
+        return try self.attachment(id: attachment.id)
     }
 
     // MARK: Writing

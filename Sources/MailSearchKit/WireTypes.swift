@@ -227,3 +227,18 @@ public struct AttachmentDownload: Sendable {
     public var info: AttachmentInfo
     public var data: Data
 }
+
+/// An email's HTML body made safe to show (001 §5.4.3): scripts, handlers, frames, forms and
+/// remote loads removed by `HTMLSanitizer`; remote images behind placeholders unless asked for;
+/// tracking pixels removed either way; `cid:` images pointing at `/api/emails/{id}/cid/{cid}`.
+public struct SafeHTML: Sendable, Codable, Hashable {
+    public var emailId: Int64
+    /// The sanitized fragment; nil when the email has no HTML or nothing visible is left (then
+    /// `text` is what to show).
+    public var html: String?
+    /// The plain-text body, the fallback.
+    public var text: String
+    public var remoteImagesAllowed: Bool
+    public var remoteImagesBlocked: Int
+    public var trackersBlocked: Int
+}

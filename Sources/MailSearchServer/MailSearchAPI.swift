@@ -61,6 +61,20 @@ struct MailSearchAPI: Sendable {
             let html = try Self.flag(request, "html")
             return JSON.response(try await Blocking.run { try service.email(id: id, includeHTML: html) })
         }
+        api.get("emails/:id/html") { request, context in
+            let id = try Self.id(context)
+            let images = try Self.flag(request, "images")
+            return JSON.response(try await Blocking.run { try service.safeHTML(emailId: id, allowRemoteImages: images) })
+        }
+        api.get("emails/:id/cid/:cid") { _, context in
+            let id = try Self.id(context)
+            let cid = (context.parameters.get("cid") ?? "").removingPercentEncoding ?? ""
+            let image = try await Blocking.run { try service.inlineImage(emailId: id, contentId: cid) }
+            return Response(status: .ok, headers: [
+                .contentType: image.info.mimeType.lowercased(),
+                .contentSecurityPolicy: "sandbox; default-src 'none'",
+            ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: image.data)))
+        }
         api.get("emails/:id/raw") { _, context in
             let id = try Self.id(context)
             let data = try await Blocking.run { try service.rawMessage(emailId: id) }

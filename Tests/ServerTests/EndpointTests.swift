@@ -197,6 +197,24 @@ final class EndpointTests: XCTestCase {
         }
     }
 
+    /// The sanitized HTML endpoint (the sanitizing itself: ServiceTests) and the cid: image route.
+    func testSafeHTMLAndInlineImageRoutes() async throws {
+        let fixture = self.fixture!
+        try await fixture.app().test(.router) { client in
+            let page = try decode(SearchPage.self, try await client.execute(uri: "/api/search?q=offsite+photos", method: .get))
+            let id = try XCTUnwrap(page.results.first?.emailId)
+            let safe = try decode(SafeHTML.self, try await client.execute(uri: "/api/emails/\(id)/html", method: .get))
+            XCTAssertNil(safe.html, "a plain-text email: the text is what to show")
+            XCTAssertTrue(safe.text.contains("offsite photos"))
+            XCTAssertFalse(safe.remoteImagesAllowed)
+            let allowed = try decode(SafeHTML.self, try await client.execute(uri: "/api/emails/\(id)/html?images=1", method: .get))
+            XCTAssertTrue(allowed.remoteImagesAllowed)
+            try assertError(try await client.execute(uri: "/api/emails/\(id)/html?images=perhaps", method: .get), .badRequest)
+            try assertError(try await client.execute(uri: "/api/emails/999999/html", method: .get), .notFound)
+            try assertError(try await client.execute(uri: "/api/emails/\(id)/cid/nothing%40example.com", method: .get), .notFound)
+        }
+    }
+
     func testAttachmentMetadataWarnsAndDownloadIsAnAttachment() async throws {
         let fixture = self.fixture!
         try await fixture.app().test(.router) { client in

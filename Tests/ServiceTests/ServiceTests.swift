@@ -174,6 +174,63 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(again.keywordMatches, 2)
     }
 
+    /// HTML mail comes back sanitized: no script, remote images behind placeholders unless asked
+    /// for, the tracking pixel gone either way, the cid: image pointing at the email's own part.
+    func testHTMLIsSanitizedAndInlineImagesComeFromTheMessage() async throws {
+        let service = try makeService(backgroundEmbedding: false)
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]).base64EncodedString()
+        let mbox = """
+            From a@example.com Mon Mar  4 14:11:14 2024
+            Message-ID: <html@example.com>
+            From: News <news@example.com>
+            Subject: newsletter with logo
+            MIME-Version: 1.0
+            Content-Type: multipart/related; boundary="RR"
+
+            --RR
+            Content-Type: text/html; charset=utf-8
+
+            <html><body><p onclick="x()">Hello <b>reader</b></p><script>window.__pwned=1</script>
+            <img src="cid:logo@example.com" alt="logo"><img src="https://cdn.example.org/banner.png" alt="banner">
+            <img src="https://track.example.net/open.gif" width="1" height="1">
+            <a href="javascript:alert(1)">bad</a> <a href="https://example.com/read">read more</a></body></html>
+            --RR
+            Content-Type: image/png
+            Content-ID: <logo@example.com>
+            Content-Disposition: inline
+            Content-Transfer-Encoding: base64
+
+            \(png)
+            --RR--
+
+            """
+        let path = work.appendingPathComponent("html.mbox").path
+        try Data(mbox.utf8).write(to: URL(fileURLWithPath: path))
+        _ = try await service.importMail(path: path, account: "main")
+        let page = try await service.search(SearchRequest(text: "newsletter", mode: .keyword))
+        let id = try XCTUnwrap(page.results.first?.emailId)
+
+        let blocked = try service.safeHTML(emailId: id)
+        let html = try XCTUnwrap(blocked.html)
+        for banned in ["<script", "onclick", "javascript:", "cdn.example.org", "track.example.net", "__pwned"] {
+            XCTAssertFalse(html.lowercased().contains(banned), "\(banned) in \(html)")
+        }
+        XCTAssertTrue(html.contains("/api/emails/\(id)/cid/logo%40example%2Ecom") || html.contains("/api/emails/\(id)/cid/logo%40example.com"), html)
+        XCTAssertTrue(html.contains("<b>reader</b>"))
+        XCTAssertTrue(html.contains("https://example.com/read"))
+        XCTAssertEqual(blocked.remoteImagesBlocked, 1)
+        XCTAssertEqual(blocked.trackersBlocked, 1)
+
+        let allowed = try service.safeHTML(emailId: id, allowRemoteImages: true)
+        XCTAssertTrue(try XCTUnwrap(allowed.html).contains("https://cdn.example.org/banner.png"))
+        XCTAssertFalse(try XCTUnwrap(allowed.html).contains("track.example.net"), "trackers stay out")
+        XCTAssertEqual(allowed.trackersBlocked, 1)
+
+        XCTAssertEqual(try service.inlineImage(emailId: id, contentId: "logo@example.com").data,
+                       Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]))
+        XCTAssertThrowsError(try service.inlineImage(emailId: id, contentId: "other@example.com"))
+    }
+
     func testBadRequestsAreServiceErrorsNotCrashes() async throws {
         let service = try makeService(backgroundEmbedding: false)
         for request in [SearchRequest(text: String(repeating: "a", count: 1_001)), SearchRequest(text: "x", limit: 0),
