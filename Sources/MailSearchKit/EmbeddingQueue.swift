@@ -139,33 +139,27 @@ final class EmbeddingQueue: @unchecked Sendable {
     }
 
     private func pass(_ embedders: [any Embedder], limit: Int?, progress: (Int, Int) -> Void) throws -> Int {
-        let pending = try store.emailsWithoutEmbeddingCount()
-        let total = min(pending, limit ?? pending)
         let started = Date()
-        update { $0 = EmbeddingProgress(state: total > 0 ? .running : .idle, done: 0, total: total) }
-        progress(0, total)
-        var done = 0
-        while !condition.withLock({ stopping }), limit.map({ done < $0 }) ?? true {
-            let size = min(batchSize * embedders.count, limit.map { $0 - done } ?? Int.max)
-            let work = try store.emailsWithoutEmbedding(limit: size)
-            if work.isEmpty { break }
-            let embedded = try EmbeddingIndexer.embedInParallel(work.map(\.text), embedders: embedders)
-            let items = zip(work, embedded).map { (emailId: $0.emailId, vector: $1) }
-            try store.saveEmbeddings(items, model: modelName)
-            vectors.upsert(items)
-            done += items.count
-            didCommit(items.count)
-            let seconds = Date().timeIntervalSince(started)
-            update {
-                $0.done = done
-                // Mail that arrived during the pass joins it.
-                $0.total = max($0.total, done)
-                $0.docsPerSecond = seconds > 0 ? Double(done) / seconds : nil
-                let left = Double(max(0, $0.total - done))
-                $0.etaSeconds = $0.docsPerSecond.map { left / max($0, 0.001) }
+        let indexer = EmbeddingIndexer(store: store, embedders: embedders, modelName: modelName, batchSize: batchSize)
+        var stored = 0
+        let done = try indexer.run(limit: limit, vectors: vectors, progress: { done, total in
+            if done == 0 {
+                // The pass starts: a fresh progress record.
+                update { $0 = EmbeddingProgress(state: total > 0 ? .running : .idle, done: 0, total: total) }
+            } else {
+                didCommit(done - stored)
+                stored = done
+                let seconds = Date().timeIntervalSince(started)
+                update {
+                    $0.done = done
+                    $0.total = total
+                    $0.docsPerSecond = seconds > 0 ? Double(done) / seconds : nil
+                    let left = Double(max(0, total - done))
+                    $0.etaSeconds = $0.docsPerSecond.map { left / max($0, 0.001) }
+                }
             }
-            progress(done, max(total, done))
-        }
+            progress(done, total)
+        }, shouldStop: { condition.withLock { stopping } })
         update {
             $0.state = .idle
             $0.total = done

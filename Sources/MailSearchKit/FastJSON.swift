@@ -107,7 +107,7 @@ public enum FastJSON {
             string(text)
         }
 
-        mutating func result(_ r: SearchPage.Result) {
+        mutating func result(_ r: SearchResult) {
             raw("{\"accountId\":"); int(r.accountId)
             raw(",\"category\":"); string(r.category.rawValue)
             if let d = r.date { raw(",\"date\":"); date(d) }

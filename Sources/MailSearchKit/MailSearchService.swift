@@ -168,7 +168,7 @@ public final class MailSearchService: @unchecked Sendable {
         let next = offset + results.count
         let page = SearchPage(
             query: SearchPage.Query(response.query), conversationCount: response.conversationCount,
-            keywordMatches: response.keywordMatches, offset: offset, results: results.map(SearchPage.Result.init),
+            keywordMatches: response.keywordMatches, offset: offset, results: results,
             semantic: SemanticStatus(response.semantic), tookMs: response.tookMs,
             cursor: next < response.conversationCount && results.count == request.limit ? Self.cursor(offset: next) : nil)
         // An answer computed while the data changed is not kept: it may mix the two states.

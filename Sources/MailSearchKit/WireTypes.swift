@@ -96,32 +96,6 @@ public struct SearchPage: Sendable, Codable {
         }
     }
 
-    public struct Result: Sendable, Codable, Hashable {
-        public var threadId: Int64
-        public var emailId: Int64
-        public var subject: String
-        public var senderName: String
-        public var senderEmail: String
-        public var date: Date?
-        public var snippet: String
-        public var highlights: [HighlightRange]
-        public var score: Double
-        public var matchSource: MatchSource
-        public var accountId: Int64
-        public var hasAttachment: Bool
-        public var isRead: Bool
-        public var category: AICategory
-        public var matchedMessages: Int
-        public var why: MatchExplanation
-
-        init(_ r: SearchResult) {
-            threadId = r.threadId; emailId = r.emailId; subject = r.subject; senderName = r.senderName
-            senderEmail = r.senderEmail; date = r.date; snippet = r.snippet; highlights = r.highlights
-            score = r.score; matchSource = r.matchSource; accountId = r.accountId; hasAttachment = r.hasAttachment
-            isRead = r.isRead; category = r.category; matchedMessages = r.matchedMessages; why = r.why
-        }
-    }
-
     public var query: Query
     /// Every conversation with a match, exact.
     public var conversationCount: Int
@@ -129,7 +103,8 @@ public struct SearchPage: Sendable, Codable {
     public var keywordMatches: Int
     /// Conversations before this page.
     public var offset: Int
-    public var results: [Result]
+    /// One per conversation, at its best message.
+    public var results: [SearchResult]
     public var semantic: SemanticStatus
     public var tookMs: Double
     /// Pass as `cursor` for the next page; nil on the last page.

@@ -71,24 +71,27 @@ public struct EmbeddingIndexer: Sendable {
         self.batchSize = batchSize
     }
 
-    /// Embeds up to `limit` emails (all when nil), calling `progress(done, total)` after each batch;
-    /// `vectors` (when given) is updated as batches commit. Returns how many were embedded.
+    /// Embeds up to `limit` emails (without a limit, until none is left: mail that arrives during
+    /// the run joins it), calling `progress(done, total)` after each stored batch; `vectors` (when
+    /// given) is updated as batches commit. `shouldStop` is asked before each batch. Returns how
+    /// many were embedded.
     @discardableResult
     public func run(limit: Int? = nil, vectors: VectorSearchEngine? = nil,
-                    progress: (Int, Int) -> Void = { _, _ in }) throws -> Int {
+                    progress: (Int, Int) -> Void = { _, _ in }, shouldStop: () -> Bool = { false }) throws -> Int {
         let pending = try store.emailsWithoutEmbeddingCount()
         let total = min(pending, limit ?? pending)
         var done = 0
         progress(0, total)
-        while done < total {
-            let work = try store.emailsWithoutEmbedding(limit: min(batchSize * embedders.count, total - done))
+        while !shouldStop(), limit.map({ done < $0 }) ?? true {
+            let size = min(batchSize * embedders.count, limit.map { $0 - done } ?? Int.max)
+            let work = try store.emailsWithoutEmbedding(limit: size)
             guard !work.isEmpty else { break }
             let embedded = try Self.embedInParallel(work.map(\.text), embedders: embedders)
             let items = zip(work, embedded).map { (emailId: $0.emailId, vector: $1) }
             try store.saveEmbeddings(items, model: modelName)
             vectors?.upsert(items)
             done += work.count
-            progress(done, total)
+            progress(done, max(total, done))
         }
         return done
     }

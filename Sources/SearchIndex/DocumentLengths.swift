@@ -53,7 +53,7 @@ final class DocumentLengths: @unchecked Sendable {
     static func storeCopy(_ db: Database) throws {
         let version = try Self.version(db)
         if try Int64.fetchOne(db, sql: "SELECT version FROM length_cache WHERE id = 1") == version { return }
-        var slots = [UInt32](repeating: 0, count: try capacity(db) - 4_096)
+        var slots = [UInt32](repeating: 0, count: try rowidLimit(db))
         try RawStatementScan.forEachRow(db, sql: "SELECT id, sz FROM email_fts_docsize", text: nil) { row in
             let id = Int(sqlite3_column_int64(row, 0))
             guard id >= 0, id < slots.count, let blob = sqlite3_column_blob(row, 1) else { return }
@@ -103,7 +103,12 @@ final class DocumentLengths: @unchecked Sendable {
 
     /// Room for every rowid of the index as of `db`, and some to grow into.
     static func capacity(_ db: Database) throws -> Int {
+        try rowidLimit(db) + 4_096
+    }
+
+    /// One more than the largest rowid of the index.
+    static func rowidLimit(_ db: Database) throws -> Int {
         let maxId = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM email_fts_docsize") ?? 0
-        return Int(max(0, maxId)) + 1 + 4_096
+        return Int(max(0, maxId)) + 1
     }
 }

@@ -343,12 +343,12 @@ public final class SearchIndexManager: Sendable {
     }
 }
 
-/// A value behind a lock, for the one piece of mutable state: which search database is open.
-public final class LockedValue<T: Sendable>: @unchecked Sendable {
+/// A value behind a lock (which search database is open, its row lengths, whether a copy is due).
+final class LockedValue<T: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: T
-    public init(_ value: T) { stored = value }
-    public var value: T { lock.lock(); defer { lock.unlock() }; return stored }
-    public func set(_ value: T) { lock.lock(); stored = value; lock.unlock() }
-    public func update(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
+    init(_ value: T) { stored = value }
+    var value: T { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ value: T) { lock.lock(); stored = value; lock.unlock() }
+    func update(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
 }

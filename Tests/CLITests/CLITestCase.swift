@@ -60,6 +60,26 @@ class CLITestCase: XCTestCase {
         return process
     }
 
+    /// The installed embedding model's folder; the test is skipped without one (a failure when
+    /// `MAILSEARCH_REQUIRE_MODEL=1`, as in `make test`).
+    func installedModel() throws -> String {
+        let modelDir = ProcessInfo.processInfo.environment["MAILSEARCH_MODEL_DIR"]
+            ?? (NSHomeDirectory() + "/.cache/mailsearch/models/all-MiniLM-L6-v2")
+        guard FileManager.default.fileExists(atPath: modelDir + "/model.safetensors") else {
+            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" { XCTFail("no model at \(modelDir)") }
+            throw XCTSkip("no model at \(modelDir)")
+        }
+        return modelDir
+    }
+
+    /// How many emails have an embedding, from `index status --json`.
+    func embeddedEmails(model: String) throws -> Int {
+        let status = try mailsearch(["index", "status", "--json"], model: model)
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [String: Any]
+        return try XCTUnwrap(json["embeddedEmails"] as? Int)
+    }
+
     /// Writes an mbox of `count` messages: threads of up to five replies, a few without Message-ID.
     func writeMbox(count: Int, name: String = "mail.mbox") throws -> String {
         var text = ""

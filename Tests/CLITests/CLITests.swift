@@ -127,12 +127,7 @@ final class ResumableImportTests: CLITestCase {
 /// Semantic search through the binary with the real model (installed by `make test`).
 final class SemanticCLITests: CLITestCase {
     func test_AC_S_06_embedThenHybridSearchFindsMeaningNotJustWords() throws {
-        let modelDir = ProcessInfo.processInfo.environment["MAILSEARCH_MODEL_DIR"]
-            ?? (NSHomeDirectory() + "/.cache/mailsearch/models/all-MiniLM-L6-v2")
-        guard FileManager.default.fileExists(atPath: modelDir + "/model.safetensors") else {
-            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" { XCTFail("no model at \(modelDir)") }
-            throw XCTSkip("no model at \(modelDir)")
-        }
+        let modelDir = try installedModel()
         var text = ""
         let mails = [
             ("Quarterly budget review", "We go through the spending plan and forecast for next quarter on Thursday."),
@@ -180,20 +175,10 @@ final class SemanticCLITests: CLITestCase {
 /// none embedded twice.
 final class ResumableEmbeddingTests: CLITestCase {
     func testKillNineDuringEmbeddingThenRerunCompletesWithoutRepeating() throws {
-        let modelDir = ProcessInfo.processInfo.environment["MAILSEARCH_MODEL_DIR"]
-            ?? (NSHomeDirectory() + "/.cache/mailsearch/models/all-MiniLM-L6-v2")
-        guard FileManager.default.fileExists(atPath: modelDir + "/model.safetensors") else {
-            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" { XCTFail("no model at \(modelDir)") }
-            throw XCTSkip("no model at \(modelDir)")
-        }
+        let modelDir = try installedModel()
         let count = 1500
         XCTAssertEqual(try mailsearch(["import", try writeMbox(count: count), "--quiet"], model: modelDir).status, 0)
-        func embedded() throws -> Int {
-            let status = try mailsearch(["index", "status", "--json"], model: modelDir)
-            XCTAssertEqual(status.status, 0, status.stderr)
-            let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [String: Any]
-            return json["embeddedEmails"] as! Int
-        }
+        func embedded() throws -> Int { try embeddedEmails(model: modelDir) }
         let process = try start(["index", "embed", "--quiet", "--batch-size", "16"], model: modelDir)
         var before = 0
         while process.isRunning && before == 0 {
@@ -218,19 +203,10 @@ final class ResumableEmbeddingTests: CLITestCase {
     /// The same with the background queue of `mailsearch serve`: kill -9 while it embeds, start it
     /// again, and it carries on to full coverage without repeating a stored batch.
     func testKillNineDuringBackgroundEmbeddingInServeThenRestartCompletes() throws {
-        let modelDir = ProcessInfo.processInfo.environment["MAILSEARCH_MODEL_DIR"]
-            ?? (NSHomeDirectory() + "/.cache/mailsearch/models/all-MiniLM-L6-v2")
-        guard FileManager.default.fileExists(atPath: modelDir + "/model.safetensors") else {
-            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" { XCTFail("no model at \(modelDir)") }
-            throw XCTSkip("no model at \(modelDir)")
-        }
+        let modelDir = try installedModel()
         let count = 1500
         XCTAssertEqual(try mailsearch(["import", try writeMbox(count: count), "--quiet"], model: modelDir).status, 0)
-        func embedded() throws -> Int {
-            let status = try mailsearch(["index", "status", "--json"], model: modelDir)
-            let json = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as! [String: Any]
-            return json["embeddedEmails"] as! Int
-        }
+        func embedded() throws -> Int { try embeddedEmails(model: modelDir) }
         let first = try start(["serve", "--port", "0", "--log-level", "error"], model: modelDir)
         var partial = 0
         let deadline = Date().addingTimeInterval(120)

@@ -318,7 +318,7 @@ final class FastJSONTests: XCTestCase {
             query.filters.sender = "sarah"
             query.filters.dateRange = DateRange(start: Date(timeIntervalSince1970: 1_700_000_000), end: nil)
             return SearchPage(query: SearchPage.Query(query), conversationCount: 1234, keywordMatches: 5678, offset: 20,
-                              results: results.map(SearchPage.Result.init), semantic: semantic, tookMs: 3.25, cursor: cursor)
+                              results: results, semantic: semantic, tookMs: 3.25, cursor: cursor)
         }
         let results = [
             SearchResult(threadId: 7, emailId: 70, subject: "Budget \"Q3\"\tnow\u{1}", senderName: "Sarah Ö", senderEmail: "s@x.org",
