@@ -4,7 +4,7 @@ public struct SanitizeOptions: Sendable {
     /// stripped either way, and CSS never loads anything.
     public var allowRemoteImages: Bool
     /// Maps a `cid:` reference (the part after `cid:`, percent-decoded, without angle brackets) to
-    /// a local URL such as `/api/emails/12/cid/abc`; nil drops the image.
+    /// a local URL such as `/api/emails/12/cid/abc` or a `data:` URL; nil drops the image.
     public var cidURL: @Sendable (String) -> String?
 
     public init(allowRemoteImages: Bool = false, cidURL: @escaping @Sendable (String) -> String? = { _ in nil }) {

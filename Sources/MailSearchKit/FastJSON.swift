@@ -35,6 +35,12 @@ public enum FastJSON {
             if let error { w.raw("\"error\":"); w.string(error); w.raw(",") }
             w.raw("\"reason\":"); w.string(reason.rawValue); w.raw(",\"status\":\"skipped\"}")
         }
+        w.raw(",\"threads\":[")
+        for (i, t) in page.threads.enumerated() {
+            if i > 0 { w.raw(",") }
+            w.thread(t)
+        }
+        w.raw("]")
         w.raw(",\"tookMs\":"); w.double(page.tookMs)
         w.raw("}")
         return Data(w.bytes)
@@ -105,6 +111,25 @@ public enum FastJSON {
             let text = "\(year < 1000 ? String(repeating: "0", count: 4 - String(year).count) : "")\(year)-\(two(month))-\(two(day))T"
                 + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
             string(text)
+        }
+
+        mutating func thread(_ t: MailThread) {
+            raw("{\"accountId\":"); int(t.accountId)
+            raw(",\"id\":"); int(t.id)
+            raw(",\"isStarred\":"); bool(t.isStarred)
+            if let d = t.latestDate { raw(",\"latestDate\":"); date(d) }
+            raw(",\"messageCount\":"); int(t.messageCount)
+            raw(",\"participants\":[")
+            for (i, a) in t.participants.enumerated() {
+                if i > 0 { raw(",") }
+                raw("{\"email\":"); string(a.email)
+                if let name = a.name { raw(",\"name\":"); string(name) }
+                raw("}")
+            }
+            raw("],\"snippet\":"); string(t.snippet)
+            raw(",\"subject\":"); string(t.subject)
+            raw(",\"unreadCount\":"); int(t.unreadCount)
+            raw("}")
         }
 
         mutating func result(_ r: SearchResult) {

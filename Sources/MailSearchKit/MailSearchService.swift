@@ -166,9 +166,14 @@ public final class MailSearchService: @unchecked Sendable {
         let response = try await useCase.search(query, limit: offset + request.limit, mode: request.mode)
         let results = Array(response.results.dropFirst(offset))
         let next = offset + results.count
+        let threads = try store.threads(ids: results.map(\.threadId))
+        guard threads.count == results.count else {
+            // A thread deleted between the search and this read: the answer mixes two states.
+            throw ServiceError(.conflict, "the mail changed during the search", hint: "search again")
+        }
         let page = SearchPage(
             query: SearchPage.Query(response.query), conversationCount: response.conversationCount,
-            keywordMatches: response.keywordMatches, offset: offset, results: results,
+            keywordMatches: response.keywordMatches, offset: offset, results: results, threads: threads,
             semantic: SemanticStatus(response.semantic), tookMs: response.tookMs,
             cursor: next < response.conversationCount && results.count == request.limit ? Self.cursor(offset: next) : nil)
         // An answer computed while the data changed is not kept: it may mix the two states.
@@ -207,6 +212,22 @@ public final class MailSearchService: @unchecked Sendable {
                                 suggestedQuery: "from:\($0.email)")
         }
         return Suggestions(recentSearches: try store.recentSearches(), contacts: contacts)
+    }
+
+    /// Adds a query to the recent searches (a front end that searches as the user types records
+    /// the query the user settled on).
+    public func recordSearch(_ text: String) throws {
+        guard text.count <= SearchRequest.maximumLength else {
+            throw ServiceError.invalid("the query is \(text.count) characters long; the limit is \(SearchRequest.maximumLength)")
+        }
+        guard !configuration.readOnly else { return }
+        try store.recordSearch(text)
+    }
+
+    /// The accounts and folders (with counts).
+    public func mailboxes() throws -> Mailboxes {
+        Mailboxes(accounts: try store.accounts().map { Mailboxes.AccountInfo(id: $0.id, name: $0.name, email: $0.email) },
+                  folders: try store.folders())
     }
 
     public func clearRecentSearches() throws {
@@ -285,7 +306,8 @@ public final class MailSearchService: @unchecked Sendable {
     }
 
     /// The HTML body, sanitized (`SafeHTML`); the plain text when there is no HTML or nothing
-    /// visible survives. `cid:` images link to `inlineImage`, for the email's own parts only.
+    /// visible survives. `cid:` images of the email's own raster parts become data: URLs (up to
+    /// `inlineImageBudget` bytes in all).
     public func safeHTML(emailId: Int64, allowRemoteImages: Bool = false) throws -> SafeHTML {
         guard let stored = try store.email(id: emailId) else { throw ServiceError.notFound("no email with id \(emailId)") }
         let email = stored.email
@@ -293,10 +315,12 @@ public final class MailSearchService: @unchecked Sendable {
         var result = SafeHTML(emailId: emailId, html: nil, text: email.bodyPlain, remoteImagesAllowed: allowRemoteImages,
                               remoteImagesBlocked: 0, trackersBlocked: 0)
         guard let html = email.bodyHTML, !html.isEmpty else { return result }
-        let options = SanitizeOptions(allowRemoteImages: allowRemoteImages) { cid in
-            guard contentIds.contains(cid),
-                  let encoded = cid.addingPercentEncoding(withAllowedCharacters: .alphanumerics) else { return nil }
-            return "/api/emails/\(emailId)/cid/\(encoded)"
+        // The email's own images go in as data: URLs: the frame that shows the HTML (sandboxed,
+        // an opaque origin) sends no token and may load nothing but data:.
+        let budget = ByteBudget(Self.inlineImageBudget)
+        let options = SanitizeOptions(allowRemoteImages: allowRemoteImages) { [self] cid in
+            guard contentIds.contains(cid), let image = try? inlineImage(emailId: emailId, contentId: cid) else { return nil }
+            return budget.take(image.data.count) ? "data:\(image.info.mimeType.lowercased());base64,\(image.data.base64EncodedString())" : nil
         }
         let safe = HTMLSanitizer.sanitize(html, options: options)
         result.remoteImagesBlocked = safe.remoteImagesBlocked
@@ -304,6 +328,9 @@ public final class MailSearchService: @unchecked Sendable {
         result.html = safe.isEmpty ? nil : safe.html
         return result
     }
+
+    /// The most inline-image bytes one `safeHTML` answer carries (an image past it is dropped).
+    static let inlineImageBudget = 8 << 20
 
     /// An inline image of an email by its Content-ID (the `cid:` images of its HTML): raster
     /// types only (an SVG could carry script).
@@ -622,5 +649,19 @@ struct PooledSemanticRanker: SemanticRanker {
     func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
         let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: minimumSimilarity)
         return try await pool.run { try ranker.rankNow(text: text, candidates: candidates, limit: limit) }
+    }
+}
+
+/// Bytes left to spend; for one synchronous sanitizer pass (its callbacks run on its thread).
+private final class ByteBudget: @unchecked Sendable {
+    private var left: Int
+
+    init(_ bytes: Int) { left = bytes }
+
+    /// Whether `bytes` fit, taking them if so.
+    func take(_ bytes: Int) -> Bool {
+        guard bytes <= left else { return false }
+        left -= bytes
+        return true
     }
 }

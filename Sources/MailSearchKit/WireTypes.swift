@@ -105,10 +105,26 @@ public struct SearchPage: Sendable, Codable {
     public var offset: Int
     /// One per conversation, at its best message.
     public var results: [SearchResult]
+    /// The conversation of each result, in the same order (participants, message and unread
+    /// counts: what a thread list shows).
+    public var threads: [MailThread]
     public var semantic: SemanticStatus
     public var tookMs: Double
     /// Pass as `cursor` for the next page; nil on the last page.
     public var cursor: String?
+}
+
+/// The accounts and folders, for a folder list, a scope switch and account badges.
+public struct Mailboxes: Sendable, Codable, Hashable {
+    public struct AccountInfo: Sendable, Codable, Hashable {
+        public var id: Int64
+        public var name: String
+        public var email: String?
+    }
+
+    public var accounts: [AccountInfo]
+    /// With their message and unread counts, by account and path.
+    public var folders: [Folder]
 }
 
 /// The zero state: recent searches and the most frequent contacts (E-10).

@@ -176,6 +176,21 @@ public final class MailStore: Sendable {
         }
     }
 
+    /// The threads with these ids, in the order given (an id with no thread is left out).
+    public func threads(ids: [Int64]) throws -> [MailThread] {
+        guard !ids.isEmpty else { return [] }
+        let rows = try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM threads WHERE id IN (\(ids.map { _ in "?" }.joined(separator: ",")))",
+                             arguments: StatementArguments(ids))
+        }
+        var byId: [Int64: MailThread] = [:]
+        for row in rows {
+            let thread = Self.thread(from: row)
+            byId[thread.id] = thread
+        }
+        return ids.compactMap { byId[$0] }
+    }
+
     /// Calls `body` for every email in id order with its folder paths; for export.
     public func forEachEmail(_ body: (Email, [String]) throws -> Void) throws {
         try database.read { db in
