@@ -65,7 +65,7 @@ let package = Package(
                 "HTMLSanitizer", grdb,
             ]
         ),
-        // `mailsearch serve`: the Hummingbird 2 JSON API over MailSearchService and its security rules
+        // `mailsearch serve`: the search page and the Hummingbird 2 JSON API over MailSearchService and its security rules
         // (loopback by default, bearer token, Host check against DNS rebinding, CSRF, no CORS).
         .target(
             name: "MailSearchServer",
@@ -73,7 +73,9 @@ let package = Package(
                 "MailSearchKit", "MailModel", "SearchEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // The search page (HTML, CSS, JavaScript modules), built into the binary.
+            resources: [.embedInCode("Web")]
         ),
         // Google's gumbo HTML5 parser, Debian's libgumbo-dev.
         .systemLibrary(name: "CGumbo", pkgConfig: "gumbo", providers: [.apt(["libgumbo-dev"])]),

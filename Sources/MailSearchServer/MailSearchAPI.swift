@@ -26,6 +26,7 @@ public func buildRouter(service: MailSearchService, configuration: ServerConfigu
     router.add(middleware: ResponseMiddleware())
     router.add(middleware: SecurityMiddleware(configuration: configuration))
     MailSearchAPI(service: service).register(on: router)
+    WebAssets(directory: configuration.webDirectory).register(on: router)
     return router
 }
 
@@ -34,6 +35,11 @@ public func buildRouter(service: MailSearchService, configuration: ServerConfigu
 struct MailSearchAPI: Sendable {
     let service: MailSearchService
     let rebuilding = RebuildFlag()
+
+    /// The body of `POST /api/recent`.
+    struct RecentBody: Decodable {
+        var query: String
+    }
 
     /// The body of `POST /api/import`.
     struct ImportBody: Decodable {
@@ -46,6 +52,14 @@ struct MailSearchAPI: Sendable {
         let api = router.group("api")
         api.get("search") { request, _ in try await search(request) }
         api.get("suggestions") { _, _ in JSON.response(try await Blocking.run { try service.suggestions() }) }
+        api.post("recent") { request, _ in
+            let body = try await Self.jsonBody(RecentBody.self, request, example: #"{"query": "budget report"}"#)
+            return JSON.response(try await Blocking.run {
+                try service.recordSearch(body.query)
+                return try service.suggestions()
+            })
+        }
+        api.get("mailboxes") { _, _ in JSON.response(try await Blocking.run { try service.mailboxes() }) }
         api.delete("recent") { _, _ in
             JSON.response(try await Blocking.run {
                 try service.clearRecentSearches()
@@ -172,11 +186,19 @@ struct MailSearchAPI: Sendable {
     }
 
     static func importBody(_ request: Request) async throws -> ImportBody {
-        // A JSON body only: an HTML form cannot send one across sites without a preflight.
-        let type = request.headers[.contentType]?.lowercased() ?? ""
-        guard type.hasPrefix("application/json") else {
-            throw APIError(.unsupportedMediaType, "the body must be JSON",
-                           hint: #"send Content-Type: application/json and {"path": "…", "account": "…"}"#)
+        let body = try await jsonBody(ImportBody.self, request, example: #"{"path": "…", "account": "…", "folder": null}"#)
+        guard !body.path.isEmpty, !body.account.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw APIError.badRequest("path and account must not be empty")
+        }
+        return body
+    }
+
+    /// A JSON body of at most 64 KB. JSON only: an HTML form cannot send one across sites
+    /// without a preflight (which this server refuses).
+    static func jsonBody<T: Decodable>(_ type: T.Type, _ request: Request, example: String) async throws -> T {
+        let contentType = request.headers[.contentType]?.lowercased() ?? ""
+        guard contentType.hasPrefix("application/json") else {
+            throw APIError(.unsupportedMediaType, "the body must be JSON", hint: "send Content-Type: application/json and \(example)")
         }
         let buffer: ByteBuffer
         do {
@@ -184,16 +206,11 @@ struct MailSearchAPI: Sendable {
         } catch {
             throw APIError(.contentTooLarge, "the body is larger than 64 KB")
         }
-        let body: ImportBody
         do {
-            body = try JSONDecoder().decode(ImportBody.self, from: Data(buffer.readableBytesView))
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch {
-            throw APIError.badRequest(#"the body must be {"path": "…", "account": "…", "folder": null}"#)
+            throw APIError.badRequest("the body must be \(example)")
         }
-        guard !body.path.isEmpty, !body.account.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw APIError.badRequest("path and account must not be empty")
-        }
-        return body
     }
 }
 

@@ -16,6 +16,8 @@ import Hummingbird
 ///    search would write the recent searches). Without either header (curl, scripts) a request
 ///    passes: a browser always sends `Origin` on a cross-site POST, and off loopback the token
 ///    is required anyway.
+/// Rules 3 and 4 do not apply to a GET of the search page (`/`, `/assets/NAME`): it holds no mail,
+/// and the page asks for the token itself.
 struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     let allowedHostNames: Set<String>
     let token: [UInt8]?
@@ -35,9 +37,22 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
             throw APIError(.methodNotAllowed, "OPTIONS is not supported: this API does not do CORS",
                            hint: "call it from its own origin", headers: [.allow: "GET, POST, DELETE"])
         }
+        // The page and its scripts hold no mail: a bookmark or a link from elsewhere may open
+        // them, and the page asks for the token itself. Everything under /api/ is guarded.
+        if request.method == .get || request.method == .head, Self.isPagePath(request.uri.path) {
+            return try await next(request, context)
+        }
         let hasValidToken = try checkToken(request)
         try checkOrigin(request, hosts: hosts, hasValidToken: hasValidToken)
         return try await next(request, context)
+    }
+
+    /// `/` or `/assets/NAME` exactly (an allowlist, so that no spelling of an /api/ path such as
+    /// `//api/search` can pass for the page).
+    static func isPagePath(_ path: String) -> Bool {
+        if path == "/" { return true }
+        guard path.hasPrefix("/assets/") else { return false }
+        return WebAssets.isValidName(String(path.dropFirst("/assets/".count)))
     }
 
     // MARK: Host

@@ -15,13 +15,16 @@ public struct ServerConfiguration: Sendable {
     /// Host names besides the bound host and the loopback names that the `Host` header may name
     /// (for a server bound to 0.0.0.0 and reached by the machine's name or LAN address).
     public var allowedHosts: [String]
+    /// Serve the search page's files from this folder instead of the copies in the binary.
+    public var webDirectory: String?
 
     public init(host: String = ServerConfiguration.defaultHost, port: Int = ServerConfiguration.defaultPort,
-                token: String? = nil, allowedHosts: [String] = []) {
+                token: String? = nil, allowedHosts: [String] = [], webDirectory: String? = nil) {
         self.host = host
         self.port = port
         self.token = token
         self.allowedHosts = allowedHosts
+        self.webDirectory = webDirectory
     }
 
     /// The bound host without IPv6 brackets, lowercased.
@@ -50,6 +53,12 @@ public struct ServerConfiguration: Sendable {
             guard token.unicodeScalars.allSatisfy({ (0x21...0x7E).contains($0.value) }) else {
                 throw ServerConfigurationError("the token must be printable ASCII without spaces",
                                                hint: "use e.g. `--token $(openssl rand -hex 32)`")
+            }
+        }
+        if let webDirectory {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: webDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ServerConfigurationError("--web-dir \(webDirectory) is not a folder")
             }
         }
         if !isLoopback && token == nil {

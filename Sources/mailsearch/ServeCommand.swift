@@ -8,11 +8,11 @@ import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve", abstract: "Serve the JSON API (/api/…) on this machine.",
+        commandName: "serve", abstract: "Serve the search page (/) and the JSON API (/api/…) on this machine.",
         discussion: """
             Listens on 127.0.0.1:8025 by default, reachable from this machine only. Binding any other address needs a token (--token or $MAILSEARCH_TOKEN): every request must then send `Authorization: Bearer <token>`. Requests must name this server in their Host header (localhost, 127.0.0.1, [::1], the --host address or an --allow-host name), and cross-site requests are refused. Stop it with Ctrl-C (SIGINT) or SIGTERM.
 
-              mailsearch serve
+              mailsearch serve                      # then open http://127.0.0.1:8025
               curl 'http://127.0.0.1:8025/api/search?q=budget+report&limit=5'
             """)
 
@@ -42,6 +42,10 @@ struct ServeCommand: AsyncParsableCommand {
                                valueName: "n"))
     var cacheEntries = 20
 
+    @Option(help: ArgumentHelp("Serve the search page's files from this folder instead of the copies built in (for working on them).",
+                               valueName: "dir"))
+    var webDir: String?
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -53,7 +57,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     var serverConfiguration: ServerConfiguration {
         let environment = ProcessInfo.processInfo.environment["MAILSEARCH_TOKEN"]
-        return ServerConfiguration(host: host, port: port, token: token ?? environment, allowedHosts: allowedHosts)
+        return ServerConfiguration(host: host, port: port, token: token ?? environment, allowedHosts: allowedHosts,
+                                   webDirectory: webDir)
     }
 
     func run() async throws {

@@ -43,7 +43,11 @@ final class EndpointTests: XCTestCase {
             XCTAssertFalse(page.semantic.ran, "no model: semantic status says why")
             // Same keys as `search --json`, plus the cursor (JSON null is omitted, as the CLI does).
             let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
-            XCTAssertEqual(Set(json.keys), ["query", "conversationCount", "keywordMatches", "offset", "results", "semantic", "tookMs"])
+            XCTAssertEqual(Set(json.keys), ["query", "conversationCount", "keywordMatches", "offset", "results", "threads", "semantic", "tookMs"])
+            // Each result's conversation, in the same order, for the thread list.
+            XCTAssertEqual(page.threads.map(\.id), page.results.map(\.threadId))
+            XCTAssertEqual(page.threads.first?.messageCount, 2)
+            XCTAssertEqual(page.threads.first?.participants.first?.email.hasSuffix("@example.com"), true)
             // Dates are ISO-8601, slashes unescaped.
             let text = String(buffer: response.body)
             XCTAssertTrue(text.contains("\"date\":\"2024-03-"), text.prefix(400).description)
@@ -148,6 +152,30 @@ final class EndpointTests: XCTestCase {
     }
 
     // MARK: Reading mail
+
+    /// What the search page records (the query a user settled on, not every keystroke), and the
+    /// folder list its scope switch and chips use.
+    func testRecordingASearchAndListingMailboxes() async throws {
+        try await fixture.app().test(.router) { client in
+            _ = try await client.execute(uri: "/api/search?q=budg&record=0", method: .get)
+            let json: HTTPFields = .with([("Content-Type", "application/json"), ("Origin", "http://localhost"), ("Sec-Fetch-Site", "same-origin")])
+            let recorded = try await client.execute(uri: "/api/recent", method: .post, headers: json,
+                                                    body: ByteBuffer(string: #"{"query": "budget report"}"#))
+            XCTAssertEqual(try decode(Suggestions.self, recorded).recentSearches, ["budget report"])
+            try assertError(try await client.execute(uri: "/api/recent", method: .post, headers: .with([("Content-Type", "text/plain")]),
+                                                     body: ByteBuffer(string: "budget")), .unsupportedMediaType)
+            try assertError(try await client.execute(uri: "/api/recent", method: .post, headers: json,
+                                                     body: ByteBuffer(string: #"{"q": 1}"#)), .badRequest)
+            try assertError(try await client.execute(uri: "/api/recent", method: .post, headers: json,
+                                                     body: ByteBuffer(string: #"{"query": "\#(String(repeating: "x", count: 1_001))"}"#)), .badRequest)
+
+            let mailboxes = try decode(Mailboxes.self, try await client.execute(uri: "/api/mailboxes", method: .get))
+            XCTAssertEqual(mailboxes.accounts.map(\.name), ["test"])
+            let total = mailboxes.folders.reduce(0) { $0 + $1.totalCount }
+            XCTAssertEqual(total, 2 * ServerFixture.conversations + 1, "every message is in its import folder")
+            XCTAssertTrue(mailboxes.folders.allSatisfy { $0.accountId == mailboxes.accounts[0].id })
+        }
+    }
 
     func testThreadHasEveryMessageInOrderWithHeadersAndText() async throws {
         try await fixture.app().test(.router) { client in
@@ -311,7 +339,7 @@ final class EndpointTests: XCTestCase {
     func testUnknownEndpointsAre404JSON() async throws {
         try await fixture.app().test(.router) { client in
             for (uri, method) in [("/api/nope", HTTPRequest.Method.get), ("/api/search", .post), ("/api/status", .delete),
-                                  ("/api/threads", .get), ("/api", .get), ("/", .get), ("/index.html", .get)] {
+                                  ("/api/threads", .get), ("/api", .get), ("/index.html", .get), ("/", .post)] {
                 let response = try await client.execute(uri: uri, method: method)
                 try assertError(response, .notFound)
                 XCTAssertEqual(response.headers[.xContentTypeOptions], "nosniff", uri)
