@@ -84,6 +84,9 @@ let package = Package(
         .target(name: "HTMLSanitizer", dependencies: ["CGumbo"]),
         // Seeded synthetic mail for the demo, the tests and the benchmarks.
         .target(name: "DemoCorpus"),
+        // IMAP4rev1 protocol layer: response framing and parsing, command encoding. Pure: no NIO,
+        // no dependencies, so that the tests and the fuzzer drive it with bytes alone.
+        .target(name: "IMAPProtocol"),
         .executableTarget(
             name: "mailsearch",
             dependencies: [
@@ -105,6 +108,7 @@ let package = Package(
         ),
         .testTarget(name: "MailParsingTests", dependencies: ["MailParsing"]),
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["HTMLSanitizer", "CGumbo"]),
+        .testTarget(name: "IMAPProtocolTests", dependencies: ["IMAPProtocol"]),
         .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "MailStore", "MailModel"]),
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "CKernels"]),
