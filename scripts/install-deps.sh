@@ -4,9 +4,13 @@ set -euo pipefail
 need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # chromium and chromium-driver: the web UI's browser tests (Tests/Browser, Selenium).
-for pkg in libsqlite3-dev libopenblas-dev libgumbo-dev pkg-config zstd unzip chromium chromium-driver; do
+# dovecot-imapd and openssl: the IMAP tests' real Dovecot and its test CA (Tests/IMAP/dovecot.py).
+for pkg in libsqlite3-dev libopenblas-dev libgumbo-dev pkg-config zstd unzip chromium chromium-driver \
+           dovecot-imapd openssl; do
   have "$pkg" || need+=("$pkg")
 done
+new_dovecot=0
+have dovecot-imapd || new_dovecot=1
 # Selenium, for the browser tests, comes from PyPI through pip.
 selenium=1
 python3 -c 'import selenium' 2>/dev/null || selenium=0
@@ -18,6 +22,21 @@ if ((${#need[@]})); then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+# The IMAP tests start Dovecots of their own, unprivileged and on free ports. The system service the package
+# may have just started (where init scripts may run) would only hold ports 143/993: stop it, and keep it
+# from starting at boot. A Dovecot that was there before this script is left alone.
+if ((new_dovecot)); then
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  if [ -s /run/dovecot/master.pid ] && kill -0 "$(cat /run/dovecot/master.pid)" 2>/dev/null; then
+    echo "Stopping the system Dovecot the package started (the IMAP tests run their own)"
+    $SUDO doveadm stop 2>/dev/null || $SUDO kill "$(cat /run/dovecot/master.pid)"
+  fi
+  if [ -d /run/systemd/system ]; then
+    $SUDO systemctl disable --now dovecot.service dovecot.socket >/dev/null 2>&1 || true
+  elif command -v update-rc.d >/dev/null; then
+    $SUDO update-rc.d dovecot disable >/dev/null 2>&1 || true
+  fi
 fi
 if ((!selenium)); then
   echo "Installing the Python package selenium"
