@@ -30,6 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "Tests", "Browser"))
 
 import harness  # noqa: E402
+from bench_http import percentile  # noqa: E402  (same folder: scripts/)
 
 DEBOUNCE_MS = 300
 
@@ -103,14 +104,6 @@ return {first: renders[0].frame - last, final: final.frame - last,
         others: requests.filter(r => r.q !== q).map(r => r.q), gaps: Math.max(0, ...keys.slice(1).map((k, i) => k - keys[i])),
         count: document.querySelector('#count').textContent.trim()};
 """
-
-
-def percentile(values, p):
-    values = sorted(values)
-    k = (len(values) - 1) * p / 100
-    f = int(k)
-    c = min(f + 1, len(values) - 1)
-    return values[f] + (values[c] - values[f]) * (k - f)
 
 
 def main():
@@ -211,11 +204,7 @@ def main():
               f"final {percentile(final, 95):.1f} ms — {'PASS' if ok else 'FAIL'}")
         return 0 if ok else 1
     finally:
-        if driver:
-            try:
-                driver.quit()
-            except Exception:
-                pass
+        harness.quit_browser(driver)
         if server:
             server.stop()
         shutil.rmtree(work, ignore_errors=True)

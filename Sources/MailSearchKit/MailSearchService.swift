@@ -150,10 +150,7 @@ public final class MailSearchService: @unchecked Sendable {
         let query = parser.parse(text, scope: scope)
         let floor = request.minimumSimilarity ?? configuration.minimumSimilarity
 
-        if request.recordHistory, offset == 0, !configuration.readOnly,
-           !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
-            try store.recordSearch(text)
-        }
+        if request.recordHistory, offset == 0 { try recordSearch(text) }
 
         let key = configuration.cacheCapacity > 0
             ? try await cacheKey(query: query, request: request, offset: offset, floor: floor) : nil
@@ -214,8 +211,9 @@ public final class MailSearchService: @unchecked Sendable {
         return Suggestions(recentSearches: try store.recentSearches(), contacts: contacts)
     }
 
-    /// Adds a query to the recent searches (a front end that searches as the user types records
-    /// the query the user settled on).
+    /// Adds a query to the recent searches (a first page of `search` does, and a front end that
+    /// searches as the user types records the query the user settled on). Blank queries are not
+    /// kept; a read-only service keeps nothing.
     public func recordSearch(_ text: String) throws {
         guard text.count <= SearchRequest.maximumLength else {
             throw ServiceError.invalid("the query is \(text.count) characters long; the limit is \(SearchRequest.maximumLength)")

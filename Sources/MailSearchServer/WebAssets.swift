@@ -24,6 +24,9 @@ struct WebAssets: Sendable {
         "zero.js": PackageResources.zero_js,
     ]
 
+    /// The built-in files' ETags, hashed once (the folder's files, `--web-dir`, per request: they change).
+    static let embeddedETags: [String: String] = embedded.mapValues(etag)
+
     /// The page's Content-Security-Policy. Scripts and style sheets only from this server, no
     /// inline script; inline style and remote images are allowed only because the mail frame
     /// (a sandboxed `srcdoc` iframe, which inherits this policy) needs them: email HTML is full of
@@ -72,7 +75,7 @@ struct WebAssets: Sendable {
         guard let bytes = bytes(of: name), let type = Self.contentType(of: name) else {
             throw APIError(.notFound, "no such file: /assets/\(name.prefix(100))")
         }
-        let etag = "\"\(String(Self.fnv1a(bytes), radix: 16))\""
+        let etag = directory == nil ? Self.embeddedETags[name] ?? Self.etag(bytes) : Self.etag(bytes)
         var headers: HTTPFields = [.contentType: type, .cacheControl: "no-cache", .eTag: etag]
         if type.hasPrefix("text/html") { headers[.contentSecurityPolicy] = Self.pageCSP }
         if request.headers[.ifNoneMatch] == etag {
@@ -80,6 +83,9 @@ struct WebAssets: Sendable {
         }
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
+
+    /// A strong ETag: the content's hash, quoted.
+    static func etag(_ bytes: [UInt8]) -> String { "\"\(String(fnv1a(bytes), radix: 16))\"" }
 
     /// 64-bit FNV-1a: a content hash for the ETag (not a security measure).
     static func fnv1a(_ bytes: [UInt8]) -> UInt64 {

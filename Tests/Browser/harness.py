@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import urllib.error
@@ -294,3 +293,12 @@ def start_browser(chromium, chromedriver, profile_dir, log_path):
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
                            {"width": WINDOW[0], "height": WINDOW[1], "deviceScaleFactor": 1, "mobile": False})
     return driver
+
+
+def quit_browser(driver):
+    """Closes the browser if it started; a browser already gone is not an error at teardown."""
+    if driver:
+        try:
+            driver.quit()
+        except Exception:
+            pass

@@ -154,11 +154,7 @@ def main():
         else:
             raise
     finally:
-        if driver:
-            try:
-                driver.quit()
-            except Exception:
-                pass
+        harness.quit_browser(driver)
         if server:
             server.stop()
         if hits:

@@ -3,7 +3,7 @@
 
 const TOKEN_KEY = 'mailsearch.token';
 
-export class ApiError extends Error {
+class ApiError extends Error {
   constructor(status, message, hint) {
     super(message);
     this.name = 'ApiError';

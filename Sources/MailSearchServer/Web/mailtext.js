@@ -17,7 +17,7 @@ function attributionLength(lines, i) {
 }
 
 /** [{quoted, text}]: the text cut into plain parts and quoted parts (a reply's tail, runs of "> " lines). */
-export function splitQuoted(text) {
+function splitQuoted(text) {
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   let tail = lines.length;
   for (let i = 0; i < lines.length; i += 1) {
@@ -70,7 +70,7 @@ function reflow(text) {
 const URL_PATTERN = /\bhttps?:\/\/[^\s<>"'`]+/g;
 
 /** Text nodes with http(s) links as <a> (opened in a new tab, without a referrer). */
-export function linkified(text) {
+function linkified(text) {
   const fragment = document.createDocumentFragment();
   let at = 0;
   for (const match of text.matchAll(URL_PATTERN)) {

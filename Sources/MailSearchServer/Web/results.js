@@ -5,7 +5,7 @@ import { el, icon, highlighted, dateElement, personName, capitalize } from './do
 const HIDDEN_CATEGORIES = new Set(['primary', 'uncategorized', '']);
 
 /** "John Smith, Sarah Chen (3)": the conversation's people, and its size when it has several messages. */
-export function sendersText(result, thread) {
+function sendersText(result, thread) {
   const people = thread?.participants?.length
     ? thread.participants.map(personName)
     : [result.senderName || result.senderEmail || 'Unknown sender'];
@@ -15,7 +15,7 @@ export function sendersText(result, thread) {
 }
 
 /** "keyword: budget, report", "semantic 0.62", or both joined by " · ". */
-export function whyText(result) {
+function whyText(result) {
   const parts = [];
   const { keyword, semantic } = result.why || {};
   if (keyword) parts.push(keyword.terms?.length ? `keyword: ${keyword.terms.join(', ')}` : 'keyword');
