@@ -72,7 +72,9 @@ public final class MailSearchService: @unchecked Sendable {
     private let cache: SearchCache<SearchPage>
     private let semantic: SemanticState
     private let embedding: EmbeddingQueue
-    private let state = ServiceState()
+    let state = ServiceState()
+    /// Where each syncing account stands (written by the sync engine, shown in the status).
+    public let syncStatus = SyncStatusBoard()
 
     /// Opens the mailbox in `configuration.dataDirectory`, creating it when missing (unless read-only).
     public init(configuration: Configuration) throws {
@@ -406,13 +408,16 @@ public final class MailSearchService: @unchecked Sendable {
         return summary
     }
 
-    /// Deletes emails everywhere: mail, FTS5 rows, embeddings and in-memory vectors.
+    /// Deletes emails everywhere: mail, FTS5 rows, embeddings, in-memory vectors and the local
+    /// copies of fetched messages.
     public func delete(emailIds: [Int64]) throws {
         guard !emailIds.isEmpty else { return }
+        let copies = try store.sourceRefs(emailIds: emailIds).values.filter { messageArchive.holds($0) }
         try index.remove(emailIds: emailIds)
         for id in emailIds { try store.deleteEmail(id: id) }
         vectors.remove(emailIds)
         state.changed()
+        for path in copies { messageArchive.remove(path) }
     }
 
     /// Deletes an account and every local trace of it (AC-S-09). Returns how many emails went.
@@ -424,6 +429,8 @@ public final class MailSearchService: @unchecked Sendable {
         let ids = try index.deleteAccount(id: account.id)
         vectors.remove(ids)
         state.changed()
+        try messageArchive.removeAccount(account.id)
+        syncStatus.remove(name)
         return ids.count
     }
 
@@ -432,6 +439,20 @@ public final class MailSearchService: @unchecked Sendable {
         try index.rebuild(progress: progress)
         try semantic.reloadVectorsIfLoaded()
         state.changed()
+    }
+
+    /// The local copies of messages fetched by sync.
+    public var messageArchive: MessageArchive {
+        MessageArchive(root: store.directory.url.appendingPathComponent("messages"))
+    }
+
+    /// Sets read, starred and draft as the server has them (spec 001 §5.2.3); searches see the
+    /// change at once. Returns how many emails changed.
+    @discardableResult
+    public func updateFlags(_ flags: [Int64: MessageFlags]) throws -> Int {
+        let changed = try store.updateFlags(flags)
+        if changed > 0 { state.changed() }
+        return changed
     }
 
     /// Asks the background queue to embed mail that has none (after an import, say).
@@ -476,7 +497,8 @@ public final class MailSearchService: @unchecked Sendable {
             embeddedEmails: embedded,
             embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
             semanticAvailable: availability == nil, semanticUnavailableReason: availability,
-            embedding: embedding.progress, importing: state.importStatus, lastError: state.lastError)
+            embedding: embedding.progress, importing: state.importStatus, sync: syncStatus.snapshot,
+            lastError: state.lastError)
     }
 
     // MARK: Helpers
@@ -531,6 +553,8 @@ public struct ServiceStatus: Sendable, Codable {
     public var semanticUnavailableReason: SemanticSkipReason?
     public var embedding: EmbeddingProgress
     public var importing: ImportStatus?
+    /// Each IMAP account this process syncs (spec 001 §5.2.2's states); empty when none.
+    public var sync: [SyncStatus]
     public var lastError: String?
 }
 

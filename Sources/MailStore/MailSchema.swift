@@ -171,6 +171,43 @@ enum MailSchema {
             // whose rows hold the bodies. Queries must say `fromName IS NOT NULL` to use it.
             try db.execute(sql: "CREATE INDEX emails_from_name ON emails(fromName) WHERE fromName IS NOT NULL")
         }
+        migrator.registerMigration("v-imap-sync") { db in
+            // IMAP accounts (how to reach the server; never a password), each synced folder's UID
+            // state (spec 001 §5.2.1), and which server message (folder, UID) is which email: one
+            // email may sit in several folders, each with its own UID.
+            try db.execute(sql: """
+                CREATE TABLE imap_accounts (
+                    accountId INTEGER PRIMARY KEY REFERENCES accounts(id) ON DELETE CASCADE,
+                    host TEXT NOT NULL,
+                    port INTEGER NOT NULL,
+                    security TEXT NOT NULL,
+                    username TEXT NOT NULL,
+                    passwordCommand TEXT,
+                    passwordEnvironment TEXT,
+                    oauthTokenCommand TEXT,
+                    caFile TEXT,
+                    syncWindowDays INTEGER
+                );
+                CREATE TABLE imap_folders (
+                    folderId INTEGER PRIMARY KEY REFERENCES folders(id) ON DELETE CASCADE,
+                    mailbox BLOB NOT NULL,
+                    uidValidity INTEGER,
+                    uidNext INTEGER,
+                    highestModSeq INTEGER,
+                    lastSyncDate REAL
+                );
+                CREATE TABLE imap_messages (
+                    folderId INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
+                    uid INTEGER NOT NULL,
+                    emailId INTEGER NOT NULL REFERENCES emails(id) ON DELETE CASCADE,
+                    gmailMessageId INTEGER,
+                    gmailThreadId INTEGER,
+                    PRIMARY KEY (folderId, uid)
+                ) WITHOUT ROWID;
+                CREATE INDEX imap_messages_email ON imap_messages(emailId);
+                CREATE INDEX imap_messages_gmail ON imap_messages(gmailMessageId) WHERE gmailMessageId IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

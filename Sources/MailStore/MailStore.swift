@@ -320,6 +320,7 @@ public struct StoreStatistics: Sendable, Codable, Hashable {
 public enum MailStoreError: Error, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     case noMail(path: String)
+    case accountExists(name: String)
 
     public var description: String {
         switch self {
@@ -328,6 +329,8 @@ public enum MailStoreError: Error, CustomStringConvertible {
                 "check the path and its permissions, or point --data-dir at another directory."
         case .noMail(let path):
             return "no mail in \(path) yet: import some with `mailsearch import PATH`, or point --data-dir at your data directory."
+        case .accountExists(let name):
+            return "an account named \"\(name)\" exists already: choose another name, or remove that account first"
         }
     }
 }

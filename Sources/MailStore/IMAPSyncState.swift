@@ -1,0 +1,362 @@
+import Foundation
+import GRDB
+import MailModel
+
+/// How to reach an account's IMAP server. No secret is kept: the password (or OAuth token) is
+/// read when a sync starts, from a command's output or an environment variable.
+public struct IMAPAccountSettings: Sendable, Hashable, Codable {
+    public var host: String
+    public var port: Int
+    /// `tls` (implicit TLS, port 993) or `startTLS` (port 143, upgraded before login).
+    public var security: String
+    public var username: String
+    /// A shell command whose first line of output is the password (like mbsync's PassCmd).
+    public var passwordCommand: String?
+    /// The name of an environment variable that holds the password.
+    public var passwordEnvironment: String?
+    /// A shell command whose first line of output is an OAuth 2 access token (XOAUTH2, Gmail).
+    public var oauthTokenCommand: String?
+    /// A PEM file of extra trusted roots, for a server with a self-signed certificate.
+    public var caFile: String?
+    /// Mail of the last N days is synced; nil syncs everything.
+    public var syncWindowDays: Int?
+
+    public init(host: String, port: Int, security: String, username: String, passwordCommand: String? = nil,
+                passwordEnvironment: String? = nil, oauthTokenCommand: String? = nil, caFile: String? = nil,
+                syncWindowDays: Int? = 30) {
+        self.host = host
+        self.port = port
+        self.security = security
+        self.username = username
+        self.passwordCommand = passwordCommand
+        self.passwordEnvironment = passwordEnvironment
+        self.oauthTokenCommand = oauthTokenCommand
+        self.caFile = caFile
+        self.syncWindowDays = syncWindowDays
+    }
+}
+
+/// What the sync engine knows of one server folder (spec 001 §5.2.1: per-folder UID state).
+public struct IMAPFolderState: Sendable, Hashable {
+    public var folderId: Int64
+    /// The folder's path as stored (`Sent`, `Archive/2024`).
+    public var path: String
+    /// The server's name for it, as sent on the wire (modified UTF-7).
+    public var mailbox: [UInt8]
+    public var uidValidity: UInt32?
+    /// UIDNEXT when the folder was last synced to the end; nil until a sync of it completes.
+    public var uidNext: UInt32?
+    /// HIGHESTMODSEQ at the start of the last complete sync (CONDSTORE), else nil.
+    public var highestModSeq: UInt64?
+    public var lastSyncDate: Date?
+
+    public init(folderId: Int64, path: String, mailbox: [UInt8], uidValidity: UInt32?, uidNext: UInt32?,
+                highestModSeq: UInt64?, lastSyncDate: Date?) {
+        self.folderId = folderId
+        self.path = path
+        self.mailbox = mailbox
+        self.uidValidity = uidValidity
+        self.uidNext = uidNext
+        self.highestModSeq = highestModSeq
+        self.lastSyncDate = lastSyncDate
+    }
+}
+
+/// One server message known locally: its UID in a folder and the email it is.
+public struct IMAPMessageLink: Sendable, Hashable {
+    public var uid: UInt32
+    public var emailId: Int64
+    public var gmailMessageId: UInt64?
+    public var gmailThreadId: UInt64?
+
+    public init(uid: UInt32, emailId: Int64, gmailMessageId: UInt64? = nil, gmailThreadId: UInt64? = nil) {
+        self.uid = uid
+        self.emailId = emailId
+        self.gmailMessageId = gmailMessageId
+        self.gmailThreadId = gmailThreadId
+    }
+}
+
+/// Read, starred and draft as the server has them.
+public struct MessageFlags: Sendable, Hashable {
+    public var isRead: Bool
+    public var isStarred: Bool
+    public var isDraft: Bool
+
+    public init(isRead: Bool, isStarred: Bool, isDraft: Bool) {
+        self.isRead = isRead
+        self.isStarred = isStarred
+        self.isDraft = isDraft
+    }
+}
+
+extension MailStore {
+    // MARK: Accounts
+
+    /// Creates an IMAP account; fails when an account of that name exists already.
+    public func addIMAPAccount(named name: String, email: String?, settings: IMAPAccountSettings) throws -> Account {
+        try database.write { db in
+            if try Row.fetchOne(db, sql: "SELECT id FROM accounts WHERE name = ?", arguments: [name]) != nil {
+                throw MailStoreError.accountExists(name: name)
+            }
+            try db.execute(
+                sql: "INSERT INTO accounts (name, email, imapHost, imapPort, createdAt) VALUES (?, ?, ?, ?, ?)",
+                arguments: [name, email, settings.host, settings.port, Date().timeIntervalSince1970])
+            let id = db.lastInsertedRowID
+            try db.execute(sql: """
+                INSERT INTO imap_accounts (accountId, host, port, security, username, passwordCommand, passwordEnvironment,
+                    oauthTokenCommand, caFile, syncWindowDays) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, settings.host, settings.port, settings.security, settings.username,
+                                 settings.passwordCommand, settings.passwordEnvironment, settings.oauthTokenCommand,
+                                 settings.caFile, settings.syncWindowDays])
+            return Self.account(from: try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [id])!)
+        }
+    }
+
+    /// Every account that syncs from an IMAP server, with its settings, in id order.
+    public func imapAccounts() throws -> [(account: Account, settings: IMAPAccountSettings)] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT a.*, i.host AS iHost, i.port AS iPort, i.security, i.username, i.passwordCommand,
+                    i.passwordEnvironment, i.oauthTokenCommand, i.caFile, i.syncWindowDays
+                FROM accounts a JOIN imap_accounts i ON i.accountId = a.id ORDER BY a.id
+                """).map { row in
+                (Self.account(from: row),
+                 IMAPAccountSettings(host: row["iHost"], port: row["iPort"], security: row["security"],
+                                     username: row["username"], passwordCommand: row["passwordCommand"],
+                                     passwordEnvironment: row["passwordEnvironment"],
+                                     oauthTokenCommand: row["oauthTokenCommand"], caFile: row["caFile"],
+                                     syncWindowDays: row["syncWindowDays"]))
+            }
+        }
+    }
+
+    /// Records the end of a whole account sync.
+    public func setLastSyncDate(accountId: Int64, _ date: Date) throws {
+        try database.write { db in
+            try db.execute(sql: "UPDATE accounts SET lastSyncDate = ? WHERE id = ?",
+                           arguments: [date.timeIntervalSince1970, accountId])
+        }
+    }
+
+    /// How many emails an account has.
+    public func emailCount(accountId: Int64) throws -> Int {
+        try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emails WHERE accountId = ?", arguments: [accountId]) ?? 0
+        }
+    }
+
+    // MARK: Folders
+
+    /// The id of the account's folder at `path`, created when missing; its type is updated when
+    /// the server now says otherwise (a folder that gained a SPECIAL-USE flag).
+    public func ensureFolder(accountId: Int64, path: String, name: String, type: FolderType) throws -> Int64 {
+        try database.write { db in
+            if let row = try Row.fetchOne(db, sql: "SELECT id, folderType FROM folders WHERE accountId = ? AND path = ?",
+                                          arguments: [accountId, path]) {
+                let id: Int64 = row["id"]
+                if (row["folderType"] as String) != type.rawValue {
+                    try db.execute(sql: "UPDATE folders SET folderType = ? WHERE id = ?", arguments: [type.rawValue, id])
+                }
+                return id
+            }
+            try db.execute(sql: "INSERT INTO folders (accountId, name, path, folderType) VALUES (?, ?, ?, ?)",
+                           arguments: [accountId, name, path, type.rawValue])
+            return db.lastInsertedRowID
+        }
+    }
+
+    /// The sync state of every folder of the account that was ever synced from the server.
+    public func imapFolderStates(accountId: Int64) throws -> [IMAPFolderState] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT i.*, f.path FROM imap_folders i JOIN folders f ON f.id = i.folderId
+                WHERE f.accountId = ? ORDER BY f.path
+                """, arguments: [accountId]).map { row in
+                IMAPFolderState(
+                    folderId: row["folderId"], path: row["path"], mailbox: [UInt8]((row["mailbox"] as Data?) ?? Data()),
+                    uidValidity: (row["uidValidity"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
+                    uidNext: (row["uidNext"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
+                    highestModSeq: (row["highestModSeq"] as Int64?).map { UInt64(bitPattern: $0) },
+                    lastSyncDate: (row["lastSyncDate"] as Double?).map(Date.init(timeIntervalSince1970:)))
+            }
+        }
+    }
+
+    /// Saves a folder's sync state (insert or replace).
+    public func saveIMAPFolderState(_ state: IMAPFolderState) throws {
+        try database.write { db in
+            try db.execute(sql: """
+                INSERT INTO imap_folders (folderId, mailbox, uidValidity, uidNext, highestModSeq, lastSyncDate)
+                VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (folderId) DO UPDATE SET mailbox = excluded.mailbox, uidValidity = excluded.uidValidity,
+                    uidNext = excluded.uidNext, highestModSeq = excluded.highestModSeq, lastSyncDate = excluded.lastSyncDate
+                """, arguments: [state.folderId, Data(state.mailbox), state.uidValidity.map { Int64($0) },
+                                 state.uidNext.map { Int64($0) }, state.highestModSeq.map { Int64(bitPattern: $0) },
+                                 state.lastSyncDate?.timeIntervalSince1970])
+        }
+    }
+
+    // MARK: Messages
+
+    /// The folder's known server messages: UID → email id.
+    public func imapUIDs(folderId: Int64) throws -> [UInt32: Int64] {
+        try database.read { db in
+            var map: [UInt32: Int64] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT uid, emailId FROM imap_messages WHERE folderId = ?",
+                                           arguments: [folderId])
+            while let row = try rows.next() {
+                map[UInt32(truncatingIfNeeded: row["uid"] as Int64)] = row["emailId"]
+            }
+            return map
+        }
+    }
+
+    /// Records that these server messages are these emails, and links each email to the folder.
+    public func recordIMAPMessages(folderId: Int64, _ links: [IMAPMessageLink]) throws {
+        guard !links.isEmpty else { return }
+        try database.write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO imap_messages (folderId, uid, emailId, gmailMessageId, gmailThreadId)
+                VALUES (?, ?, ?, ?, ?)
+                """)
+            let link = try db.cachedStatement(sql: "INSERT OR IGNORE INTO email_folders (emailId, folderId) VALUES (?, ?)")
+            for l in links {
+                try insert.execute(arguments: [folderId, Int64(l.uid), l.emailId, l.gmailMessageId.map { Int64(bitPattern: $0) },
+                                               l.gmailThreadId.map { Int64(bitPattern: $0) }])
+                try link.execute(arguments: [l.emailId, folderId])
+            }
+        }
+    }
+
+    /// Forgets server messages that are gone from the folder: their emails lose the folder link
+    /// unless another UID of the folder is the same email. Returns the emails left in no folder at
+    /// all, which the caller deletes (with their index rows).
+    public func forgetIMAPMessages(folderId: Int64, uids: [UInt32]) throws -> [Int64] {
+        guard !uids.isEmpty else { return [] }
+        return try database.write { db in
+            var affected = Set<Int64>()
+            let find = try db.cachedStatement(sql: "SELECT emailId FROM imap_messages WHERE folderId = ? AND uid = ?")
+            let delete = try db.cachedStatement(sql: "DELETE FROM imap_messages WHERE folderId = ? AND uid = ?")
+            for uid in uids {
+                if let emailId = try Int64.fetchOne(find, arguments: [folderId, Int64(uid)]) { affected.insert(emailId) }
+                try delete.execute(arguments: [folderId, Int64(uid)])
+            }
+            return try Self.unlink(emailIds: affected, fromFolder: folderId, db: db)
+        }
+    }
+
+    /// After the folder's UIDs were all matched again (a UIDVALIDITY change): emails still linked
+    /// to the folder that no server message of it maps to lose the link. Returns the emails left
+    /// in no folder at all.
+    public func pruneUnmappedFolderLinks(folderId: Int64) throws -> [Int64] {
+        try database.write { db in
+            let stale = try Int64.fetchAll(db, sql: """
+                SELECT ef.emailId FROM email_folders ef WHERE ef.folderId = ?
+                AND NOT EXISTS (SELECT 1 FROM imap_messages m WHERE m.folderId = ef.folderId AND m.emailId = ef.emailId)
+                """, arguments: [folderId])
+            return try Self.unlink(emailIds: Set(stale), fromFolder: folderId, db: db)
+        }
+    }
+
+    /// Forgets every UID of the folder (its UIDVALIDITY changed: the old UIDs mean nothing now)
+    /// but keeps the emails' folder links until the folder is matched again.
+    public func forgetAllIMAPMessages(folderId: Int64) throws {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM imap_messages WHERE folderId = ?", arguments: [folderId])
+            try db.execute(sql: "UPDATE imap_folders SET uidNext = NULL, highestModSeq = NULL WHERE folderId = ?",
+                           arguments: [folderId])
+        }
+    }
+
+    /// Deletes a folder the server no longer has. Returns the emails left in no folder at all.
+    public func deleteIMAPFolder(folderId: Int64) throws -> [Int64] {
+        try database.write { db in
+            let linked = try Int64.fetchAll(db, sql: "SELECT emailId FROM email_folders WHERE folderId = ?", arguments: [folderId])
+            try db.execute(sql: "DELETE FROM imap_messages WHERE folderId = ?", arguments: [folderId])
+            let orphans = try Self.unlink(emailIds: Set(linked), fromFolder: folderId, db: db)
+            try db.execute(sql: "DELETE FROM folders WHERE id = ?", arguments: [folderId])
+            return orphans
+        }
+    }
+
+    private static func unlink(emailIds: Set<Int64>, fromFolder folderId: Int64, db: Database) throws -> [Int64] {
+        var orphans: [Int64] = []
+        let stillMapped = try db.cachedStatement(sql: "SELECT 1 FROM imap_messages WHERE folderId = ? AND emailId = ? LIMIT 1")
+        let unlink = try db.cachedStatement(sql: "DELETE FROM email_folders WHERE emailId = ? AND folderId = ?")
+        let anyLink = try db.cachedStatement(sql: "SELECT 1 FROM email_folders WHERE emailId = ? LIMIT 1")
+        for emailId in emailIds.sorted() {
+            if try Bool.fetchOne(stillMapped, arguments: [folderId, emailId]) != nil { continue }
+            try unlink.execute(arguments: [emailId, folderId])
+            if try Bool.fetchOne(anyLink, arguments: [emailId]) == nil { orphans.append(emailId) }
+        }
+        return orphans
+    }
+
+    /// The account's emails with these Message-IDs (already stored, in another folder or before a
+    /// UIDVALIDITY change): Message-ID → email id.
+    public func emailIds(accountId: Int64, messageIds: [String]) throws -> [String: Int64] {
+        guard !messageIds.isEmpty else { return [:] }
+        return try database.read { db in
+            let find = try db.cachedStatement(sql: "SELECT id FROM emails WHERE accountId = ? AND messageId = ?")
+            var found: [String: Int64] = [:]
+            for id in Set(messageIds) {
+                if let emailId = try Int64.fetchOne(find, arguments: [accountId, id]) { found[id] = emailId }
+            }
+            return found
+        }
+    }
+
+    /// The account's email that Gmail knows by this X-GM-MSGID (the same message under another label).
+    public func emailIds(accountId: Int64, gmailMessageIds: [UInt64]) throws -> [UInt64: Int64] {
+        guard !gmailMessageIds.isEmpty else { return [:] }
+        return try database.read { db in
+            let find = try db.cachedStatement(sql: """
+                SELECT m.emailId FROM imap_messages m JOIN folders f ON f.id = m.folderId
+                WHERE f.accountId = ? AND m.gmailMessageId = ? LIMIT 1
+                """)
+            var found: [UInt64: Int64] = [:]
+            for id in Set(gmailMessageIds) {
+                if let emailId = try Int64.fetchOne(find, arguments: [accountId, Int64(bitPattern: id)]) { found[id] = emailId }
+            }
+            return found
+        }
+    }
+
+    /// Sets read, starred and draft where they differ (the server is authoritative, spec 001
+    /// §5.2.3); the threads' unread counts follow. Returns how many emails changed.
+    @discardableResult
+    public func updateFlags(_ flags: [Int64: MessageFlags]) throws -> Int {
+        guard !flags.isEmpty else { return 0 }
+        return try database.write { db in
+            let update = try db.cachedStatement(sql: """
+                UPDATE emails SET isRead = ?, isStarred = ?, isDraft = ?
+                WHERE id = ? AND (isRead != ? OR isStarred != ? OR isDraft != ?)
+                """)
+            let threadOf = try db.cachedStatement(sql: "SELECT threadId FROM emails WHERE id = ?")
+            var threads = Set<Int64>()
+            var changed = 0
+            for (emailId, f) in flags {
+                try update.execute(arguments: [f.isRead, f.isStarred, f.isDraft, emailId, f.isRead, f.isStarred, f.isDraft])
+                guard db.changesCount > 0 else { continue }
+                changed += 1
+                if let thread = try Int64.fetchOne(threadOf, arguments: [emailId]) { threads.insert(thread) }
+            }
+            try ThreadMetadata.recompute(threadIds: threads, db: db)
+            return changed
+        }
+    }
+
+    /// The source references (file paths) of these emails, for removing files the store wrote.
+    public func sourceRefs(emailIds: [Int64]) throws -> [Int64: String] {
+        guard !emailIds.isEmpty else { return [:] }
+        return try database.read { db in
+            let find = try db.cachedStatement(sql: "SELECT sourceRef FROM emails WHERE id = ?")
+            var refs: [Int64: String] = [:]
+            for id in emailIds {
+                if let ref = try String.fetchOne(find, arguments: [id]) { refs[id] = ref }
+            }
+            return refs
+        }
+    }
+}
