@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Value types shared by every layer. No dependencies.
@@ -87,11 +89,28 @@ let package = Package(
         // IMAP4rev1 protocol layer: response framing and parsing, command encoding. Pure: no NIO,
         // no dependencies, so that the tests and the fuzzer drive it with bytes alone.
         .target(name: "IMAPProtocol"),
+        // The IMAP client on SwiftNIO + NIOSSL: implicit TLS or STARTTLS, commands and their
+        // responses, literals, IDLE, timeouts. Framing in channel handlers; the rest is async.
+        .target(
+            name: "IMAPClient",
+            dependencies: [
+                "IMAPProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The sync engine (spec 001 §5.2): accounts, per-folder UID state, initial and incremental
+        // sync, flags, reconciliation, IDLE; writes through MailSearchService.
+        .target(
+            name: "IMAPSync",
+            dependencies: ["IMAPClient", "IMAPProtocol", "MailSearchKit", "MailStore", "MailModel", "MailImport"]
+        ),
         .executableTarget(
             name: "mailsearch",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
-                "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer",
+                "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer", "IMAPSync", "IMAPProtocol",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -109,6 +128,15 @@ let package = Package(
         .testTarget(name: "MailParsingTests", dependencies: ["MailParsing"]),
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["HTMLSanitizer", "CGumbo"]),
         .testTarget(name: "IMAPProtocolTests", dependencies: ["IMAPProtocol"]),
+        // Against a real Dovecot, started by Tests/IMAP/dovecot.py.
+        .testTarget(
+            name: "IMAPSyncTests",
+            dependencies: [
+                "IMAPSync", "IMAPClient", "IMAPProtocol", "MailSearchKit", "MailStore", "MailModel", "SearchEngine",
+                "MailParsing", "Embedding", grdb,
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "MailStore", "MailModel"]),
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "CKernels"]),

@@ -1,0 +1,75 @@
+import IMAPProtocol
+
+/// How the connection is protected.
+public enum IMAPSecurity: String, Sendable, Hashable, Codable {
+    /// TLS from the first byte (port 993).
+    case tls
+    /// Plaintext, then STARTTLS before anything else (port 143); refused if the server does not offer it.
+    case startTLS
+    /// No TLS at all: for tests and local servers only.
+    case plaintext
+}
+
+public struct IMAPClientConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    public var security: IMAPSecurity
+    /// A PEM file of extra trusted roots (a self-signed server's CA), trusted on top of the
+    /// system's roots. The host name (or IP address) is always verified.
+    public var caFile: String?
+    public var connectTimeout: Duration
+    /// The longest silence from the server while a command is outstanding (not a total: every
+    /// read of bytes, even in the middle of a large literal, starts it again). Not applied while idling.
+    public var responseTimeout: Duration
+    /// Sent with ID after login when the server offers ID; nil sends nothing.
+    public var clientID: [String: String]?
+
+    public init(
+        host: String,
+        port: Int,
+        security: IMAPSecurity,
+        caFile: String? = nil,
+        connectTimeout: Duration = .seconds(15),
+        responseTimeout: Duration = .seconds(60),
+        clientID: [String: String]? = ["name": "MailSearch"]
+    ) {
+        self.host = host
+        self.port = port
+        self.security = security
+        self.caFile = caFile
+        self.connectTimeout = connectTimeout
+        self.responseTimeout = responseTimeout
+        self.clientID = clientID
+    }
+
+    /// `host:port`, for messages (IPv6 addresses in brackets).
+    var endpoint: String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}
+
+/// The credentials of `IMAPConnection.login`.
+public enum IMAPAuthentication: Sendable {
+    /// AUTHENTICATE PLAIN when the server offers it, else LOGIN.
+    case password(user: String, password: String)
+    /// AUTHENTICATE XOAUTH2 (Gmail, Outlook).
+    case xoauth2(user: String, accessToken: String)
+
+    var user: String {
+        switch self {
+        case .password(let user, _), .xoauth2(let user, _): return user
+        }
+    }
+}
+
+/// What a command got: every untagged response before its tagged one (including unsolicited
+/// ones that arrived since the previous command, first), and the tagged status.
+public struct IMAPCommandResponse: Sendable {
+    public var untagged: [IMAPUntaggedResponse]
+    public var status: IMAPStatusResponse
+
+    public init(untagged: [IMAPUntaggedResponse], status: IMAPStatusResponse) {
+        self.untagged = untagged
+        self.status = status
+    }
+}

@@ -1,0 +1,497 @@
+import IMAPProtocol
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// One IMAP connection: TCP (and TLS) on SwiftNIO, commands sent one at a time.
+///
+/// Every method may be called from any task; commands wait for one another (one in flight at a
+/// time, in the order they asked). Untagged responses the server sends between commands
+/// (EXISTS, EXPUNGE, FETCH, VANISHED…) are kept and handed out first with the next command's.
+/// Every error is an `IMAPClientError`.
+public final class IMAPConnection: Sendable {
+    public let configuration: IMAPClientConfiguration
+    let channel: any Channel
+    let queue: ResponseQueue
+    private let gate = CommandGate()
+    private let state: LockedBox<State>
+    private let tlsContext: NIOSSLContext?
+
+    private struct State {
+        var encoder = IMAPCommandEncoder()
+        var capabilities: Set<IMAPCapability> = []
+        /// Capabilities the client acts as if the server did not offer (tests: LOGIN, synchronising literals).
+        var hidden: Set<IMAPCapability> = []
+        var authenticated = false
+        var closedByClient = false
+        /// The last commands sent, as `A3 LOGIN (1 part)`: names only, never arguments (tests, debugging).
+        var sent: [String] = []
+
+        /// What the client may use: the server's capabilities but the hidden ones.
+        var usable: Set<IMAPCapability> { capabilities.subtracting(hidden) }
+
+        mutating func setCapabilities(_ list: [IMAPCapability]) {
+            capabilities = Set(list)
+            encoder.capabilities = usable
+        }
+    }
+
+    private init(configuration: IMAPClientConfiguration, channel: any Channel, queue: ResponseQueue, tlsContext: NIOSSLContext?) {
+        self.configuration = configuration
+        self.channel = channel
+        self.queue = queue
+        self.tlsContext = tlsContext
+        self.state = LockedBox(State())
+    }
+
+    deinit {
+        // A connection dropped without close() must not keep its socket.
+        channel.close(promise: nil)
+    }
+
+    private var endpoint: String { configuration.endpoint }
+    private var responseTimeout: TimeAmount { TimeAmount(configuration.responseTimeout) }
+    /// For LOGOUT and for DONE after a cancelled IDLE: what is left is a courtesy, not worth a long wait.
+    private var shortTimeout: TimeAmount { min(responseTimeout, .seconds(5)) }
+
+    // MARK: Connecting
+
+    /// Connects (TCP, and TLS at once for `.tls`) within `connectTimeout`, reads the greeting
+    /// (BYE → `.connectionClosed`; PREAUTH is accepted), asks CAPABILITY when the greeting named
+    /// none, and for `.startTLS` upgrades before anything else (`.tlsFailed` when the server does
+    /// not offer STARTTLS: never goes on in clear), then asks CAPABILITY again.
+    public static func connect(
+        _ configuration: IMAPClientConfiguration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws -> IMAPConnection {
+        let endpoint = configuration.endpoint
+        let tlsContext = configuration.security == .plaintext ? nil : try TLSSetup.makeContext(configuration)
+        let host = configuration.host.hasPrefix("[") && configuration.host.hasSuffix("]")
+            ? String(configuration.host.dropFirst().dropLast()) : configuration.host
+        let serverHostname = TLSSetup.serverHostname(for: host)
+        let implicitTLS = configuration.security == .tls ? tlsContext : nil
+        let queue = ResponseQueue()
+        let bootstrap = ClientBootstrap(group: eventLoopGroup)
+            .connectTimeout(TimeAmount(configuration.connectTimeout))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let implicitTLS {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: implicitTLS, serverHostname: serverHostname))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(IMAPChannelHandler(queue: queue, endpoint: endpoint))
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: configuration.port).get()
+        } catch let error as ChannelError {
+            if case .connectTimeout = error {
+                throw IMAPClientError(kind: .timedOut, message: "cannot connect to \(endpoint) within \(IMAPChannelHandler.seconds(TimeAmount(configuration.connectTimeout)))")
+            }
+            throw IMAPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(error)")
+        } catch {
+            let classified = IMAPChannelHandler.classify(error, endpoint: endpoint)
+            if classified.kind == .tlsFailed || classified.kind == .certificateRejected { throw classified }
+            throw IMAPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(error)")
+        }
+        let connection = IMAPConnection(configuration: configuration, channel: channel, queue: queue, tlsContext: tlsContext)
+        do {
+            try await connection.start(serverHostname: serverHostname)
+        } catch {
+            await connection.close()
+            throw error
+        }
+        return connection
+    }
+
+    private func start(serverHostname: String?) async throws(IMAPClientError) {
+        try await setResponseTimeout(responseTimeout, waitingFor: "waiting for the greeting")
+        let greeting = try await nextResponse(waitingFor: "the greeting")
+        try await setResponseTimeout(nil, waitingFor: "")
+        guard case .untagged(.status(let status)) = greeting else {
+            throw await violation("the server \(endpoint) did not start with a greeting")
+        }
+        switch status.status {
+        case .ok, .preauth:
+            break
+        case .bye:
+            throw IMAPClientError(kind: .connectionClosed, message: "the server \(endpoint) refused the connection (BYE)",
+                                  serverText: status.text, code: status.code)
+        case .no, .bad:
+            throw await violation("the server \(endpoint) greeted with \(status.status.rawValue), which is not a greeting")
+        }
+        let preauthenticated = status.status == .preauth
+        state.withLockedValue { $0.authenticated = preauthenticated }
+        if case .capability(let list)? = status.code {
+            state.withLockedValue { $0.setCapabilities(list) }
+        } else {
+            try await refreshCapabilities()
+        }
+
+        guard configuration.security == .startTLS, let tlsContext else { return }
+        guard !preauthenticated else {
+            throw IMAPClientError(kind: .tlsFailed, message: "the server \(endpoint) authenticated the connection in clear (PREAUTH), "
+                                  + "which leaves no way to start TLS; refusing to go on without TLS")
+        }
+        guard capabilities.contains(.startTLS) else {
+            throw IMAPClientError(kind: .tlsFailed, message: "the server \(endpoint) does not offer STARTTLS; refusing to go on without TLS "
+                                  + "(use implicit TLS on the TLS port, usually 993)")
+        }
+        let encoded = try encode(.startTLS)
+        do {
+            try await channel.writeAndFlush(IMAPOutbound.startTLS(tag: encoded.tag, context: tlsContext, serverHostname: serverHostname)).get()
+        } catch {
+            throw queue.failure ?? IMAPChannelHandler.classify(error, endpoint: endpoint)
+        }
+        let response = try await execute(encoded)
+        guard response.status.status == .ok else {
+            throw IMAPClientError(kind: .tlsFailed, message: "the server \(endpoint) refused STARTTLS; refusing to go on without TLS",
+                                  serverText: response.status.text, code: response.status.code)
+        }
+        // What the server said in clear may have been forged: forget it, ask again over TLS.
+        state.withLockedValue { $0.setCapabilities([]) }
+        try await refreshCapabilities()
+    }
+
+    // MARK: State
+
+    /// The latest capabilities the server announced (refreshed after STARTTLS and after login).
+    public var capabilities: Set<IMAPCapability> {
+        state.withLockedValue { $0.capabilities }
+    }
+
+    /// False once the connection is closed, by either side, or failed.
+    public var isOpen: Bool {
+        channel.isActive && queue.failure == nil && !state.withLockedValue { $0.closedByClient }
+    }
+
+    /// Tests: act as if the server did not offer these (e.g. `AUTH=PLAIN` to log in with LOGIN,
+    /// `LITERAL+` to send synchronising literals, `SASL-IR`).
+    func hideCapabilities(_ hidden: Set<IMAPCapability>) {
+        state.withLockedValue { state in
+            state.hidden = hidden
+            state.encoder.capabilities = state.usable
+        }
+    }
+
+    // MARK: Login
+
+    /// Logs in: for a password AUTHENTICATE PLAIN when the server offers AUTH=PLAIN, else LOGIN;
+    /// for a token AUTHENTICATE XOAUTH2. A refusal is `.authenticationFailed` with the server's
+    /// text and code. Then the capabilities are refreshed, and ID is sent when the server offers
+    /// it and `clientID` is set (its failure is ignored). Does nothing after a PREAUTH greeting.
+    public func login(_ authentication: IMAPAuthentication) async throws {
+        try await withGate { () async throws(IMAPClientError) in try await self.authenticate(authentication) }
+    }
+
+    private func authenticate(_ authentication: IMAPAuthentication) async throws(IMAPClientError) {
+        let (authenticated, usable) = state.withLockedValue { ($0.authenticated, $0.usable) }
+        guard !authenticated else { return }
+        let command: IMAPCommand
+        switch authentication {
+        case .password(let user, let password):
+            command = usable.contains(.authPlain) ? .authenticatePlain(username: user, password: password)
+                : .login(username: user, password: password)
+        case .xoauth2(let user, let accessToken):
+            command = .authenticateXOAuth2(username: user, accessToken: accessToken)
+        }
+        let encoded: IMAPEncodedCommand
+        do {
+            encoded = try state.withLockedValue { state throws(IMAPEncodingError) in try state.encoder.encode(command) }
+        } catch {
+            throw IMAPClientError(kind: .authenticationFailed, message: "cannot log in to \(endpoint) as \(authentication.user): \(error.description)")
+        }
+        let response = try await execute(encoded)
+        guard response.status.status == .ok else {
+            throw IMAPClientError(kind: .authenticationFailed,
+                                  message: "the server \(endpoint) refused the user name or password for \(authentication.user)",
+                                  serverText: response.status.text, code: response.status.code)
+        }
+        state.withLockedValue { $0.authenticated = true }
+        if case .capability(let list)? = response.status.code {
+            state.withLockedValue { $0.setCapabilities(list) }
+        } else if !noteCapabilities(response.untagged) {
+            try await refreshCapabilities()
+        }
+        if let clientID = configuration.clientID, capabilities.contains(.id) {
+            // Identification is a courtesy: a NO or BAD changes nothing (execute throws only for the connection).
+            let id: IMAPEncodedCommand
+            do {
+                id = try encode(.id(clientID))
+            } catch {
+                return  // a field ID cannot carry (a NUL byte): no identification, as for a refusal
+            }
+            _ = try await execute(id)
+        }
+    }
+
+    // MARK: Commands
+
+    /// Sends `command` and collects every untagged response up to its tagged one (unsolicited
+    /// ones received since the previous command first). NO or BAD → `.commandFailed` with the
+    /// server's text and code; the connection dropping (after a BYE or not) → `.connectionClosed`;
+    /// cancellation → `.cancelled`, and the connection is closed when the command was under way.
+    /// STARTTLS and IDLE have their own methods (`connect`, `idle`).
+    public func run(_ command: IMAPCommand) async throws -> IMAPCommandResponse {
+        try await withGate { () async throws(IMAPClientError) in
+            switch command {
+            case .startTLS, .idle:
+                throw IMAPClientError(kind: .commandFailed, message: "STARTTLS and IDLE are not sent with run: use connect(security: .startTLS) and idle(for:until:)")
+            default:
+                break
+            }
+            let encoded = try self.encode(command)
+            let response = try await self.execute(encoded)
+            self.noteCapabilities(response.untagged, code: response.status.code)
+            try self.check(response, encoded)
+            return response
+        }
+    }
+
+    /// IDLE (RFC 2177): waits for `+`, then collects untagged responses until `stop` returns
+    /// true for one, `duration` passes or the task is cancelled; then sends DONE and waits for
+    /// the tagged OK. Returns everything collected, unsolicited responses received before too.
+    /// A cancelled IDLE returns normally (what came so far); the connection stays usable. No
+    /// response timeout applies while idling; the connection dropping → `.connectionClosed`.
+    /// Re-issue before 29 minutes (RFC 2177).
+    public func idle(for duration: Duration, until stop: @escaping @Sendable (IMAPUntaggedResponse) -> Bool) async throws -> [IMAPUntaggedResponse] {
+        try await withGate { () async throws(IMAPClientError) in try await self.runIdle(for: duration, until: stop) }
+    }
+
+    private func runIdle(for duration: Duration, until stop: @Sendable (IMAPUntaggedResponse) -> Bool) async throws(IMAPClientError) -> [IMAPUntaggedResponse] {
+        guard capabilities.contains(.idle) else {
+            throw IMAPClientError(kind: .commandFailed, message: "the server \(endpoint) does not offer IDLE")
+        }
+        try checkOpen()
+        let encoded = try encode(.idle)
+        try await send(encoded.parts[0], responseTimeout: responseTimeout, waitingFor: "waiting for the answer to \(encoded)")
+        var collected: [IMAPUntaggedResponse] = []
+        var done = false
+        var cancelled = false
+
+        // Until the server agrees to idle.
+        waitForContinuation: while true {
+            let wait = try await queue.next(on: channel.eventLoop, cancellable: !cancelled)
+            switch wait {
+            case .cancelled, .deadline:
+                // `+` must still come before DONE can be sent; the response timeout bounds the wait.
+                cancelled = true
+                done = true
+            case .response(.untagged(let response)):
+                collected.append(response)
+                if stop(response) { done = true }
+            case .response(.continuation):
+                break waitForContinuation
+            case .response(.tagged(let tag, let status)) where tag == encoded.tag:
+                try await setResponseTimeout(nil, waitingFor: "")
+                try check(IMAPCommandResponse(untagged: collected, status: status), encoded)
+                return collected
+            case .response(.tagged):
+                throw await violation("the server \(endpoint) answered a command that was not sent (waiting for \(encoded))")
+            }
+        }
+
+        // Idling: no timeout, the server may be silent for the whole duration.
+        try await setResponseTimeout(nil, waitingFor: "")
+        let deadline = NIODeadline.now() + TimeAmount(duration)
+        while !done {
+            switch try await queue.next(deadline: deadline, on: channel.eventLoop, cancellable: true) {
+            case .deadline:
+                done = true
+            case .cancelled:
+                cancelled = true
+                done = true
+            case .response(.untagged(let response)):
+                collected.append(response)
+                if stop(response) { done = true }
+            case .response(.tagged(let tag, let status)) where tag == encoded.tag:
+                // The server ended IDLE on its own.
+                try check(IMAPCommandResponse(untagged: collected, status: status), encoded)
+                return collected
+            case .response(.tagged), .response(.continuation):
+                throw await violation("the server \(endpoint) sent a response out of turn while idling")
+            }
+        }
+
+        try await send(IMAPCommandEncoder.idleDone, responseTimeout: cancelled ? shortTimeout : responseTimeout,
+                       waitingFor: "waiting for the end of \(encoded)")
+        while true {
+            switch try await queue.next(on: channel.eventLoop, cancellable: false) {
+            case .response(.untagged(let response)):
+                collected.append(response)
+            case .response(.tagged(let tag, let status)) where tag == encoded.tag:
+                try await setResponseTimeout(nil, waitingFor: "")
+                try check(IMAPCommandResponse(untagged: collected, status: status), encoded)
+                return collected
+            case .response(.tagged), .response(.continuation):
+                throw await violation("the server \(endpoint) sent a response out of turn after DONE")
+            case .cancelled, .deadline:
+                continue  // not asked for: the response timeout bounds this wait
+            }
+        }
+    }
+
+    /// LOGOUT (best effort, a few seconds at most), then close. Never throws. When another
+    /// command is under way, closes at once (that command then fails with `.connectionClosed`).
+    public func logout() async {
+        if isOpen, gate.tryAcquire() {
+            do {
+                let encoded = try encode(.logout)
+                _ = try await execute(encoded, responseTimeout: shortTimeout)
+            } catch {
+                // Best effort by design: the connection is closed below whatever happened.
+            }
+            gate.release()
+        }
+        await close()
+    }
+
+    /// Closes the connection now. Idempotent; a command under way fails with `.connectionClosed`.
+    public func close() async {
+        let already = state.withLockedValue { state in
+            defer { state.closedByClient = true }
+            return state.closedByClient
+        }
+        queue.fail(IMAPClientError(kind: .connectionClosed, message: "the connection to \(endpoint) was closed by the client"))
+        guard !already else { return }
+        channel.close(promise: nil)  // fails only when already closed, which is what was asked
+        do {
+            try await channel.closeFuture.get()
+        } catch {
+            // closeFuture never fails.
+        }
+    }
+
+    // MARK: Internals
+
+    private func withGate<T>(_ body: () async throws(IMAPClientError) -> T) async throws(IMAPClientError) -> T {
+        guard await gate.acquire() else {
+            throw IMAPClientError(kind: .cancelled, message: "cancelled while waiting for an earlier command on \(endpoint) to finish")
+        }
+        defer { gate.release() }
+        return try await body()
+    }
+
+    private func encode(_ command: IMAPCommand) throws(IMAPClientError) -> IMAPEncodedCommand {
+        do {
+            return try state.withLockedValue { state throws(IMAPEncodingError) in try state.encoder.encode(command) }
+        } catch {
+            throw IMAPClientError(kind: .commandFailed, message: error.description)
+        }
+    }
+
+    /// The last commands sent (at most 50), as `A3 APPEND (2 parts)`: tags and names only, safe to log.
+    var sentCommands: [String] { state.withLockedValue { $0.sent } }
+
+    private func checkOpen() throws(IMAPClientError) {
+        if let failure = queue.failure { throw failure }
+    }
+
+    /// Sends a command's parts, waiting for `+` between them, and collects responses up to its
+    /// tagged answer, whatever its status.
+    func execute(_ encoded: IMAPEncodedCommand, responseTimeout timeout: TimeAmount? = nil) async throws(IMAPClientError) -> IMAPCommandResponse {
+        try checkOpen()
+        state.withLockedValue { state in
+            state.sent.append("\(encoded) (\(encoded.parts.count) part\(encoded.parts.count == 1 ? "" : "s"))")
+            if state.sent.count > 50 { state.sent.removeFirst() }
+        }
+        let waitingFor = "waiting for the answer to \(encoded)"
+        let timeout = timeout ?? responseTimeout
+        try await send(encoded.parts[0], responseTimeout: timeout, waitingFor: waitingFor)
+        var nextPart = 1
+        var untagged: [IMAPUntaggedResponse] = []
+        while true {
+            switch try await nextResponse(waitingFor: "\(encoded)") {
+            case .untagged(let response):
+                untagged.append(response)
+            case .continuation:
+                if nextPart < encoded.parts.count {
+                    try await send(encoded.parts[nextPart], responseTimeout: timeout, waitingFor: waitingFor)
+                    nextPart += 1
+                } else if encoded.name == "AUTHENTICATE" {
+                    // A SASL challenge after the credentials (XOAUTH2's error): an empty answer gets the NO.
+                    try await send(IMAPCommandEncoder.emptyResponse, responseTimeout: timeout, waitingFor: waitingFor)
+                } else {
+                    throw await violation("the server \(endpoint) asked for more of \(encoded) than there is")
+                }
+            case .tagged(let tag, let status):
+                guard tag == encoded.tag else {
+                    throw await violation("the server \(endpoint) answered a command that was not sent (tag \(tag.prefix(20)) while waiting for \(encoded))")
+                }
+                try await setResponseTimeout(nil, waitingFor: "")
+                return IMAPCommandResponse(untagged: untagged, status: status)
+            }
+        }
+    }
+
+    private func check(_ response: IMAPCommandResponse, _ encoded: IMAPEncodedCommand) throws(IMAPClientError) {
+        guard response.status.status != .ok else { return }
+        throw IMAPClientError(kind: .commandFailed,
+                              message: "the server \(endpoint) refused \(encoded) (\(response.status.status.rawValue))",
+                              serverText: response.status.text, code: response.status.code)
+    }
+
+    /// The next response; cancellation closes the connection (a command is under way) and throws `.cancelled`.
+    private func nextResponse(waitingFor: String) async throws(IMAPClientError) -> IMAPResponse {
+        switch try await queue.next(on: channel.eventLoop, cancellable: true) {
+        case .response(let response):
+            return response
+        case .cancelled, .deadline:
+            let error = IMAPClientError(kind: .cancelled, message: "cancelled while waiting for \(waitingFor) from \(endpoint); the connection was closed")
+            queue.fail(error)
+            await close()
+            throw error
+        }
+    }
+
+    private func send(_ bytes: [UInt8], responseTimeout: TimeAmount?, waitingFor: String) async throws(IMAPClientError) {
+        try await write(.send(bytes, responseTimeout: responseTimeout, waitingFor: waitingFor))
+    }
+
+    private func setResponseTimeout(_ timeout: TimeAmount?, waitingFor: String) async throws(IMAPClientError) {
+        if timeout == nil {
+            // Disarming needs no round trip: writes reach the handler in order, and on a closed
+            // channel there is nothing left to disarm.
+            channel.write(IMAPOutbound.setResponseTimeout(nil, waitingFor: waitingFor), promise: nil)
+            return
+        }
+        try await write(.setResponseTimeout(timeout, waitingFor: waitingFor))
+    }
+
+    private func write(_ message: IMAPOutbound) async throws(IMAPClientError) {
+        do {
+            try await channel.writeAndFlush(message).get()
+        } catch {
+            throw queue.failure ?? IMAPChannelHandler.classify(error, endpoint: endpoint)
+        }
+    }
+
+    /// A server that broke the protocol: the connection closes, the error says why.
+    private func violation(_ message: String) async -> IMAPClientError {
+        let error = IMAPClientError(kind: .protocolViolation, message: message)
+        queue.fail(error)
+        await close()
+        return error
+    }
+
+    private func refreshCapabilities() async throws(IMAPClientError) {
+        let encoded = try encode(.capability)
+        let response = try await execute(encoded)
+        try check(response, encoded)
+        if !noteCapabilities(response.untagged, code: response.status.code) {
+            throw await violation("the server \(endpoint) answered CAPABILITY without a capability list")
+        }
+    }
+
+    /// Takes the capabilities from a `* CAPABILITY` or a `[CAPABILITY …]` code; true if there was one.
+    @discardableResult
+    private func noteCapabilities(_ untagged: [IMAPUntaggedResponse], code: IMAPResponseCode? = nil) -> Bool {
+        var list: [IMAPCapability]?
+        for case .capability(let found) in untagged { list = found }
+        if case .capability(let found)? = code { list = found }
+        guard let list else { return false }
+        state.withLockedValue { $0.setCapabilities(list) }
+        return true
+    }
+}
