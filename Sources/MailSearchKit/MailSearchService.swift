@@ -455,6 +455,13 @@ public final class MailSearchService: @unchecked Sendable {
         return changed
     }
 
+    /// Threads an account's mail again as if it had arrived in date order (after a sync stored it
+    /// newest first); searches see the new conversations at once.
+    public func rethreadInDateOrder(accountId: Int64) throws {
+        try store.rethreadInDateOrder(accountId: accountId)
+        state.changed()
+    }
+
     /// Asks the background queue to embed mail that has none (after an import, say).
     public func embedPendingInBackground() {
         embedding.wake()

@@ -62,16 +62,20 @@ public struct IMAPFolderState: Sendable, Hashable {
     }
 }
 
-/// One server message known locally: its UID in a folder and the email it is.
+/// One server message known locally: its UID in a folder, the email it is, and the flags the
+/// server had for it when last seen (a change of them is what changes the email's flags: two
+/// copies of one email in two folders may disagree without the email flapping between them).
 public struct IMAPMessageLink: Sendable, Hashable {
     public var uid: UInt32
     public var emailId: Int64
+    public var flags: MessageFlags
     public var gmailMessageId: UInt64?
     public var gmailThreadId: UInt64?
 
-    public init(uid: UInt32, emailId: Int64, gmailMessageId: UInt64? = nil, gmailThreadId: UInt64? = nil) {
+    public init(uid: UInt32, emailId: Int64, flags: MessageFlags, gmailMessageId: UInt64? = nil, gmailThreadId: UInt64? = nil) {
         self.uid = uid
         self.emailId = emailId
+        self.flags = flags
         self.gmailMessageId = gmailMessageId
         self.gmailThreadId = gmailThreadId
     }
@@ -87,6 +91,13 @@ public struct MessageFlags: Sendable, Hashable {
         self.isRead = isRead
         self.isStarred = isStarred
         self.isDraft = isDraft
+    }
+
+    /// As stored in `imap_messages.flags`.
+    var bits: Int { (isRead ? 1 : 0) | (isStarred ? 2 : 0) | (isDraft ? 4 : 0) }
+
+    init(bits: Int) {
+        self.init(isRead: bits & 1 != 0, isStarred: bits & 2 != 0, isDraft: bits & 4 != 0)
     }
 }
 
@@ -136,6 +147,18 @@ extension MailStore {
         try database.write { db in
             try db.execute(sql: "UPDATE accounts SET lastSyncDate = ? WHERE id = ?",
                            arguments: [date.timeIntervalSince1970, accountId])
+        }
+    }
+
+    /// Threads the account's mail again as if it had arrived in date order (one transaction).
+    public func rethreadInDateOrder(accountId: Int64) throws {
+        try database.write { db in try Rethreader.rethread(accountId: accountId, inDateOrder: true, db: db) }
+    }
+
+    /// The date of the account's newest email (Unix seconds), nil when it has none.
+    public func newestDate(accountId: Int64) throws -> Double? {
+        try database.read { db in
+            try Double.fetchOne(db, sql: "SELECT MAX(sortDate) FROM emails WHERE accountId = ?", arguments: [accountId])
         }
     }
 
@@ -199,16 +222,26 @@ extension MailStore {
 
     // MARK: Messages
 
-    /// The folder's known server messages: UID → email id.
-    public func imapUIDs(folderId: Int64) throws -> [UInt32: Int64] {
+    /// The folder's known server messages by UID.
+    public func imapMessages(folderId: Int64) throws -> [UInt32: IMAPMessageLink] {
         try database.read { db in
-            var map: [UInt32: Int64] = [:]
-            let rows = try Row.fetchCursor(db, sql: "SELECT uid, emailId FROM imap_messages WHERE folderId = ?",
+            var map: [UInt32: IMAPMessageLink] = [:]
+            let rows = try Row.fetchCursor(db, sql: "SELECT uid, emailId, flags FROM imap_messages WHERE folderId = ?",
                                            arguments: [folderId])
             while let row = try rows.next() {
-                map[UInt32(truncatingIfNeeded: row["uid"] as Int64)] = row["emailId"]
+                let uid = UInt32(truncatingIfNeeded: row["uid"] as Int64)
+                map[uid] = IMAPMessageLink(uid: uid, emailId: row["emailId"], flags: MessageFlags(bits: row["flags"]))
             }
             return map
+        }
+    }
+
+    /// Records the flags the server now has for these UIDs of the folder.
+    public func updateIMAPFlags(folderId: Int64, _ flags: [UInt32: MessageFlags]) throws {
+        guard !flags.isEmpty else { return }
+        try database.write { db in
+            let update = try db.cachedStatement(sql: "UPDATE imap_messages SET flags = ? WHERE folderId = ? AND uid = ?")
+            for (uid, f) in flags { try update.execute(arguments: [f.bits, folderId, Int64(uid)]) }
         }
     }
 
@@ -217,12 +250,12 @@ extension MailStore {
         guard !links.isEmpty else { return }
         try database.write { db in
             let insert = try db.cachedStatement(sql: """
-                INSERT OR REPLACE INTO imap_messages (folderId, uid, emailId, gmailMessageId, gmailThreadId)
-                VALUES (?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO imap_messages (folderId, uid, emailId, flags, gmailMessageId, gmailThreadId)
+                VALUES (?, ?, ?, ?, ?, ?)
                 """)
             let link = try db.cachedStatement(sql: "INSERT OR IGNORE INTO email_folders (emailId, folderId) VALUES (?, ?)")
             for l in links {
-                try insert.execute(arguments: [folderId, Int64(l.uid), l.emailId, l.gmailMessageId.map { Int64(bitPattern: $0) },
+                try insert.execute(arguments: [folderId, Int64(l.uid), l.emailId, l.flags.bits, l.gmailMessageId.map { Int64(bitPattern: $0) },
                                                l.gmailThreadId.map { Int64(bitPattern: $0) }])
                 try link.execute(arguments: [l.emailId, folderId])
             }

@@ -200,6 +200,7 @@ enum MailSchema {
                     folderId INTEGER NOT NULL REFERENCES folders(id) ON DELETE CASCADE,
                     uid INTEGER NOT NULL,
                     emailId INTEGER NOT NULL REFERENCES emails(id) ON DELETE CASCADE,
+                    flags INTEGER NOT NULL DEFAULT 0,
                     gmailMessageId INTEGER,
                     gmailThreadId INTEGER,
                     PRIMARY KEY (folderId, uid)

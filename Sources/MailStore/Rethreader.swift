@@ -7,7 +7,10 @@ import MailModel
 /// with their `[tags]` stripped (`[PATCH v2 0/6] x` with `[PATCH 0/6] x`).
 ///
 /// Emails are visited in id order, the order they were imported in, so the result is that of
-/// importing the same mail again with this version. Each email's `normalizedSubject` and
+/// importing the same mail again with this version; or in date order (`inDateOrder`), so the
+/// result is that of mail arriving as it was sent, whatever order it was stored in (a sync
+/// fetches newest first: the subject fallback of spec 001 §5.2.4 joins "existing" threads, so
+/// the order of arrival matters to it). Each email's `normalizedSubject` and
 /// `threadId`, the account's `message_ids` and its threads are recomputed; a thread keeps its id
 /// when its first email still starts a thread, threads left empty are deleted, and the metadata
 /// of every thread is computed again (spec 001 §5.2.4 step 5). The stored In-Reply-To and
@@ -22,11 +25,12 @@ enum Rethreader {
         }
     }
 
-    static func rethread(accountId: Int64, db: Database) throws {
+    static func rethread(accountId: Int64, inDateOrder: Bool = false, db: Database) throws {
+        let order = inDateOrder ? "sortDate IS NULL, sortDate, messageId" : "id"
         let rows = try Row.fetchAll(db, sql: """
             SELECT id, threadId, messageId, inReplyTo, "references", fromEmail, toAddresses, ccAddresses,
                 replyToAddresses, subject, sortDate
-            FROM emails WHERE accountId = ? ORDER BY id
+            FROM emails WHERE accountId = ? ORDER BY \(order)
             """, arguments: [accountId])
         // Threads that cannot keep an old id get ids above every existing one, so they never take
         // the old id of a thread still to come.

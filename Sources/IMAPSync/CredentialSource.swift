@@ -1,0 +1,76 @@
+import Foundation
+import IMAPClient
+import MailStore
+
+/// Reads an account's password or OAuth token when a sync starts: from a command's output (like
+/// mbsync's PassCmd: `pass show mail/work`, `secret-tool lookup …`, a token refresher) or an
+/// environment variable. Nothing is stored; nothing read is ever put in an error or a log.
+enum CredentialSource {
+    static let commandTimeout: TimeInterval = 60
+
+    static func authentication(account: String, settings: IMAPAccountSettings,
+                               environment: [String: String] = ProcessInfo.processInfo.environment) throws -> IMAPAuthentication {
+        if let command = settings.oauthTokenCommand {
+            let token = try firstLine(ofCommand: command, account: account, what: "OAuth token")
+            return .xoauth2(user: settings.username, accessToken: token)
+        }
+        if let command = settings.passwordCommand {
+            let password = try firstLine(ofCommand: command, account: account, what: "password")
+            return .password(user: settings.username, password: password)
+        }
+        if let variable = settings.passwordEnvironment {
+            guard let password = environment[variable], !password.isEmpty else {
+                throw SyncError(.credentials, "the environment variable \(variable), which holds the password of account \"\(account)\", is not set",
+                                hint: "set it in the environment of this process, or change the account to --password-command")
+            }
+            return .password(user: settings.username, password: password)
+        }
+        throw SyncError(.credentials, "account \"\(account)\" has no way to get its password",
+                        hint: "remove it and add it again with --password-command or --password-env")
+    }
+
+    /// Runs `command` with /bin/sh and returns the first line it prints (without the line end).
+    static func firstLine(ofCommand command: String, account: String, what: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        // Its standard error goes where ours goes: a password manager may ask or explain there.
+        do {
+            try process.run()
+        } catch {
+            throw SyncError(.credentials, "cannot run the \(what) command of account \"\(account)\": \(error)")
+        }
+        let reader = output.fileHandleForReading
+        let finished = DispatchSemaphore(value: 0)
+        let collected = CollectedData()
+        DispatchQueue.global().async {
+            collected.data = reader.readDataToEndOfFile()
+            finished.signal()
+        }
+        if finished.wait(timeout: .now() + commandTimeout) == .timedOut {
+            process.terminate()
+            throw SyncError(.credentials, "the \(what) command of account \"\(account)\" gave no answer in \(Int(commandTimeout)) s",
+                            hint: "run it by hand to see whether it waits for input")
+        }
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw SyncError(.credentials, "the \(what) command of account \"\(account)\" failed (exit status \(process.terminationStatus))",
+                            hint: "run it by hand to see why")
+        }
+        let text = String(decoding: collected.data, as: UTF8.self)
+        let line = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+        let value = line.hasSuffix("\r") ? String(line.dropLast()) : line
+        guard !value.isEmpty else {
+            throw SyncError(.credentials, "the \(what) command of account \"\(account)\" printed nothing",
+                            hint: "it must print the \(what) on its first line")
+        }
+        return value
+    }
+
+    private final class CollectedData: @unchecked Sendable {
+        var data = Data()
+    }
+}

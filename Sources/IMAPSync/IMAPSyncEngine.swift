@@ -1,0 +1,713 @@
+import Foundation
+import IMAPClient
+import IMAPProtocol
+import MailImport
+import MailModel
+import MailSearchKit
+import MailStore
+
+/// Syncs one IMAP account into the mailbox through the service (spec 001 §5.2), so that mail,
+/// FTS5 rows, embeddings and the in-memory vectors stay consistent while searches run.
+///
+/// A pass: connect, log in, list the folders, then per folder (INBOX first): SELECT, compare
+/// UIDVALIDITY, skip the folder when CONDSTORE says nothing changed, else learn what the server
+/// expunged (QRESYNC's VANISHED, or the UIDs it still has), which flags changed (QRESYNC,
+/// CHANGEDSINCE, or all flags), and which messages of the sync window are new; new messages are
+/// fetched newest first in batches, each batch stored and indexed before the next (searchable at
+/// once), their Message-IDs read first when the account may already hold them (another folder,
+/// a UIDVALIDITY change: one email with several folder links, never a copy). Every batch is
+/// committed on its own, and a folder's UIDNEXT is saved only when the folder is done, so a pass
+/// killed or cut off at any point resumes where it stopped, with no duplicate and no gap.
+public final class IMAPSyncEngine: Sendable {
+    public let service: MailSearchService
+    public let account: Account
+    public let settings: IMAPAccountSettings
+    public let options: SyncOptions
+
+    public init(service: MailSearchService, account: Account, settings: IMAPAccountSettings, options: SyncOptions = SyncOptions()) {
+        self.service = service
+        self.account = account
+        self.settings = settings
+        self.options = options
+    }
+
+    private var board: SyncStatusBoard { service.syncStatus }
+
+    // MARK: Passes
+
+    /// One pass over every folder, with retries after a failed connection (three, with
+    /// exponential backoff); the last error is thrown and shown in the status.
+    public func sync() async throws -> SyncSummary {
+        try await withRetries { connection in
+            try await self.pass(connection)
+        }
+    }
+
+    /// Syncs, then listens: IDLE on INBOX (new mail searchable within seconds of its delivery),
+    /// re-issued before the server's 30 minutes; every `fullPassInterval` all folders again.
+    /// A connection that drops is opened again (with the retries of `sync`); after a pass that
+    /// failed every retry, the error stays in the status and the next attempt comes after
+    /// `errorRetryInterval`. Returns when the task is cancelled.
+    public func watch() async {
+        while !Task.isCancelled {
+            do {
+                try await withRetries { connection in
+                    _ = try await self.pass(connection)
+                    try await self.listen(connection)
+                }
+            } catch is CancellationError {
+                break
+            } catch {
+                if Task.isCancelled { break }
+                let next = options.now().addingTimeInterval(Self.seconds(options.errorRetryInterval))
+                board.update(account.name) { $0.nextAttempt = next }
+                do { try await Task.sleep(for: options.errorRetryInterval) } catch { break }
+            }
+        }
+        board.update(account.name) { $0.state = .idle; $0.folder = nil }
+    }
+
+    /// IDLE on INBOX until something changes there, then sync it; a whole pass now and then.
+    private func listen(_ connection: IMAPConnection) async throws {
+        var lastFullPass = ContinuousClock.now
+        let inbox = try await listFolders(connection).first { $0.mailbox.isInbox }
+        while !Task.isCancelled {
+            let untilFullPass = options.fullPassInterval - (ContinuousClock.now - lastFullPass)
+            if untilFullPass <= .zero {
+                _ = try await pass(connection)
+                lastFullPass = .now
+                continue
+            }
+            guard let inbox, connection.capabilities.contains(.idle) else {
+                try await Task.sleep(for: untilFullPass)
+                continue
+            }
+            _ = try await connection.run(.examine(inbox.mailbox, .plain))
+            board.update(account.name) { $0.state = .listening; $0.folder = nil }
+            let events = try await connection.idle(for: min(options.idleDuration, untilFullPass)) { response in
+                switch response {
+                case .exists, .expunge, .vanished, .fetch: return true
+                default: return false
+                }
+            }
+            let changed = events.contains { response in
+                switch response {
+                case .exists, .expunge, .vanished, .fetch: return true
+                default: return false
+                }
+            }
+            guard changed else { continue }
+            var summary = SyncSummary(account: account.name)
+            let started = ContinuousClock.now
+            var order = ArrivalOrder(newest: try service.store.newestDate(accountId: account.id))
+            try await syncFolder(inbox, connection: connection, summary: &summary, order: &order)
+            try finishPass(summary: &summary, order: order, started: started)
+        }
+    }
+
+    /// Opens a session and runs `body`, again after a failed connection (never after a refused
+    /// password, an untrusted certificate or missing credentials, which waiting does not mend).
+    private func withRetries<T: Sendable>(_ body: (IMAPConnection) async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            var connection: IMAPConnection?
+            do {
+                let open = try await openSession()
+                connection = open
+                let result = try await body(open)
+                await open.logout()
+                return result
+            } catch {
+                if let connection { await connection.close() }
+                if error is CancellationError || Task.isCancelled { throw CancellationError() }
+                let failure = Self.syncError(error, account: account.name, settings: settings)
+                board.update(account.name) {
+                    $0.state = .error
+                    $0.lastError = failure.description
+                }
+                guard failure.kind == .connection, attempt < options.retryDelays.count else { throw failure }
+                let delay = options.retryDelays[attempt]
+                attempt += 1
+                board.update(account.name) { $0.nextAttempt = options.now().addingTimeInterval(Self.seconds(delay)) }
+                try await Task.sleep(for: delay)
+            }
+        }
+    }
+
+    private func openSession() async throws -> IMAPConnection {
+        board.update(account.name) { $0.state = .connecting; $0.nextAttempt = nil }
+        guard let security = IMAPSecurity(rawValue: settings.security) else {
+            throw SyncError(.server, "account \"\(account.name)\" has an unknown connection security \"\(settings.security)\"")
+        }
+        let configuration = IMAPClientConfiguration(
+            host: settings.host, port: settings.port, security: security, caFile: settings.caFile,
+            responseTimeout: options.responseTimeout)
+        let authentication = try CredentialSource.authentication(account: account.name, settings: settings)
+        let connection = try await IMAPConnection.connect(configuration)
+        do {
+            board.update(account.name) { $0.state = .authenticating }
+            try await connection.login(authentication)
+            if options.useQResync, connection.capabilities.contains(.qresync), connection.capabilities.contains(.enable) {
+                _ = try await connection.run(.enable([.qresync]))
+            }
+            return connection
+        } catch {
+            await connection.close()
+            throw error
+        }
+    }
+
+    /// Whether this session may use QRESYNC / CONDSTORE (offered and not switched off).
+    private func extensions(_ connection: IMAPConnection) -> (qresync: Bool, condStore: Bool) {
+        let caps = connection.capabilities
+        let qresync = options.useQResync && caps.contains(.qresync) && caps.contains(.enable)
+        let condStore = options.useCondStore && (caps.contains(.condStore) || qresync)
+        return (qresync, condStore)
+    }
+
+    // MARK: One pass
+
+    private func pass(_ connection: IMAPConnection) async throws -> SyncSummary {
+        let started = ContinuousClock.now
+        var summary = SyncSummary(account: account.name)
+        board.update(account.name) {
+            $0.state = .syncingFolders
+            $0.messagesDone = 0
+            $0.messagesTotal = nil
+            $0.messagesPerSecond = nil
+        }
+        let folders = try await listFolders(connection)
+        // Folders the server no longer has: their messages leave them (and go, if in no other).
+        let listed = Set(folders.map(\.path))
+        for state in try service.store.imapFolderStates(accountId: account.id) where !listed.contains(state.path) {
+            let orphans = try service.store.deleteIMAPFolder(folderId: state.folderId)
+            try service.delete(emailIds: orphans)
+            summary.deletedEmails += orphans.count
+        }
+        var order = ArrivalOrder(newest: try service.store.newestDate(accountId: account.id))
+        for folder in folders {
+            try Task.checkCancellation()
+            try await syncFolder(folder, connection: connection, summary: &summary, order: &order)
+        }
+        try service.store.setLastSyncDate(accountId: account.id, options.now())
+        try finishPass(summary: &summary, order: order, started: started)
+        return summary
+    }
+
+    private func finishPass(summary: inout SyncSummary, order: ArrivalOrder, started: ContinuousClock.Instant) throws {
+        // Mail stored out of date order (newest first, folder by folder) is threaded again as if
+        // it had arrived in order: the conversations do not depend on the order of fetching.
+        if order.outOfOrder {
+            board.update(account.name) { $0.state = .indexing; $0.folder = nil }
+            try service.rethreadInDateOrder(accountId: account.id)
+            summary.rethreaded = true
+        }
+        summary.seconds = Self.seconds(ContinuousClock.now - started)
+        let now = options.now()
+        board.update(account.name) {
+            $0.state = .idle
+            $0.folder = nil
+            $0.lastSync = now
+            $0.lastError = nil
+            $0.nextAttempt = nil
+        }
+        if summary.newEmails > 0 { service.embedPendingInBackground() }
+    }
+
+    /// The selectable folders, INBOX first. On Gmail (X-GM-EXT-1) only All Mail, Spam and Trash
+    /// are read: every other label is a view of All Mail, and labels become folder links.
+    private func listFolders(_ connection: IMAPConnection) async throws -> [ServerFolder] {
+        let caps = connection.capabilities
+        let returning: [IMAPListReturnOption] = caps.contains(.listExtended) && caps.contains(.specialUse) ? [.specialUse] : []
+        let response = try await connection.run(.list(pattern: "*", returning: returning))
+        var folders: [ServerFolder] = []
+        var seen = Set<String>()
+        for case .list(let entry) in response.untagged where entry.isSelectable {
+            let folder = ServerFolder(entry)
+            if seen.insert(folder.path).inserted { folders.append(folder) }
+        }
+        if caps.contains(.gmailExtensions), folders.contains(where: { $0.specialUse == .all }) {
+            folders = folders.filter { [.all, .junk, .trash].contains($0.specialUse) }
+        }
+        if !folders.contains(where: { $0.mailbox.isInbox }), !caps.contains(.gmailExtensions) {
+            throw SyncError(.server, "the server \(settings.host) lists no INBOX for \(settings.username)")
+        }
+        return folders.sorted { a, b in
+            if a.mailbox.isInbox != b.mailbox.isInbox { return a.mailbox.isInbox }
+            return a.path < b.path
+        }
+    }
+
+    // MARK: One folder
+
+    private struct Selected {
+        var uidValidity: UInt32?
+        var uidNext: UInt32?
+        var highestModSeq: UInt64?
+        var vanished: [UInt32] = []
+        var flagChanges: [UInt32: MessageFlags] = [:]
+    }
+
+    private func syncFolder(_ folder: ServerFolder, connection: IMAPConnection, summary: inout SyncSummary,
+                            order: inout ArrivalOrder) async throws {
+        let store = service.store
+        let folderId = try store.ensureFolder(accountId: account.id, path: folder.path, name: folder.path, type: folder.type)
+        let local = try store.imapFolderStates(accountId: account.id).first { $0.folderId == folderId }
+        var known = try store.imapMessages(folderId: folderId)
+        let (qresync, condStore) = extensions(connection)
+        board.update(account.name) { $0.state = .syncingFolders; $0.folder = folder.path }
+
+        // SELECT (EXAMINE: read-only, so nothing we do marks mail read or changes \Recent).
+        var option = IMAPSelectOption.plain
+        var usedQResync = false
+        if qresync, let v = local?.uidValidity, let m = local?.highestModSeq, !known.isEmpty {
+            option = .qresync(uidValidity: v, modSeq: m, knownUIDs: nil)
+            usedQResync = true
+        } else if condStore {
+            option = .condStore
+        }
+        let selected = Self.selected(try await connection.run(.examine(folder.mailbox, option)))
+        guard let uidValidity = selected.uidValidity else {
+            throw SyncError(.server, "the server \(settings.host) gave no UIDVALIDITY for the folder \(folder.path)")
+        }
+
+        var revalidated = false
+        if let old = local?.uidValidity, old != uidValidity {
+            // The old UIDs mean nothing now: match the folder again by Message-ID (no email is
+            // stored twice, and nothing that is still there is lost).
+            try store.forgetAllIMAPMessages(folderId: folderId)
+            known = [:]
+            revalidated = true
+            usedQResync = false
+            summary.revalidatedFolders += 1
+        }
+        summary.folders += 1
+
+        // Unchanged since the last complete sync: one SELECT was enough.
+        if !revalidated, let m = local?.highestModSeq, m == selected.highestModSeq,
+           local?.uidNext != nil, local?.uidNext == selected.uidNext {
+            summary.unchangedFolders += 1
+            try store.saveIMAPFolderState(IMAPFolderState(
+                folderId: folderId, path: folder.path, mailbox: folder.mailbox.raw, uidValidity: uidValidity,
+                uidNext: selected.uidNext, highestModSeq: selected.highestModSeq, lastSyncDate: options.now()))
+            return
+        }
+
+        // What the server expunged.
+        var gone: [UInt32] = []
+        var serverUIDs: Set<UInt32>?
+        if usedQResync {
+            gone = selected.vanished.filter { known[$0] != nil }
+        } else if !known.isEmpty || revalidated {
+            let all = try await searchUIDs(connection, [.all])
+            serverUIDs = all
+            gone = known.keys.filter { !all.contains($0) }
+        }
+
+        // Flags changed on the server (read elsewhere, starred on the phone): a UID whose flags
+        // differ from those last seen changes its email.
+        var flagChanges: [UInt32: MessageFlags] = [:]
+        if usedQResync {
+            flagChanges = selected.flagChanges
+            summary.foldersByQResync += 1
+        } else if !known.isEmpty {
+            let since = condStore ? local?.highestModSeq : nil
+            if since != nil { summary.foldersByCondStore += 1 } else { summary.foldersByFullComparison += 1 }
+            let response = try await connection.run(.uidFetch(IMAPSequenceSet.from(1), [.uid, .flags], changedSince: since))
+            for case .fetch(let fetch) in response.untagged {
+                if let uid = fetch.uid, let flags = fetch.flags { flagChanges[uid] = Self.messageFlags(flags) }
+            }
+        }
+        var byEmail: [Int64: MessageFlags] = [:]
+        var byUID: [UInt32: MessageFlags] = [:]
+        for (uid, flags) in flagChanges {
+            guard let link = known[uid], link.flags != flags else { continue }
+            byEmail[link.emailId] = flags
+            byUID[uid] = flags
+        }
+        try store.updateIMAPFlags(folderId: folderId, byUID)
+        summary.flagChanges += try service.updateFlags(byEmail)
+
+        // Expunged messages leave the folder (and the store, when in no other folder).
+        if !gone.isEmpty {
+            let orphans = try store.forgetIMAPMessages(folderId: folderId, uids: gone)
+            try service.delete(emailIds: orphans)
+            summary.removedFromFolders += gone.count
+            summary.deletedEmails += orphans.count
+            for uid in gone { known[uid] = nil }
+        }
+
+        // New messages: those of the sync window that are not known yet, newest first. After a
+        // UIDVALIDITY change every UID is matched by Message-ID, so that mail outside the window
+        // keeps its folder link; only unknown mail inside the window is fetched.
+        let window = try await searchUIDs(connection, windowKeys())
+        var candidates = window
+        if revalidated {
+            let all = if let serverUIDs { serverUIDs } else { try await searchUIDs(connection, [.all]) }
+            candidates.formUnion(all)
+        }
+        let new = candidates.subtracting(known.keys).sorted(by: >)
+        if !new.isEmpty {
+            try await fetchNew(new, window: window, folder: folder, folderId: folderId, connection: connection,
+                               summary: &summary, order: &order)
+        }
+        if revalidated {
+            let orphans = try store.pruneUnmappedFolderLinks(folderId: folderId)
+            try service.delete(emailIds: orphans)
+            summary.deletedEmails += orphans.count
+        }
+        try store.saveIMAPFolderState(IMAPFolderState(
+            folderId: folderId, path: folder.path, mailbox: folder.mailbox.raw, uidValidity: uidValidity,
+            uidNext: selected.uidNext, highestModSeq: condStore ? selected.highestModSeq : nil, lastSyncDate: options.now()))
+    }
+
+    /// `SINCE` the window's first day, or every message.
+    private func windowKeys() -> [IMAPSearchKey] {
+        guard let days = settings.syncWindowDays else { return [.all] }
+        let start = options.now().addingTimeInterval(-Double(days) * 86_400)
+        return [.since(IMAPCalendarDate(start))]
+    }
+
+    private func searchUIDs(_ connection: IMAPConnection, _ keys: [IMAPSearchKey]) async throws -> Set<UInt32> {
+        let esearch = connection.capabilities.contains(.esearch)
+        let response = try await connection.run(.uidSearch(keys, returning: esearch ? [.all] : nil))
+        var uids = Set<UInt32>()
+        for item in response.untagged {
+            switch item {
+            case .search(let numbers, _):
+                uids.formUnion(numbers)
+            case .esearch(let e):
+                for range in e.all?.ranges ?? [] where range.upperBound != IMAPSequenceSet.last {
+                    uids.formUnion(range)
+                }
+            default:
+                break
+            }
+        }
+        return uids
+    }
+
+    // MARK: Fetching
+
+    /// A message the header fetch found, waiting for its body.
+    private struct Pending {
+        var uid: UInt32
+        var size: Int
+    }
+
+    private func fetchNew(_ uids: [UInt32], window: Set<UInt32>, folder: ServerFolder, folderId: Int64,
+                          connection: IMAPConnection, summary: inout SyncSummary, order: inout ArrivalOrder) async throws {
+        let store = service.store
+        let gmail = connection.capabilities.contains(.gmailExtensions)
+        var done = 0
+        let total = uids.count
+        let started = ContinuousClock.now
+        func progress(_ state: SyncStatus.State) {
+            let elapsed = Self.seconds(ContinuousClock.now - started)
+            board.update(account.name) {
+                $0.state = state
+                $0.folder = folder.path
+                $0.messagesDone = done
+                $0.messagesTotal = total
+                $0.messagesPerSecond = elapsed > 0 ? Double(done) / elapsed : nil
+            }
+        }
+
+        // Headers first when the account may hold some of these already: their Message-IDs say
+        // which are stored (linked, not fetched again).
+        var toFetch: [Pending]
+        if try store.emailCount(accountId: account.id) > 0 || gmail {
+            progress(.syncingHeaders)
+            toFetch = []
+            for chunk in uids.chunked(options.headerBatchSize) {
+                var items: [IMAPFetchAttribute] = [.uid, .flags, .rfc822Size, .body(section: "HEADER.FIELDS (MESSAGE-ID)")]
+                if gmail { items += [.gmailMessageID, .gmailThreadID] }
+                let response = try await connection.run(.uidFetch(IMAPSequenceSet(numbers: chunk), items))
+                var headers: [(uid: UInt32, messageId: String?, gmailId: UInt64?, gmailThread: UInt64?, flags: MessageFlags, size: Int)] = []
+                for case .fetch(let fetch) in response.untagged {
+                    guard let uid = fetch.uid else { continue }
+                    let header = fetch.body(section: "HEADER.FIELDS (MESSAGE-ID)") ?? []
+                    headers.append((uid, header.isEmpty ? nil : FetchedMessage.messageId(headerBytes: header), fetch.gmailMessageID,
+                                    fetch.gmailThreadID, Self.messageFlags(fetch.flags ?? []), Int(fetch.size ?? 0)))
+                }
+                let byMessageId = try store.emailIds(accountId: account.id, messageIds: headers.compactMap(\.messageId))
+                let byGmailId = gmail ? try store.emailIds(accountId: account.id, gmailMessageIds: headers.compactMap(\.gmailId)) : [:]
+                // A stored email keeps its flags (as an import keeps the first copy's): only later
+                // changes of this copy's flags change it.
+                var links: [IMAPMessageLink] = []
+                for h in headers {
+                    if let emailId = h.gmailId.flatMap({ byGmailId[$0] }) ?? h.messageId.flatMap({ byMessageId[$0] }) {
+                        links.append(IMAPMessageLink(uid: h.uid, emailId: emailId, flags: h.flags, gmailMessageId: h.gmailId,
+                                                     gmailThreadId: h.gmailThread))
+                    } else if window.contains(h.uid) {
+                        toFetch.append(Pending(uid: h.uid, size: h.size))
+                    }
+                }
+                try store.recordIMAPMessages(folderId: folderId, links)
+                summary.linked += links.count
+                done += links.count
+                progress(.syncingHeaders)
+            }
+            toFetch.sort { $0.uid > $1.uid }
+        } else {
+            toFetch = uids.map { Pending(uid: $0, size: 0) }
+        }
+
+        // Bodies, newest first, in batches bounded by count and size; each batch stored and
+        // indexed before the next is asked for.
+        var start = 0
+        while start < toFetch.count {
+            try Task.checkCancellation()
+            var end = start
+            var bytes = 0
+            while end < toFetch.count, end - start < options.batchSize, end == start || bytes + toFetch[end].size <= options.maxBatchBytes {
+                bytes += toFetch[end].size
+                end += 1
+            }
+            let batch = toFetch[start..<end].map(\.uid)
+            start = end
+            progress(.syncingBodies)
+            var items: [IMAPFetchAttribute] = [.uid, .flags, .internalDate, .message]
+            if gmail { items += [.gmailMessageID, .gmailThreadID, .gmailLabels] }
+            let response = try await connection.run(.uidFetch(IMAPSequenceSet(numbers: batch), items))
+            var fetched: [IMAPFetchResponse] = []
+            for case .fetch(let fetch) in response.untagged where fetch.uid != nil && fetch.body() != nil {
+                fetched.append(fetch)
+            }
+            progress(.indexing)
+            let stored = try await storeBatch(fetched, folder: folder, folderId: folderId, gmail: gmail)
+            summary.fetched += fetched.count
+            summary.newEmails += stored.inserted
+            summary.linked += stored.duplicates
+            summary.failures += stored.failures
+            for date in stored.insertedDates { order.stored(date) }
+            done += batch.count
+            progress(.syncingBodies)
+        }
+    }
+
+    private struct Stored: Sendable {
+        var inserted = 0
+        /// The dates of the new emails, in the order they were stored.
+        var insertedDates: [Double?] = []
+        var duplicates = 0
+        var failures: [ImportFailure] = []
+    }
+
+    /// Parses a batch on every core, keeps a copy of each message, stores and indexes the batch
+    /// (one transaction), then records which UID is which email.
+    private func storeBatch(_ fetched: [IMAPFetchResponse], folder: ServerFolder, folderId: Int64, gmail: Bool) async throws -> Stored {
+        let service = self.service
+        let accountId = account.id
+        let folders = gmail ? [] : [FolderSpec(path: folder.path, name: folder.path, type: folder.type)]
+        let gmailFolders = gmail ? try Self.gmailFolderMap(service: service, accountId: accountId) : [:]
+        return try await Self.blocking {
+            let archive = service.messageArchive
+            let converted = ConcurrentResults<Result<IncomingEmail, ImportFailure>>(count: fetched.count)
+            let archiveErrors = ConcurrentResults<String>(count: fetched.count)
+            DispatchQueue.concurrentPerform(iterations: fetched.count) { i in
+                let fetch = fetched[i]
+                let bytes = fetch.body() ?? []
+                var messageFolders = folders
+                if gmail {
+                    messageFolders = [FolderSpec(path: folder.path, name: folder.path, type: folder.type)]
+                    for label in fetch.gmailLabels ?? [] {
+                        if let spec = gmailFolders[label] ?? (label.hasPrefix("\\") ? nil : FolderSpec(path: label)) {
+                            messageFolders.append(spec)
+                        }
+                    }
+                }
+                do {
+                    let path = try archive.store(bytes, accountId: accountId, key: FetchedMessage.contentKey(bytes))
+                    let message = FetchedMessage(bytes: bytes, folders: messageFolders, flags: Self.messageFlags(fetch.flags ?? []),
+                                                 internalDate: fetch.internalDate, sourceRef: path)
+                    converted.set(i, message.incoming())
+                } catch {
+                    archiveErrors.set(i, "\(error)")
+                }
+            }
+            if let error = archiveErrors.values.compactMap({ $0 }).first {
+                throw SyncError(.storage, error)
+            }
+            var stored = Stored()
+            var batch: [IncomingEmail] = []
+            var uidOf: [String: [(uid: UInt32, flags: MessageFlags, gmailId: UInt64?, gmailThread: UInt64?)]] = [:]
+            for (i, outcome) in converted.values.enumerated() {
+                switch outcome {
+                case .success(let incoming)?:
+                    batch.append(incoming)
+                    uidOf[incoming.email.messageId, default: []].append(
+                        (fetched[i].uid!, Self.messageFlags(fetched[i].flags ?? []), fetched[i].gmailMessageID, fetched[i].gmailThreadID))
+                case .failure(let failure)?:
+                    stored.failures.append(failure)
+                case nil:
+                    break
+                }
+            }
+            // Oldest first within the batch: mail of one batch arrives in date order.
+            batch.sort { ($0.email.date ?? .distantFuture, $0.email.messageId) < ($1.email.date ?? .distantFuture, $1.email.messageId) }
+            let result = try service.ingest(batch, accountId: accountId)
+            stored.inserted = result.inserted.count
+            stored.insertedDates = result.inserted.map { $0.date?.timeIntervalSince1970 }
+            stored.duplicates = result.duplicates
+            let ids = try service.store.emailIds(accountId: accountId, messageIds: Array(uidOf.keys))
+            var links: [IMAPMessageLink] = []
+            for (messageId, uids) in uidOf {
+                guard let emailId = ids[messageId] else { continue }
+                for u in uids {
+                    links.append(IMAPMessageLink(uid: u.uid, emailId: emailId, flags: u.flags, gmailMessageId: u.gmailId,
+                                                 gmailThreadId: u.gmailThread))
+                }
+            }
+            // An email stored before keeps its flags, as in an import; this copy's are recorded.
+            try service.store.recordIMAPMessages(folderId: folderId, links)
+            return stored
+        }
+    }
+
+    /// Gmail's system labels as the account's folders (`\Inbox` → INBOX, `\Sent` → the folder
+    /// with \Sent); user labels are folders of their own name.
+    private static func gmailFolderMap(service: MailSearchService, accountId: Int64) throws -> [String: FolderSpec] {
+        var map: [String: FolderSpec] = ["\\Inbox": FolderSpec(path: "INBOX", name: "INBOX", type: .inbox)]
+        for folder in try service.store.folders(accountId: accountId) {
+            let label: String? = switch folder.folderType {
+            case .sent: "\\Sent"
+            case .drafts: "\\Draft"
+            case .starred: "\\Starred"
+            default: nil
+            }
+            if let label { map[label] = FolderSpec(path: folder.path, name: folder.name, type: folder.folderType) }
+        }
+        return map
+    }
+
+    // MARK: Helpers
+
+    private static func selected(_ response: IMAPCommandResponse) -> Selected {
+        var s = Selected()
+        func read(_ code: IMAPResponseCode?) {
+            switch code {
+            case .uidValidity(let v)?: s.uidValidity = v
+            case .uidNext(let v)?: s.uidNext = v
+            case .highestModSeq(let v)?: s.highestModSeq = v
+            default: break
+            }
+        }
+        for item in response.untagged {
+            switch item {
+            case .status(let status): read(status.code)
+            case .vanished(_, let uids):
+                for range in uids.ranges where range.upperBound != IMAPSequenceSet.last { s.vanished.append(contentsOf: range) }
+            case .fetch(let fetch):
+                if let uid = fetch.uid, let flags = fetch.flags { s.flagChanges[uid] = messageFlags(flags) }
+            default: break
+            }
+        }
+        read(response.status.code)
+        return s
+    }
+
+    static func messageFlags(_ flags: [IMAPFlag]) -> MessageFlags {
+        MessageFlags(isRead: flags.contains(.seen), isStarred: flags.contains(.flagged), isDraft: flags.contains(.draft))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        let (s, attoseconds) = duration.components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+
+    /// The error a user sees for a failure of the client, the credentials or the store.
+    static func syncError(_ error: any Error, account: String, settings: IMAPAccountSettings) -> SyncError {
+        if let error = error as? SyncError { return error }
+        let server = "\(settings.host):\(settings.port)"
+        guard let client = error as? IMAPClientError else {
+            return SyncError(.storage, "syncing account \"\(account)\" failed: \(error)")
+        }
+        switch client.kind {
+        case .authenticationFailed:
+            return SyncError(.authentication, "the server \(server) refused the login of \(settings.username) for account \"\(account)\"" +
+                             (client.serverText.map { ": \($0)" } ?? ""),
+                             hint: "check the user name and what the password command or variable gives")
+        case .certificateRejected:
+            return SyncError(.certificate, "the certificate of \(server) is not trusted: \(client.message)",
+                             hint: "if the server uses its own CA, add the account with --ca-file pointing at that CA's certificate")
+        case .commandFailed, .protocolViolation:
+            return SyncError(.server, "the server \(server) failed a request of account \"\(account)\": \(client.message)")
+        case .cancelled:
+            return SyncError(.connection, "the sync of account \"\(account)\" was cancelled")
+        default:
+            return SyncError(.connection, "cannot sync account \"\(account)\" with \(server): \(client.message)",
+                             hint: "check the host, port and network; the sync tries again")
+        }
+    }
+
+    /// Runs blocking work (parsing, SQLite writes) off Swift's cooperative threads.
+    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+}
+
+/// Whether a pass stored mail out of date order (then it is threaded again in date order).
+struct ArrivalOrder {
+    private var newest: Double?
+    private(set) var outOfOrder = false
+
+    init(newest: Double?) { self.newest = newest }
+
+    mutating func stored(_ date: Double?) {
+        guard let date else { return }
+        if let newest, date < newest { outOfOrder = true }
+        newest = Swift.max(newest ?? date, date)
+    }
+}
+
+/// Slots that concurrent iterations fill, one each.
+private final class ConcurrentResults<T>: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var values: [T?]
+
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+
+    func set(_ index: Int, _ value: T) { lock.withLock { values[index] = value } }
+}
+
+extension Array {
+    func chunked(_ size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: Swift.max(1, size)).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
+
+extension IMAPSyncEngine {
+    /// An engine for each IMAP account of the mailbox (or the one named), in account order.
+    public static func engines(service: MailSearchService, accountNamed name: String? = nil,
+                               options: SyncOptions = SyncOptions()) throws -> [IMAPSyncEngine] {
+        let accounts = try service.store.imapAccounts().filter { name == nil || $0.account.name == name }
+        return accounts.map { IMAPSyncEngine(service: service, account: $0.account, settings: $0.settings, options: options) }
+    }
+
+    /// Checks that the account's server can be reached and accepts its login (for `account add`).
+    public static func checkLogin(accountName: String, settings: IMAPAccountSettings, options: SyncOptions = SyncOptions()) async throws -> Set<String> {
+        guard let security = IMAPSecurity(rawValue: settings.security) else {
+            throw SyncError(.server, "unknown connection security \"\(settings.security)\"")
+        }
+        do {
+            let authentication = try CredentialSource.authentication(account: accountName, settings: settings)
+            let connection = try await IMAPConnection.connect(IMAPClientConfiguration(
+                host: settings.host, port: settings.port, security: security, caFile: settings.caFile,
+                responseTimeout: options.responseTimeout))
+            do {
+                try await connection.login(authentication)
+                let capabilities = Set(connection.capabilities.map(\.rawValue))
+                await connection.logout()
+                return capabilities
+            } catch {
+                await connection.close()
+                throw error
+            }
+        } catch {
+            throw syncError(error, account: accountName, settings: settings)
+        }
+    }
+}
