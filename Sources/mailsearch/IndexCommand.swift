@@ -59,12 +59,13 @@ struct IndexRebuildCommand: ParsableCommand {
 
 struct AccountCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "account", abstract: "Manage accounts.", subcommands: [AccountRemoveCommand.self])
+        commandName: "account", abstract: "Add, list and remove accounts.",
+        subcommands: [AccountAddCommand.self, AccountListCommand.self, AccountRemoveCommand.self])
 }
 
 struct AccountRemoveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "remove", abstract: "Delete an account and all of its local data (emails, index rows, contacts).")
+        commandName: "remove", abstract: "Delete an account and every local trace of it (emails, index rows, embeddings, contacts, message copies, sync state).")
 
     @Argument(help: "The account's name.")
     var name: String

@@ -15,7 +15,7 @@ struct MailSearchCommand: AsyncParsableCommand {
         subcommands: [
             ImportCommand.self, SearchCommand.self, ParseCommand.self, StatsCommand.self, AccountsCommand.self,
             AccountCommand.self, FoldersCommand.self, ShowCommand.self, ExportCommand.self, IndexCommand.self,
-            RecentCommand.self, SuggestCommand.self, DemoCommand.self, ModelCommand.self, ServeCommand.self,
+            RecentCommand.self, SuggestCommand.self, DemoCommand.self, ModelCommand.self, ServeCommand.self, SyncCommand.self,
         ]
     )
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Hummingbird
+import IMAPSync
 import Logging
 import MailSearchKit
 import MailSearchServer
@@ -37,6 +38,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Flag(inversion: .prefixedNo, help: "Embed new mail in the background (at start and after imports).")
     var backgroundEmbedding = true
+
+    @Flag(inversion: .prefixedNo, help: "Keep the IMAP accounts in sync in the background (IDLE); their state is in /api/status.")
+    var sync = true
 
     @Option(help: ArgumentHelp("Search answers kept for 2 minutes (spec 004); 0 turns the cache off (benchmarks).",
                                valueName: "n"))
@@ -84,8 +88,14 @@ struct ServeCommand: AsyncParsableCommand {
             started.set()
             FileHandle.standardOutput.write(Data("MailSearch is serving \(configuration.url(port: port)) (Ctrl-C to stop)\n".utf8))
         }
+        var services: [any Service] = [app]
+        let engines = sync ? try IMAPSyncEngine.engines(service: service) : []
+        if !engines.isEmpty {
+            services.append(BackgroundSync(engines: engines))
+            logger.info("syncing \(engines.count) IMAP account(s) in the background")
+        }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [app], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {

@@ -1,0 +1,152 @@
+import ArgumentParser
+import Foundation
+import IMAPSync
+import Logging
+import MailSearchKit
+import ServiceLifecycle
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync", abstract: "Sync IMAP accounts: new mail, flag changes and deletions, into the search index.",
+        discussion: """
+            Without a name, every IMAP account is synced. New mail is searchable by keyword as soon as its batch is stored (newest first); embeddings for semantic search follow with `mailsearch index embed` (or in the background with --watch and `mailsearch serve`). Interrupt it any time: the next run goes on where it stopped. With --watch it stays connected and listens (IMAP IDLE): new mail is searchable within seconds of its arrival. Ctrl-C stops it.
+
+              mailsearch sync                 # every account, once
+              mailsearch sync work --watch    # keep "work" in sync until Ctrl-C
+            """)
+
+    @Argument(help: "The account to sync (default: every IMAP account).")
+    var name: String?
+
+    @Flag(help: "Stay connected and sync as mail arrives (IMAP IDLE), until Ctrl-C.")
+    var watch = false
+
+    @Flag(help: "No progress output.")
+    var quiet = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let service = try global.openService(backgroundEmbedding: watch)
+        defer { service.shutdown() }
+        let engines = try IMAPSyncEngine.engines(service: service, accountNamed: name)
+        if engines.isEmpty {
+            if let name {
+                if try service.store.findAccount(named: name) != nil {
+                    throw CLIError("account \"\(name)\" was imported from files, not added from an IMAP server: there is nothing to sync")
+                }
+                throw CLIError("no account named \"\(name)\"; `mailsearch account list` shows the accounts")
+            }
+            throw CLIError("no IMAP account to sync; add one with `mailsearch account add NAME --imap HOST --user USER --password-command CMD`")
+        }
+        let progress = SyncProgress(enabled: !quiet && !global.json)
+        service.syncStatus.observe { progress.show($0) }
+        if watch { return try await watchAll(engines, service: service) }
+
+        var summaries: [SyncSummary] = []
+        var failures: [String] = []
+        for engine in engines {
+            do {
+                summaries.append(try await engine.sync())
+                progress.finish()
+            } catch {
+                progress.finish()
+                failures.append("\(engine.account.name): \(error)")
+            }
+        }
+        if global.json {
+            try Output.printJSON(summaries)
+        } else {
+            for s in summaries { print(Self.describe(s)) }
+        }
+        if !failures.isEmpty {
+            throw CLIError(failures.joined(separator: "\nerror: "))
+        }
+    }
+
+    private func watchAll(_ engines: [IMAPSyncEngine], service: MailSearchService) async throws {
+        var logger = Logger(label: "mailsearch.sync")
+        logger.logLevel = .warning
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: [BackgroundSync(engines: engines)], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        if !quiet {
+            FileHandle.standardError.write(Data("Watching \(engines.map(\.account.name).joined(separator: ", ")) (Ctrl-C to stop)\n".utf8))
+        }
+        try await group.run()
+    }
+
+    static func describe(_ s: SyncSummary) -> String {
+        var parts = ["\(s.newEmails) new emails"]
+        if s.linked > 0 { parts.append("\(s.linked) already stored (linked to their folders)") }
+        if s.flagChanges > 0 { parts.append("\(s.flagChanges) flag changes") }
+        if s.removedFromFolders > 0 { parts.append("\(s.removedFromFolders) removed from folders") }
+        if s.deletedEmails > 0 { parts.append("\(s.deletedEmails) emails deleted") }
+        if s.revalidatedFolders > 0 { parts.append("\(s.revalidatedFolders) folders matched again after a UIDVALIDITY change") }
+        if !s.failures.isEmpty { parts.append("\(s.failures.count) messages could not be read") }
+        let rate = s.seconds > 0 && s.fetched > 0 ? String(format: ", %.0f msgs/s", Double(s.fetched) / s.seconds) : ""
+        var text = "Synced \(s.account): \(parts.joined(separator: ", ")); \(s.folders) folders (\(s.unchangedFolders) unchanged) in \(String(format: "%.1f", s.seconds)) s\(rate)."
+        for failure in s.failures.prefix(5) { text += "\n  could not read \(failure.source): \(failure.reason)" }
+        return text
+    }
+}
+
+/// The sync engines of `serve` and `sync --watch`, as a service of the process's ServiceGroup:
+/// each account watched in a task of its own, all cancelled on graceful shutdown.
+struct BackgroundSync: Service {
+    let engines: [IMAPSyncEngine]
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                for engine in engines {
+                    group.addTask { await engine.watch() }
+                }
+            }
+        }
+    }
+}
+
+/// The progress bar of a sync: the account's state, folder, messages, rate and ETA.
+private final class SyncProgress: @unchecked Sendable {
+    private let enabled: Bool
+    private let lock = NSLock()
+    private var bars: [String: TerminalProgress] = [:]
+    private var started: [String: Date] = [:]
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    func show(_ status: SyncStatus) {
+        guard enabled else { return }
+        lock.withLock {
+            switch status.state {
+            case .syncingHeaders, .syncingBodies, .indexing:
+                let key = "\(status.account)/\(status.folder ?? "")"
+                let bar = bars[key] ?? TerminalProgress(label: "\(status.account) \(status.folder ?? "")", unit: "msgs")
+                if bars[key] == nil {
+                    for old in bars.values { old.finish() }
+                    bars = [key: bar]
+                    started[key] = Date()
+                }
+                let elapsed = Date().timeIntervalSince(started[key] ?? Date())
+                let fraction = status.messagesTotal.flatMap { $0 > 0 ? Double(status.messagesDone) / Double($0) : nil }
+                bar.update(done: status.messagesDone, total: status.messagesTotal, fraction: fraction, elapsed: elapsed)
+            case .error:
+                if let error = status.lastError {
+                    let retry = status.nextAttempt.map { " (trying again at \(Output.date($0)))" } ?? ""
+                    FileHandle.standardError.write(Data("\n\(status.account): \(error)\(retry)\n".utf8))
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    func finish() {
+        lock.withLock {
+            for bar in bars.values { bar.finish() }
+            bars = [:]
+        }
+    }
+}
