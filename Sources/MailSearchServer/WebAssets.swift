@@ -20,6 +20,7 @@ struct WebAssets: Sendable {
         "results.js": PackageResources.results_js,
         "search.js": PackageResources.search_js,
         "style.css": PackageResources.style_css,
+        "sync.js": PackageResources.sync_js,
         "thread.js": PackageResources.thread_js,
         "zero.js": PackageResources.zero_js,
     ]

@@ -8,6 +8,7 @@ import { ThreadView } from './thread.js';
 import { Chips } from './chips.js';
 import { Folders } from './folders.js';
 import { ZeroState } from './zero.js';
+import { SyncStatus } from './sync.js';
 
 const input = document.getElementById('search');
 const form = document.getElementById('search-form');
@@ -311,10 +312,14 @@ document.addEventListener('keydown', (event) => {
 
 // ---- Start --------------------------------------------------------------------------------
 
+// New mail from a sync: the folder counts follow (searches already see what is indexed).
+const syncStatus = new SyncStatus({ onProgress: () => folders.load() });
+
 async function start() {
   await folders.load();
   restoreFromURL();
   if (!thread.isOpen) input.focus();
+  syncStatus.start();
 }
 
 start();

@@ -1,0 +1,82 @@
+// The sync status (#sync-status, under the folder list): each IMAP account's state from
+// GET /api/status (spec 001 §5.2.2) — syncing a folder with its progress and rate, listening for
+// new mail, up to date, or the error and when the next attempt comes. While a sync runs, the
+// status is read every second and onProgress() is called as mail arrives (searches show what is
+// indexed so far, E-06); otherwise every 15 seconds. Nothing is shown without IMAP accounts.
+
+import { getJSON } from './api.js';
+import { el, clear } from './dom.js';
+
+const BUSY = new Set(['connecting', 'authenticating', 'syncingFolders', 'syncingHeaders', 'syncingBodies', 'indexing']);
+const STATE_TEXT = {
+  connecting: 'Connecting…',
+  authenticating: 'Logging in…',
+  syncingFolders: 'Checking folders…',
+  syncingHeaders: 'Matching known mail',
+  syncingBodies: 'Syncing',
+  indexing: 'Indexing',
+  listening: 'Up to date · listening for new mail',
+  idle: 'Up to date',
+  error: 'Sync failed',
+};
+
+export class SyncStatus {
+  /** hooks: onProgress() when more mail was stored or a pass ended. */
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.box = document.getElementById('sync-status');
+    this.timer = null;
+    this.seen = '';
+  }
+
+  start() {
+    this.poll();
+  }
+
+  async poll() {
+    let busy = false;
+    try {
+      const status = await getJSON('/api/status');
+      const accounts = status.sync ?? [];
+      busy = accounts.some((a) => BUSY.has(a.state));
+      this.render(accounts);
+      // Another pass ended or another batch is stored: the folder counts and results may change.
+      const signature = `${status.emails}`;
+      if (this.seen && signature !== this.seen) this.hooks.onProgress();
+      this.seen = signature;
+    } catch {
+      // The status is a courtesy: a failed read is tried again at the next tick.
+    }
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.poll(), busy ? 1000 : 15000);
+  }
+
+  render(accounts) {
+    clear(this.box);
+    this.box.hidden = accounts.length === 0;
+    for (const account of accounts) {
+      const line = el('div', { class: `sync-line sync-${account.state}`, 'data-account': account.account,
+                               'data-state': account.state });
+      line.append(el('span', { class: 'sync-account', text: account.account }), ' ');
+      line.append(el('span', { class: 'sync-text', text: describe(account) }));
+      if (account.state === 'error' && account.lastError) {
+        line.append(el('span', { class: 'sync-error', text: account.lastError }));
+      }
+      this.box.append(line);
+    }
+  }
+}
+
+function describe(a) {
+  let text = STATE_TEXT[a.state] ?? a.state;
+  if (a.state === 'syncingBodies' || a.state === 'syncingHeaders' || a.state === 'indexing') {
+    if (a.folder) text += ` ${a.folder}`;
+    if (a.messagesTotal != null) text += ` · ${a.messagesDone.toLocaleString()} of ${a.messagesTotal.toLocaleString()}`;
+    if (a.messagesPerSecond) text += ` · ${Math.round(a.messagesPerSecond)} msgs/s`;
+  } else if ((a.state === 'idle' || a.state === 'listening') && a.lastSync) {
+    text += ` · ${new Date(a.lastSync).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}`;
+  } else if (a.state === 'error' && a.nextAttempt) {
+    text += ` · next try ${new Date(a.nextAttempt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}`;
+  }
+  return text;
+}
