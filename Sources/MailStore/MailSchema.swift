@@ -171,6 +171,9 @@ enum MailSchema {
             // whose rows hold the bodies. Queries must say `fromName IS NOT NULL` to use it.
             try db.execute(sql: "CREATE INDEX emails_from_name ON emails(fromName) WHERE fromName IS NOT NULL")
         }
+        migrator.registerMigration("v-categories") { db in
+            try CategoryTable.create(db)
+        }
         return migrator
     }
 }
