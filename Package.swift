@@ -110,6 +110,7 @@ let package = Package(
             path: "Benchmarks/MailSearchBench"
         ),
         .testTarget(name: "MailParsingTests", dependencies: ["MailParsing"]),
+        .testTarget(name: "CategorizationTests", dependencies: ["Categorization", "MailParsing", "MailModel"]),
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["HTMLSanitizer", "CGumbo"]),
         .testTarget(name: "IMAPProtocolTests", dependencies: ["IMAPProtocol"]),
         .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel"]),
@@ -123,7 +124,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", grdb]
+            dependencies: ["MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", "DemoCorpus", grdb]
         ),
         .testTarget(
             name: "ServerTests",
