@@ -43,7 +43,13 @@ public struct CategorizationPipeline: Categorizer {
         guard rule.method == .fallback, rule.confidence < RuleCategorizer.sure, classifier.isTrained,
               let embedding = input.embedding else { return rule }
         let features = CentroidClassifier.features(embedding: embedding, input: input)
-        guard let c = classifier.classify(features), c.margin >= minimumMargin else { return rule }
+        // The classifier refines what the headers found, it does not overrule it: with bulk-mail evidence
+        // (the rules chose a bulk category) Primary is out; Forums only with list headers.
+        let signals = input.signals ?? []
+        var among: Set<AICategory> = [.primary, .social, .promotions, .updates]
+        if rule.category != .primary { among.remove(.primary) }
+        if signals.contains(.listId) || signals.contains(.listPost) || signals.contains(.mailingList) { among.insert(.forums) }
+        guard let c = classifier.classify(features, among: among), c.margin >= minimumMargin else { return rule }
         let confidence = min(0.95, 0.5 + Double(c.margin) * 5)
         return CategoryDecision(
             category: c.category, method: .classifier,

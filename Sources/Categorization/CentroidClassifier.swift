@@ -58,10 +58,13 @@ public struct CentroidClassifier: Sendable {
     }
 
     /// The nearest category, its cosine similarity and the margin over the runner-up.
-    public func classify(_ features: [Float]) -> (category: AICategory, similarity: Float, margin: Float)? {
+    /// Only `among` take part when given (at least two of them must have centroids).
+    public func classify(_ features: [Float], among: Set<AICategory>? = nil) -> (category: AICategory, similarity: Float, margin: Float)? {
         var best: (AICategory, Float)?
         var second: Float = -1
-        for (category, centroid) in centroids where centroid.count == features.count {
+        let candidates = centroids.filter { among?.contains($0.key) ?? true }
+        guard candidates.count >= 2 else { return nil }
+        for (category, centroid) in candidates where centroid.count == features.count {
             var dot: Float = 0
             for i in features.indices { dot += features[i] * centroid[i] }
             if let b = best {

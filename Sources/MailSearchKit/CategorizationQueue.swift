@@ -155,7 +155,7 @@ final class CategorizationQueue: @unchecked Sendable {
 
     /// Centroids of the sure decisions that have embeddings (the user's count three times).
     private func trainClassifier() throws -> CentroidClassifier {
-        let examples = try store.categoryTrainingExamples(perCategory: 300, minimumConfidence: 0.9)
+        let examples = try store.categoryTrainingExamples(perCategory: 300, minimumConfidence: RuleCategorizer.sure)
         guard !examples.isEmpty else { return CentroidClassifier() }
         let byId = Dictionary(examples.map { ($0.emailId, $0) }, uniquingKeysWith: { a, _ in a })
         var training: [(category: AICategory, features: [Float], weight: Float)] = []
