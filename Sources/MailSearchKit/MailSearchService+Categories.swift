@@ -13,7 +13,10 @@ public struct CategoryChange: Sendable, Codable, Hashable {
 
 /// What `recategorize` did.
 public struct RecategorizeSummary: Sendable, Codable, Hashable {
+    /// Emails sent back to the categoriser (all but the user's choices).
     public var emails: Int
+    /// Decisions made: the emails, plus fallbacks decided again once the classifier had learnt.
+    public var decisions: Int
     public var changed: Int
     public var seconds: Double
     public var counts: [String: Int]
@@ -56,7 +59,7 @@ extension MailSearchService {
         let started = Date()
         let result = try await Self.onThread { try queue.runNow { progress($0, total) } }
         state.changed()
-        return RecategorizeSummary(emails: result.done, changed: result.changed, seconds: Date().timeIntervalSince(started),
+        return RecategorizeSummary(emails: total, decisions: result.done, changed: result.changed, seconds: Date().timeIntervalSince(started),
                                    counts: try categoryCounts())
     }
 

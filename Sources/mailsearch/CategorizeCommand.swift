@@ -72,7 +72,7 @@ struct RecategorizeCommand: AsyncParsableCommand {
             throw CLIError(error.description)
         }
         if global.json { return try Output.printJSON(summary) }
-        print("Categorised \(summary.emails) emails in \(String(format: "%.2f", summary.seconds)) s; \(summary.changed) changed category")
+        print("Categorised \(summary.emails) emails (\(summary.decisions) decisions) in \(String(format: "%.2f", summary.seconds)) s; \(summary.changed) changed category")
         for c in AICategory.allCases { print("  \(c.rawValue.padding(toLength: 14, withPad: " ", startingAt: 0))\(summary.counts[c.rawValue] ?? 0)") }
     }
 }

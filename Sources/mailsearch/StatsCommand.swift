@@ -29,6 +29,10 @@ struct StatsCommand: ParsableCommand {
         print("  mail.sqlite   \(Output.bytes(s.mailDatabaseBytes))")
         print("  search.sqlite \(Output.bytes(s.searchDatabaseBytes))")
         print("  categories    " + AICategory.allCases.map { "\($0.rawValue) \(categories[$0] ?? 0)" }.joined(separator: ", "))
+        let waiting = try store.emailsAwaitingCategoryCount()
+        if waiting > 0 {
+            print("                \(waiting) emails wait for a category: `mailsearch recategorize` (or `serve`, or the next import) decides them")
+        }
     }
 }
 
