@@ -54,8 +54,11 @@ let package = Package(
             // The encoder's loops are 20–50× slower unoptimised; keep debug builds (and the test run) usable.
             swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
+        // Categories on the device (spec 001 §5.6.2): header signals, the rules, the embedding classifier,
+        // behind the `Categorizer` protocol. Pure: no storage.
+        .target(name: "Categorization", dependencies: ["MailModel", "MailParsing"]),
         // Import pipeline: sources (mbox, Maildir, .eml trees) -> parse -> store + index, in batches.
-        .target(name: "MailImport", dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex"]),
+        .target(name: "MailImport", dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex", "Categorization"]),
         // Query parsing, the hybrid search use case, RRF fusion, cache.
         .target(name: "SearchEngine", dependencies: ["MailModel", "MailStore", "SearchIndex", "Embedding"]),
         // The service: the single way in (search, ingest, delete, rebuild, background embedding,
@@ -64,7 +67,7 @@ let package = Package(
             name: "MailSearchKit",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport",
-                "HTMLSanitizer", grdb,
+                "HTMLSanitizer", "Categorization", grdb,
             ]
         ),
         // `mailsearch serve`: the search page and the Hummingbird 2 JSON API over MailSearchService and its security rules
@@ -126,6 +129,7 @@ let package = Package(
             path: "Benchmarks/MailSearchBench"
         ),
         .testTarget(name: "MailParsingTests", dependencies: ["MailParsing"]),
+        .testTarget(name: "CategorizationTests", dependencies: ["Categorization", "MailParsing", "MailModel"]),
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["HTMLSanitizer", "CGumbo"]),
         .testTarget(name: "IMAPProtocolTests", dependencies: ["IMAPProtocol"]),
         // Against a real Dovecot, started by Tests/IMAP/dovecot.py.
@@ -148,7 +152,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", grdb]
+            dependencies: ["MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", "DemoCorpus", grdb]
         ),
         .testTarget(
             name: "ServerTests",

@@ -227,6 +227,10 @@ public final class IMAPSyncEngine: Sendable {
             if seen.insert(folder.path).inserted { folders.append(folder) }
         }
         if caps.contains(.gmailExtensions), folders.contains(where: { $0.specialUse == .all }) {
+            // The folders of the labels \Sent, \Draft and \Starred (gmailFolderMap), never synced themselves.
+            for folder in folders where [.sent, .drafts, .flagged].contains(folder.specialUse) {
+                _ = try service.store.ensureFolder(accountId: account.id, path: folder.path, name: folder.path, type: folder.type)
+            }
             folders = folders.filter { [.all, .junk, .trash].contains($0.specialUse) }
         }
         if !folders.contains(where: { $0.mailbox.isInbox }), !caps.contains(.gmailExtensions) {
@@ -509,10 +513,14 @@ public final class IMAPSyncEngine: Sendable {
                 let fetch = fetched[i]
                 let bytes = fetch.body() ?? []
                 var messageFolders = folders
+                var labelCategory: AICategory?
                 if gmail {
                     messageFolders = [FolderSpec(path: folder.path, name: folder.path, type: folder.type)]
                     for label in fetch.gmailLabels ?? [] {
-                        if let spec = gmailFolders[label] ?? (label.hasPrefix("\\") ? nil : FolderSpec(path: label)) {
+                        // Gmail's category labels are categories, not folders.
+                        if let category = CategorySignals.category(ofLabel: label) {
+                            labelCategory = category
+                        } else if let spec = gmailFolders[label] ?? (label.hasPrefix("\\") ? nil : FolderSpec(path: label)) {
                             messageFolders.append(spec)
                         }
                     }
@@ -521,7 +529,14 @@ public final class IMAPSyncEngine: Sendable {
                     let path = try archive.store(bytes, accountId: accountId, key: FetchedMessage.contentKey(bytes))
                     let message = FetchedMessage(bytes: bytes, folders: messageFolders, flags: Self.messageFlags(fetch.flags ?? []),
                                                  internalDate: fetch.internalDate, sourceRef: path)
-                    converted.set(i, message.incoming())
+                    var outcome = message.incoming()
+                    if let labelCategory, case .success(var incoming) = outcome {
+                        var signals = incoming.categorySignals ?? CategorySignals()
+                        signals.labelCategory = labelCategory
+                        incoming.categorySignals = signals
+                        outcome = .success(incoming)
+                    }
+                    converted.set(i, outcome)
                 } catch {
                     archiveErrors.set(i, "\(error)")
                 }

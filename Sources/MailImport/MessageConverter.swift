@@ -1,3 +1,4 @@
+import Categorization
 import Foundation
 import MailModel
 import MailParsing
@@ -79,7 +80,8 @@ enum MessageConverter {
                            contentId: $0.contentId, isInline: $0.isInline)
             })
         return IncomingEmail(email: email, folders: folders, sourceRef: raw.sourceRef,
-                             defects: parsed.defects.map(\.description))
+                             defects: parsed.defects.map(\.description),
+                             categorySignals: CategorySignalReader.signals(of: parsed))
     }
 
     private static func address(_ a: ParsedAddress) -> Address {

@@ -72,6 +72,7 @@ public final class MailSearchService: @unchecked Sendable {
     private let cache: SearchCache<SearchPage>
     private let semantic: SemanticState
     private let embedding: EmbeddingQueue
+    let categorization: CategorizationQueue
     let state = ServiceState()
     /// Where each syncing account stands (written by the sync engine, shown in the status).
     public let syncStatus = SyncStatusBoard()
@@ -99,6 +100,8 @@ public final class MailSearchService: @unchecked Sendable {
         semantic = SemanticState(modelDirectory: modelDirectory, vectors: vectors, store: store)
         let threads = configuration.embeddingThreads
         let state = self.state
+        let categorization = CategorizationQueue(store: store) { changed in if changed > 0 { state.changed() } }
+        self.categorization = categorization
         embedding = EmbeddingQueue(
             store: store, vectors: vectors, batchSize: configuration.embeddingBatchSize,
             makeEmbedders: {
@@ -107,8 +110,14 @@ public final class MailSearchService: @unchecked Sendable {
                 if threads > 1 { BLAS.setThreadCount(1) }
                 return try (0..<threads).map { _ in try MiniLMEmbedder(modelDirectory: modelDirectory) }
             },
-            didCommit: { _ in state.changed() })
-        if configuration.backgroundEmbedding, !configuration.readOnly { embedding.wake() }
+            didCommit: { _ in
+                state.changed()
+                categorization.wake()  // fallback decisions of newly embedded mail may now be classified
+            })
+        if configuration.backgroundEmbedding, !configuration.readOnly {
+            embedding.wake()
+            categorization.wake()
+        }
     }
 
     deinit {
@@ -118,6 +127,7 @@ public final class MailSearchService: @unchecked Sendable {
     /// Stops background work (the embedding batch in flight is finished and stored).
     public func shutdown() {
         embedding.stop()
+        categorization.stop()
         index.storeCopiesForNextProcess()
     }
 
@@ -276,12 +286,18 @@ public final class MailSearchService: @unchecked Sendable {
 
     public func email(id: Int64, includeHTML: Bool = false) throws -> EmailDetail {
         guard let stored = try store.email(id: id) else { throw ServiceError.notFound("no email with id \(id)") }
-        return EmailDetail(stored, includeHTML: includeHTML)
+        var detail = EmailDetail(stored, includeHTML: includeHTML)
+        detail.categorization = try store.categorization(emailId: id)?.decision
+        return detail
     }
 
     public func thread(id: Int64, includeHTML: Bool = false) throws -> ThreadDetail {
         guard let (thread, emails) = try store.thread(id: id) else { throw ServiceError.notFound("no thread with id \(id)") }
-        return ThreadDetail(thread: thread, emails: emails.map { EmailDetail($0, includeHTML: includeHTML) })
+        return ThreadDetail(thread: thread, emails: try emails.map {
+            var detail = EmailDetail($0, includeHTML: includeHTML)
+            detail.categorization = try store.categorization(emailId: $0.email.id)?.decision
+            return detail
+        })
     }
 
     /// The original message (RFC 5322 bytes), read from where it was imported from.
@@ -404,7 +420,7 @@ public final class MailSearchService: @unchecked Sendable {
                 progress(p)
             }
         }
-        if configuration.backgroundEmbedding { embedding.wake() }
+        if configuration.backgroundEmbedding { embedding.wake() } else { categorization.waitUntilIdle() }
         return summary
     }
 
@@ -525,6 +541,7 @@ extension MailSearchService: ImportBatchObserver {
     public func didCommit(_ result: IngestResult, store: MailStore) throws {
         try index.index(result.inserted)
         state.changed()
+        if !result.inserted.isEmpty { categorization.wake() }
         if configuration.backgroundEmbedding, !result.inserted.isEmpty { embedding.wake() }
     }
 }

@@ -196,6 +196,8 @@ public struct EmailDetail: Sendable, Codable, Hashable {
     /// Where the message was imported from.
     public var source: String?
     public var defects: [String]
+    /// How `category` was decided (the rule, the classifier's confidence, the user), nil while waiting.
+    public var categorization: CategoryDecision?
 
     public init(_ s: StoredEmail, includeHTML: Bool) {
         let e = s.email

@@ -130,6 +130,7 @@ struct MailSearchAPI: Sendable {
             try await Blocking.run { try service.startImport(path: body.path, account: body.account, folder: body.folder) }
             return JSON.response(try await Blocking.run { try service.status() }, status: .accepted)
         }
+        registerCategories(on: api)
         // Anything else under /api/ falls through to the router's 404, which ResponseMiddleware
         // words as JSON.
     }

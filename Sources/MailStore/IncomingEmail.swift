@@ -22,8 +22,12 @@ public struct IncomingEmail: Sendable {
     public var sourceRef: String?
     /// Parser defects, one line each.
     public var defects: [String]
+    /// What the headers say about the category (nil: not read; the categoriser then reads the source).
+    public var categorySignals: CategorySignals?
 
-    public init(email: Email, folders: [FolderSpec], sourceRef: String? = nil, defects: [String] = []) {
+    public init(email: Email, folders: [FolderSpec], sourceRef: String? = nil, defects: [String] = [],
+                categorySignals: CategorySignals? = nil) {
+        self.categorySignals = categorySignals
         self.email = email
         self.folders = folders
         self.sourceRef = sourceRef

@@ -50,6 +50,11 @@ struct IngestWriter {
                 email.hasAttachment, item.sourceRef, item.defects.isEmpty ? nil : item.defects.joined(separator: "\n"),
             ])
         email.id = db.lastInsertedRowID
+        if let signals = item.categorySignals {
+            // The row itself is made by a trigger (every email waits for its category).
+            try db.cachedStatement(sql: "UPDATE email_categories SET signals = ? WHERE emailId = ?")
+                .execute(arguments: [signals.rawValue, email.id])
+        }
         try linkFolders(emailId: email.id, item.folders)
         for attachment in email.attachments {
             try db.cachedStatement(sql: """

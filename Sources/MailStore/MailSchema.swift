@@ -209,6 +209,9 @@ enum MailSchema {
                 CREATE INDEX imap_messages_gmail ON imap_messages(gmailMessageId) WHERE gmailMessageId IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v-categories") { db in
+            try CategoryTable.create(db)
+        }
         return migrator
     }
 }

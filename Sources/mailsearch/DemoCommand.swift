@@ -41,6 +41,10 @@ struct DemoCommand: ParsableCommand {
     @Flag(help: "Replace an existing mbox file.")
     var force = false
 
+    @Flag(help: ArgumentHelp("Write the labelled categorisation corpus instead: receipts, notices, offers, newsletters, social notifications, list posts and mail between people (mbox), with the truth in <output>.labels.tsv.",
+                             discussion: "For judging categories: `scripts/eval/category_confusion.py labels DATA_DIR <output>.labels.tsv`."))
+    var categories = false
+
     private var outputPath: String {
         output ?? (format == .mbox ? "demo.mbox" : "demo-maildir")
     }
@@ -74,6 +78,13 @@ struct DemoCommand: ParsableCommand {
     }
 
     func run() throws {
+        if categories {
+            let messages = CategoryCorpus.generate(count: count, seed: seed)
+            try CategoryCorpus.write(messages, mbox: URL(fileURLWithPath: outputPath),
+                                     labels: URL(fileURLWithPath: outputPath + ".labels.tsv"))
+            print("Wrote \(messages.count) labelled messages to \(outputPath), their categories to \(outputPath).labels.tsv (seed \(seed)).")
+            return
+        }
         let end = endDate.flatMap(Self.parseDay) ?? Date()
         let configuration = DemoCorpusConfiguration(seed: seed, messageCount: count, endDate: end)
         let generator = DemoCorpusGenerator(configuration: configuration)

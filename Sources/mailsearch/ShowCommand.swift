@@ -46,7 +46,7 @@ struct ShowCommand: ParsableCommand {
             let detail = try service.email(id: n, includeHTML: html)
             if global.json { return try Output.printJSON(detail) }
             guard let stored = try store.email(id: n) else { throw CLIError("no email with id \(n)") }
-            printEmail(stored)
+            try printEmail(stored, store: store)
         case .thread(let n):
             let detail = try service.thread(id: n, includeHTML: html)
             if global.json { return try Output.printJSON(detail) }
@@ -56,12 +56,12 @@ struct ShowCommand: ParsableCommand {
             print("Participants: \(thread.participants.map(\.formatted).joined(separator: ", "))")
             for e in emails {
                 print(String(repeating: "─", count: 60))
-                printEmail(e)
+                try printEmail(e, store: store)
             }
         }
     }
 
-    private func printEmail(_ s: StoredEmail) {
+    private func printEmail(_ s: StoredEmail, store: MailStore) throws {
         let e = s.email
         print("Email e\(e.id)  thread t\(e.threadId.map(String.init) ?? "-")")
         print("From:    \(e.from?.formatted ?? "")")
@@ -74,6 +74,9 @@ struct ShowCommand: ParsableCommand {
             print("Attachments: " + e.attachments.map { "\($0.filename ?? "(unnamed)") (\($0.mimeType), \(Output.bytes(Int64($0.sizeBytes))))" }.joined(separator: ", "))
         }
         if !s.defects.isEmpty { print("Defects: \(s.defects.joined(separator: "; "))") }
+        if let c = try store.categorization(emailId: e.id) {
+            print("Category: \(c.category.rawValue)" + (c.decision.map { " (\($0.method.rawValue), \($0.reason))" } ?? " (waiting)"))
+        }
         print("")
         print(e.bodyPlain)
         if html, let body = e.bodyHTML { print("\n--- HTML ---\n\(body)") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MailModel
 import MailStore
 
 struct StatsCommand: ParsableCommand {
@@ -11,8 +12,9 @@ struct StatsCommand: ParsableCommand {
     func run() throws {
         let store = try global.openStore(readOnly: true)
         let s = try store.statistics()
+        let categories = try store.categoryCounts()
         if global.json {
-            try Output.printJSON(s)
+            try Output.printJSON(StatsWithCategories(s, categories: categories))
             return
         }
         print("Data directory: \(store.directory.url.path)")
@@ -26,5 +28,29 @@ struct StatsCommand: ParsableCommand {
         print("  date range    \(Output.date(s.oldest)) … \(Output.date(s.newest))")
         print("  mail.sqlite   \(Output.bytes(s.mailDatabaseBytes))")
         print("  search.sqlite \(Output.bytes(s.searchDatabaseBytes))")
+        print("  categories    " + AICategory.allCases.map { "\($0.rawValue) \(categories[$0] ?? 0)" }.joined(separator: ", "))
+        let waiting = try store.emailsAwaitingCategoryCount()
+        if waiting > 0 {
+            print("                \(waiting) emails wait for a category: `mailsearch recategorize` (or `serve`, or the next import) decides them")
+        }
     }
+}
+
+/// `stats --json`: the store's counts with the emails per category beside them.
+struct StatsWithCategories: Encodable {
+    let statistics: StoreStatistics
+    let categories: [AICategory: Int]
+
+    init(_ statistics: StoreStatistics, categories: [AICategory: Int]) {
+        self.statistics = statistics
+        self.categories = categories
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try statistics.encode(to: encoder)
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(Dictionary(uniqueKeysWithValues: categories.map { ($0.key.rawValue, $0.value) }), forKey: .categories)
+    }
+
+    private enum Key: String, CodingKey { case categories }
 }

@@ -33,7 +33,8 @@ ORDER = [
         "test_ac_s_01_search_as_you_type", "test_ac_s_02_zero_and_empty_states", "test_ac_s_03_filter_chips",
         "test_ac_s_04_scope_current_folder", "test_ac_s_10_recent_searches", "test_ac_s_12_accessible_names",
         "test_ac_s_12_keyboard_only", "test_e_11_escape_clears_and_restores", "test_e_07_searching_indicator",
-        "test_e_09_account_badges", "test_hybrid_count_with_pointer_over_list", "test_url_state_back_forward", "test_more_results"]),
+        "test_e_09_account_badges", "test_hybrid_count_with_pointer_over_list", "test_url_state_back_forward", "test_more_results",
+        "test_category_badge_and_change"]),
     ("test_xss", "XSSTests", [
         "test_xss_vectors_run_nothing", "test_xss_vectors_load_nothing_remote", "test_xss_frames_are_inert",
         "test_xss_console_has_no_violations", "test_xss_in_text_fields", "test_plain_text_fallback",

@@ -548,3 +548,29 @@ class SearchScreenTests(UITestCase):
         self.assertEqual(after[:len(before)], before, "the first page changed")
         self.assertEqual(len(set(after)), len(after), "a conversation listed twice across pages")
         self.assertEqual(number_in(self.state()["count"]), api["conversationCount"])
+
+    # MARK: Categories
+
+    def test_category_badge_and_change(self):
+        """Result rows carry the category badge; the conversation view shows the category and
+        changing it reaches the API (the user's choice) and the results at once. Runs last among
+        the search tests: it changes categories."""
+        from selenium.webdriver.support.ui import Select
+        self.open("/")
+        self.search_ui("category:promotions")
+        self.wait(lambda: self.state()["results"], 5, "promotions results")
+        badges = [b.text.strip() for b in self.els("ol#results > li.result .badge.category")]
+        self.assertTrue(badges and all(b == "Promotions" for b in badges), badges)
+        first = self.state()["results"][0]
+        self.result_li(first["thread"]).click()
+        self.wait(lambda: self.state()["thread"], 5, "#thread")
+        select = Select(self.el("#thread .thread-meta .badge.category select.category-select"))
+        self.assertEqual(select.first_selected_option.get_attribute("value"), "promotions")
+        select.select_by_value("updates")
+        self.wait(lambda: all(e["category"] == "updates" for e in self.server.get_json(f"/api/threads/{first['thread']}")["emails"]),
+                  5, "the API to show the thread in Updates")
+        thread = self.server.get_json(f"/api/threads/{first['thread']}")
+        self.assertEqual({e["categorization"]["method"] for e in thread["emails"]}, {"user"})
+        self.wait(lambda: not self.els(f'ol#results > li.result[data-thread-id="{first["thread"]}"]'), 5,
+                  "the conversation to leave the promotions results")
+

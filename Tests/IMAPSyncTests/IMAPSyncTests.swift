@@ -404,7 +404,7 @@ final class IMAPSyncTests: XCTestCase {
 
         XCTAssertEqual(try service.deleteAccount(named: "work"), 8)
         for table in ["emails", "folders", "threads", "contacts", "imap_accounts", "imap_folders", "imap_messages",
-                      "embeddings", "email_folders", "attachments", "message_ids"] {
+                      "embeddings", "email_folders", "attachments", "message_ids", "email_categories"] {
             XCTAssertEqual(try count(service, "SELECT COUNT(*) FROM \(table)"), 0, table)
         }
         XCTAssertEqual(try ftsRows(service), 0)

@@ -120,7 +120,16 @@ const search = new Search({
   onSearchBox: () => input.focus(),
 });
 
-const thread = new ThreadView({ onError: showError, announce });
+const thread = new ThreadView({
+  onError: showError,
+  announce,
+  // The result badges follow a category changed in the conversation: search again.
+  onCategoryChanged: () => {
+    const text = search.shown?.text ?? input.value;
+    search.query = null;
+    if (text.trim()) search.run(text);
+  },
+});
 
 /** Searches `text` at once (a chip, a recent search, a contact): a settled search. */
 function searchNow(text) {

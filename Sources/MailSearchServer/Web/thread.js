@@ -1,9 +1,12 @@
 // The conversation view (#thread): every message oldest first, bodies fetched when a message
 // is expanded, HTML mail in a sandboxed srcdoc iframe, attachments with 001 §5.4.2 warnings.
 
-import { getJSON, hasToken, download, isAbort } from './api.js';
+import { getJSON, sendJSON, hasToken, download, isAbort } from './api.js';
 import { el, append, clear, icon, plural, humanSize, shortDate, longDate, personName } from './dom.js';
 import { plainTextBody } from './mailtext.js';
+
+const CATEGORIES = ['primary', 'social', 'promotions', 'updates', 'forums'];
+const capitalize = (word) => word.charAt(0).toUpperCase() + word.slice(1);
 
 // Inside the message frame (opaque origin, no script): a readable default for mail that sets
 // no style of its own, on white like the mail's author expected; blocked remote images as
@@ -152,11 +155,38 @@ export class ThreadView {
     this.heading.textContent = thread?.subject || emails[0]?.subject || '(no subject)';
     const people = (thread?.participants || []).map(personName);
     this.meta.textContent = [plural(emails.length, 'message'), people.join(', ')].filter(Boolean).join(' · ');
+    this.meta.append(' ', this.categoryControl(thread, emails));
     emails.forEach((email, i) => {
       // 001 §5.4.1: read messages collapsed; unread ones, the latest and the one opened stay open.
       const expanded = !email.isRead || i === emails.length - 1 || email.emailId === openedEmailId;
       this.messages.append(this.message(email, expanded));
     });
+  }
+
+  /** The conversation's category (its latest message's) with a select that changes it for every message. */
+  categoryControl(thread, emails) {
+    const current = (emails[emails.length - 1]?.category || 'uncategorized').toLowerCase();
+    const reason = emails[emails.length - 1]?.categorization?.reason || '';
+    const select = el('select', { class: 'category-select', 'aria-label': 'Category of this conversation' },
+      ...(current === 'uncategorized' ? ['uncategorized'] : []).concat(CATEGORIES).map((name) =>
+        el('option', { value: name, text: capitalize(name), selected: name === current })));
+    const badge = el('span', { class: `badge category category-${current.replace(/[^a-z]/g, '')}`, title: reason || null },
+      select);
+    select.addEventListener('change', async () => {
+      const category = select.value;
+      try {
+        await sendJSON('POST', `/api/threads/${encodeURIComponent(thread?.id ?? this.threadId)}/category`, { category });
+      } catch (error) {
+        select.value = current;
+        this.hooks.onError(error);
+        return;
+      }
+      badge.className = `badge category category-${category}`;
+      badge.title = 'chosen by the user';
+      this.hooks.announce(`Conversation moved to ${capitalize(category)}`);
+      this.hooks.onCategoryChanged?.(category);
+    });
+    return badge;
   }
 
   message(email, expanded) {

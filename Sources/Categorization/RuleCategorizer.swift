@@ -1,0 +1,148 @@
+import MailModel
+
+/// The fast, explainable categoriser: a label the mail carried, then list, bulk-mail and
+/// automatic-mail headers, the sender (social networks, programs, marketing addresses) and the
+/// words of the subject and the body's start. Each decision says which rule fired; rules that
+/// are not sure say so with a confidence under `RuleCategorizer.sure`, and the classifier may
+/// decide those instead.
+public struct RuleCategorizer: Categorizer {
+    /// Decisions at or above this confidence are not second-guessed by the classifier.
+    public static let sure = 0.75
+
+    public init() {}
+
+    public func categorize(_ inputs: [CategorizationInput]) -> [CategoryDecision] {
+        inputs.map(decide)
+    }
+
+    /// Who sent it, judged by the address alone.
+    enum SenderKind: Equatable {
+        case socialNetwork(String), automatic(String), marketing(String), person
+    }
+
+    static func senderKind(_ address: Address?) -> SenderKind {
+        guard let email = address?.email.lowercased(), let at = email.lastIndex(of: "@") else { return .person }
+        let local = String(email[..<at])
+        let domain = String(email[email.index(after: at)...])
+        var d = Substring(domain)
+        while true {
+            if CategoryVocabulary.socialDomains.contains(String(d)) { return .socialNetwork(domain) }
+            guard let dot = d.firstIndex(of: ".") else { break }
+            d = d[d.index(after: dot)...]
+            if !d.contains(".") { break }
+        }
+        let head = local.split(whereSeparator: { $0 == "+" }).first.map(String.init) ?? local
+        let parts = head.split(whereSeparator: { "-._".contains($0) }).map(String.init)
+        for word in CategoryVocabulary.automaticLocalParts where head == word || head.hasPrefix(word + "-")
+            || head.hasPrefix(word + ".") || head.hasPrefix(word + "_") || (word.count >= 7 && head.contains(word)) {
+            return .automatic(local)
+        }
+        if parts.count <= 2, let first = parts.first, CategoryVocabulary.marketingLocalParts.contains(first),
+           parts.count == 1 || CategoryVocabulary.marketingLocalParts.contains(parts[1]) || parts[1].count > 2 {
+            return .marketing(local)
+        }
+        if domain.hasPrefix("email.") || domain.hasPrefix("e.") || domain.hasPrefix("em.") || domain.hasPrefix("mail.")
+            || domain.hasPrefix("news.") || domain.hasPrefix("newsletter.") || domain.hasPrefix("mailer.")
+            || domain.hasPrefix("info.") || domain.hasPrefix("marketing.") || domain.hasPrefix("offers.") {
+            if domain.hasPrefix("mail.") && parts.count >= 2 { return .person }
+            return .marketing(local)
+        }
+        return .person
+    }
+
+    func decide(_ input: CategorizationInput) -> CategoryDecision {
+        let s = input.signals ?? []
+        if let label = s.labelCategory {
+            return CategoryDecision(category: label, method: .label, reason: "the mail carries the label Category \(label.rawValue.capitalized)",
+                                    confidence: 1)
+        }
+        let sender = Self.senderKind(input.from)
+        let subject = TextFeatures(input.subject, limit: 300)
+        let body = TextFeatures(input.bodyPrefix)
+        let bulkWords = CategoryVocabulary.bulkBody.hits(in: body, limit: 3)
+
+        // Discussion lists: people write to them.
+        if s.contains(.listPost) || s.contains(.mailingList) {
+            if case .socialNetwork(let domain) = sender {
+                return decision(.social, 0.9, "sent by the social network \(domain) through a list")
+            }
+            if !s.contains(.emailServiceProvider) {
+                return decision(.forums, 0.97, s.contains(.listPost) ? "List-Post header: a discussion list" : "Mailing-List header: a discussion list")
+            }
+        }
+        if case .socialNetwork(let domain) = sender {
+            return decision(.social, 0.95, "the sender's domain \(domain) is a social network")
+        }
+        if s.contains(.listId) && !s.contains(.emailServiceProvider) && !s.contains(.autoSubmitted) {
+            if case .person = sender, !s.contains(.precedenceBulk) {
+                return decision(.forums, 0.9, "List-Id header from a person: a mailing list")
+            }
+        }
+        if s.contains(.precedenceList) && !s.contains(.emailServiceProvider) && !s.contains(.listUnsubscribe) {
+            return decision(.forums, 0.8, "Precedence: list: a mailing list")
+        }
+
+        // Mail sent by programs or in bulk.
+        var evidence: [String] = []
+        if s.contains(.emailServiceProvider) { evidence.append("a bulk-mail service's headers") }
+        if s.contains(.listUnsubscribe) { evidence.append("List-Unsubscribe") }
+        if s.contains(.precedenceBulk) { evidence.append("Precedence: bulk") }
+        if s.contains(.listId) { evidence.append("List-Id") }
+        if s.contains(.autoSubmitted) { evidence.append("Auto-Submitted") }
+        if s.contains(.autoResponseHeader) { evidence.append("an automatic-mail header") }
+        if s.contains(.bulkReturnPath) && !s.contains(.personalMailer) { evidence.append("a bulk bounce address") }
+        var automatic = s.contains(.autoSubmitted) || s.contains(.autoResponseHeader)
+        var marketingSender = false
+        switch sender {
+        case .automatic(let local):
+            automatic = true
+            evidence.append("the sender \(local)@ is a program")
+        case .marketing(let local):
+            marketingSender = true
+            evidence.append("the sender \(local)@ is a mailing address")
+        default: break
+        }
+        let personal = sender == .person && !s.contains(.emailServiceProvider)
+        if !bulkWords.isEmpty && (!personal || !evidence.isEmpty || input.from?.name == nil) {
+            evidence.append("bulk-mail words (\(bulkWords.prefix(2).joined(separator: ", ")))")
+        }
+
+        if evidence.isEmpty {
+            if !bulkWords.isEmpty {
+                return decision(.primary, 0.6, "from a person, with no bulk-mail headers, but with bulk-mail words (\(bulkWords.prefix(2).joined(separator: ", ")))")
+            }
+            if input.isReply { return decision(.primary, 0.95, "a reply from a person, with no bulk-mail signal") }
+            if s.contains(.personalMailer) { return decision(.primary, 0.92, "written in a mail program by a person, with no bulk-mail signal") }
+            if input.from == nil { return decision(.primary, 0.5, "no sender and no bulk-mail signal") }
+            return decision(.primary, 0.85, "from a person to \(input.toCount + input.ccCount) recipient\(input.toCount + input.ccCount == 1 ? "" : "s"), with no bulk-mail signal")
+        }
+
+        // Which kind of bulk mail: the words decide (subject words count double).
+        let u = CategoryVocabulary.updates.hits(in: subject).count * 2 + CategoryVocabulary.updates.hits(in: body).count
+        let p = CategoryVocabulary.promotions.hits(in: subject).count * 2 + CategoryVocabulary.promotions.hits(in: body).count
+        let so = CategoryVocabulary.social.hits(in: subject).count * 2 + CategoryVocabulary.social.hits(in: body).count
+        let why = evidence.prefix(3).joined(separator: ", ")
+        let strongHeaders = s.contains(.emailServiceProvider) || s.contains(.listUnsubscribe) || s.contains(.precedenceBulk)
+            || automatic || marketingSender
+        let base = strongHeaders ? 0.9 : 0.7
+        if so >= 3 && so > u && so > p {
+            return decision(.social, base - 0.1, "\(why); social-network words (\(so))")
+        }
+        if automatic && u >= p && u > 0 {
+            return decision(.updates, base, "\(why); transactional words outweigh promotional ones (\(u) to \(p))")
+        }
+        if u > p + 1 || (u > p && !marketingSender) {
+            return decision(.updates, u >= 3 ? base : base - 0.15, "\(why); transactional words outweigh promotional ones (\(u) to \(p))")
+        }
+        if p > u {
+            return decision(.promotions, p >= 3 ? base : base - 0.15, "\(why); promotional words outweigh transactional ones (\(p) to \(u))")
+        }
+        if automatic { return decision(.updates, 0.65, "\(why); no telling words: a program's notice") }
+        return decision(.promotions, 0.6, "\(why); no telling words: a newsletter")
+    }
+
+    private func decision(_ category: AICategory, _ confidence: Double, _ reason: String) -> CategoryDecision {
+        CategoryDecision(category: category, method: confidence >= Self.sure ? .rule : .fallback, reason: reason,
+                         confidence: (confidence * 100).rounded() / 100)
+    }
+}

@@ -1,0 +1,95 @@
+
+/// Lower-cased ASCII bytes of a subject or body prefix, with the vocabulary's hits counted:
+/// single words by a hash of each word (one pass), phrases by a byte scan.
+struct TextFeatures {
+    let bytes: [UInt8]
+    private let words: Set<UInt64>
+
+    init(_ text: String, limit: Int = 1500) {
+        var b: [UInt8] = []
+        b.reserveCapacity(min(limit, text.utf8.count))
+        for c in text.utf8.prefix(limit) { b.append(c >= 65 && c <= 90 ? c + 32 : c) }
+        bytes = b
+        var words = Set<UInt64>()
+        var h: UInt64 = Self.seed
+        var inWord = false
+        for c in b {
+            if Self.isWordByte(c) {
+                h = (h ^ UInt64(c)) &* 0x100000001b3
+                inWord = true
+            } else if inWord {
+                words.insert(h)
+                h = Self.seed
+                inWord = false
+            }
+        }
+        if inWord { words.insert(h) }
+        self.words = words
+    }
+
+    static let seed: UInt64 = 0xcbf29ce484222325
+
+    static func isWordByte(_ c: UInt8) -> Bool { (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c >= 128 }
+
+    static func hash(_ word: String) -> UInt64 {
+        var h = seed
+        for c in word.utf8 { h = (h ^ UInt64(c)) &* 0x100000001b3 }
+        return h
+    }
+
+    func contains(word hash: UInt64) -> Bool { words.contains(hash) }
+
+    func contains(phrase: [UInt8]) -> Bool {
+        let n = phrase.count
+        guard n > 0, bytes.count >= n else { return false }
+        return bytes.withUnsafeBufferPointer { hay in
+            phrase.withUnsafeBufferPointer { needle in
+                let first = needle[0]
+                var i = 0
+                let last = hay.count - n
+                while i <= last {
+                    if hay[i] == first {
+                        var j = 1
+                        while j < n && hay[i + j] == needle[j] { j += 1 }
+                        if j == n { return true }
+                    }
+                    i += 1
+                }
+                return false
+            }
+        }
+    }
+}
+
+/// A list of words and phrases, and which of them a text has.
+struct Vocabulary: Sendable {
+    let name: String
+    private let words: [(String, UInt64)]
+    private let phrases: [(String, [UInt8])]
+
+    init(_ name: String, _ terms: [String]) {
+        self.name = name
+        var words: [(String, UInt64)] = []
+        var phrases: [(String, [UInt8])] = []
+        for term in terms {
+            if term.utf8.allSatisfy(TextFeatures.isWordByte) { words.append((term, TextFeatures.hash(term))) }
+            else { phrases.append((term, Array(term.utf8))) }
+        }
+        self.words = words
+        self.phrases = phrases
+    }
+
+    /// The terms `text` contains, at most `limit`.
+    func hits(in text: TextFeatures, limit: Int = 8) -> [String] {
+        var out: [String] = []
+        for (term, h) in words where text.contains(word: h) {
+            out.append(term)
+            if out.count == limit { return out }
+        }
+        for (term, p) in phrases where text.contains(phrase: p) {
+            out.append(term)
+            if out.count == limit { return out }
+        }
+        return out
+    }
+}

@@ -1,0 +1,185 @@
+import Categorization
+import Foundation
+import MailModel
+import MailParsing
+import MailStore
+
+/// Where categorising stands.
+public struct CategorizationProgress: Sendable, Codable, Hashable {
+    /// Emails categorised by the last (or current) pass, and of those how many changed category.
+    public var done: Int
+    public var changed: Int
+    public var running: Bool
+    public var seconds: Double
+    public var lastError: String?
+}
+
+/// Categorises emails that wait for a category (new mail, everything after `recategorize`) and
+/// fallback decisions whose email has been embedded since, on a thread of its own (after imports,
+/// sync batches and embedding batches), or now on the caller's thread. Each batch is one
+/// transaction; the user's choices are never overwritten.
+final class CategorizationQueue: @unchecked Sendable {
+    private let store: MailStore
+    private let didChange: @Sendable (Int) -> Void
+    private let condition = NSCondition()
+    private let passLock = NSLock()
+    private var wanted = false
+    private var stopping = false
+    private var running = false
+    private var thread: Thread?
+    private var current = CategorizationProgress(done: 0, changed: 0, running: false, seconds: 0)
+    let batchSize: Int
+
+    /// - Parameter didChange: called after a batch that changed categories, with how many.
+    init(store: MailStore, batchSize: Int = 2000, didChange: @escaping @Sendable (Int) -> Void) {
+        self.store = store
+        self.batchSize = batchSize
+        self.didChange = didChange
+    }
+
+    var progress: CategorizationProgress { condition.withLock { current } }
+
+    func wake() {
+        condition.withLock {
+            wanted = true
+            if thread == nil, !stopping {
+                let t = Thread { [weak self] in self?.loop() }
+                t.name = "mailsearch.categories"
+                t.stackSize = 8 << 20
+                thread = t
+                t.start()
+            }
+            condition.broadcast()
+        }
+    }
+
+    func stop() {
+        condition.withLock {
+            stopping = true
+            condition.broadcast()
+        }
+        while condition.withLock({ thread != nil }) { Thread.sleep(forTimeInterval: 0.005) }
+    }
+
+    func waitUntilIdle() {
+        condition.lock()
+        while wanted || running { condition.wait() }
+        condition.unlock()
+    }
+
+    /// Categorises everything waiting, now, on this thread. Returns (done, changed).
+    func runNow(progress: (Int) -> Void = { _ in }) throws -> (done: Int, changed: Int) {
+        try pass(progress: progress)
+    }
+
+    private func loop() {
+        while true {
+            condition.lock()
+            while !wanted && !stopping { condition.wait() }
+            if stopping {
+                thread = nil
+                wanted = false
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            wanted = false
+            running = true
+            condition.unlock()
+            do {
+                _ = try pass { _ in }
+            } catch {
+                condition.withLock { current.lastError = "\(error)" }
+            }
+            condition.withLock {
+                running = false
+                condition.broadcast()
+            }
+        }
+    }
+
+    private func pass(progress: (Int) -> Void) throws -> (done: Int, changed: Int) {
+        passLock.lock()
+        defer { passLock.unlock() }
+        let started = Date()
+        condition.withLock { current = CategorizationProgress(done: 0, changed: 0, running: true, seconds: 0) }
+        var done = 0, changed = 0
+        let preferences = try loadPreferences()
+        var pipeline = CategorizationPipeline(preferences: preferences)
+        var trainedAt = -1
+        while !condition.withLock({ stopping }) {
+            // The classifier learns from what is sure so far: again once a few batches have added to it.
+            if trainedAt < 0 || done - trainedAt >= 10 * batchSize || (!pipeline.classifier.isTrained && done > trainedAt) {
+                pipeline.classifier = try trainClassifier()
+                trainedAt = done
+            }
+            let ids = try store.emailsAwaitingCategory(limit: batchSize, includingFallbacks: pipeline.classifier.isTrained)
+            guard !ids.isEmpty else { break }
+            let rows = try store.categorizationInputs(ids: ids)
+            var inputs: [CategorizationInput] = []
+            var recovered: [(emailId: Int64, signals: CategorySignals)] = []
+            inputs.reserveCapacity(rows.count)
+            for var row in rows {
+                if row.input.signals == nil, let signals = Self.signalsFromSource(emailId: row.input.emailId, sourceRef: row.sourceRef) {
+                    row.input.signals = signals
+                    recovered.append((row.input.emailId, signals))
+                }
+                inputs.append(row.input)
+            }
+            var decisions = try pipeline.categorize(inputs)
+            if !pipeline.classifier.isTrained {
+                for i in decisions.indices { decisions[i].usedEmbedding = false }
+            }
+            let n = try store.storeCategoryDecisions(Array(zip(inputs.map(\.emailId), decisions)).map { ($0.0, $0.1) },
+                                                     signals: recovered)
+            done += inputs.count
+            changed += n
+            didChange(n)
+            progress(done)
+            let seconds = Date().timeIntervalSince(started)
+            condition.withLock { current = CategorizationProgress(done: done, changed: changed, running: true, seconds: seconds) }
+            if rows.isEmpty { break }
+        }
+        let seconds = Date().timeIntervalSince(started)
+        condition.withLock { current = CategorizationProgress(done: done, changed: changed, running: false, seconds: seconds) }
+        return (done, changed)
+    }
+
+    private func loadPreferences() throws -> [Int64: [String: CategorizationPipeline.Preference]] {
+        var out: [Int64: [String: CategorizationPipeline.Preference]] = [:]
+        for choice in try store.userCategoryChoices() {
+            out[choice.accountId, default: [:]][choice.sender] = .init(category: choice.category, emailId: choice.emailId)
+        }
+        return out
+    }
+
+    /// Centroids of the sure decisions that have embeddings (the user's count three times).
+    private func trainClassifier() throws -> CentroidClassifier {
+        let examples = try store.categoryTrainingExamples(perCategory: 300, minimumConfidence: RuleCategorizer.sure)
+        guard !examples.isEmpty else { return CentroidClassifier() }
+        let byId = Dictionary(examples.map { ($0.emailId, $0) }, uniquingKeysWith: { a, _ in a })
+        var training: [(category: AICategory, features: [Float], weight: Float)] = []
+        for row in try store.categorizationInputs(ids: examples.map(\.emailId)) {
+            guard let example = byId[row.input.emailId], let embedding = row.input.embedding else { continue }
+            training.append((example.category, CentroidClassifier.features(embedding: embedding, input: row.input),
+                             example.method == .user ? 3 : 1))
+        }
+        return CentroidClassifier(examples: training)
+    }
+
+    /// The header signals of a message stored before they were kept, read from its source's
+    /// header block; nil when the source cannot be read (the rules then go without headers).
+    static func signalsFromSource(emailId: Int64, sourceRef: String?) -> CategorySignals? {
+        guard let bytes = try? MessageSource.rawBytes(emailId: emailId, sourceRef: sourceRef) else { return nil }
+        var end = bytes.count
+        var i = 0
+        while i + 1 < bytes.count {
+            if bytes[i] == 10 && (bytes[i + 1] == 10 || (bytes[i + 1] == 13 && i + 2 < bytes.count && bytes[i + 2] == 10)) {
+                end = i + 1
+                break
+            }
+            i += 1
+        }
+        return CategorySignalReader.signals(of: MIMEParser.parse(Array(bytes[..<end])))
+    }
+}
