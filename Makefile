@@ -9,7 +9,7 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
-.PHONY: run test deps build release corpora model bench bench-cold bench-http bench-browser eval thread-agreement fuzz-mime fuzz-query fuzz-imap clean
+.PHONY: run test deps build release corpora model bench bench-cold bench-http bench-browser bench-sync eval thread-agreement fuzz-mime fuzz-query fuzz-imap clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -88,6 +88,11 @@ bench-http: deps release
 bench-browser: deps release
 	@test -n "$(BENCH_BROWSER_DIR)" || { echo "set BENCH_BROWSER_DIR to a data directory with embeddings"; exit 1; }
 	python3 scripts/bench_browser.py .build/release/mailsearch $(BENCH_BROWSER_DIR)
+
+## make bench-sync: IMAP sync of the Enron corpus from a local Dovecot (scripts/bench_imap_sync.py): initial sync
+## msgs/s and time to the first searchable results, incremental sync of 10 new messages p50/p95.
+bench-sync: deps corpora release
+	python3 scripts/bench_imap_sync.py .build/release/mailsearch
 
 bench-cold: deps corpora release
 	./scripts/bench-cold-cli.sh
