@@ -12,7 +12,8 @@ public final class BlockingPool: @unchecked Sendable {
     public init(threads: Int, name: String = "mailsearch.blocking") {
         threadCount = max(1, threads)
         for i in 0..<threadCount {
-            let thread = Thread { [unowned self] in self.work() }
+            // Strong: a thread that starts after the pool's last reference went must still find it (shutdown() ends the threads).
+            let thread = Thread { [self] in self.work() }
             thread.name = "\(name).\(i)"
             thread.stackSize = 4 << 20
             thread.start()
