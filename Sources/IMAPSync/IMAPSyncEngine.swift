@@ -199,7 +199,7 @@ public final class IMAPSyncEngine: Sendable {
         // it had arrived in order: the conversations do not depend on the order of fetching.
         if order.outOfOrder {
             board.update(account.name) { $0.state = .indexing; $0.folder = nil }
-            try service.rethreadInDateOrder(accountId: account.id)
+            try service.rethreadInDateOrder(accountId: account.id, after: order.wholeAccount ? nil : order.late)
             summary.rethreaded = true
         }
         summary.seconds = Self.seconds(ContinuousClock.now - started)
@@ -481,19 +481,18 @@ public final class IMAPSyncEngine: Sendable {
             progress(.indexing)
             let stored = try await storeBatch(fetched, folder: folder, folderId: folderId, gmail: gmail)
             summary.fetched += fetched.count
-            summary.newEmails += stored.inserted
+            summary.newEmails += stored.inserted.count
             summary.linked += stored.duplicates
             summary.failures += stored.failures
-            for date in stored.insertedDates { order.stored(date) }
+            for (id, date) in stored.inserted { order.stored(id, date: date) }
             done += batch.count
             progress(.syncingBodies)
         }
     }
 
     private struct Stored: Sendable {
-        var inserted = 0
-        /// The dates of the new emails, in the order they were stored.
-        var insertedDates: [Double?] = []
+        /// The new emails (id, date), in the order they were stored.
+        var inserted: [(id: Int64, date: Double?)] = []
         var duplicates = 0
         var failures: [ImportFailure] = []
     }
@@ -562,8 +561,7 @@ public final class IMAPSyncEngine: Sendable {
             // Oldest first within the batch: mail of one batch arrives in date order.
             batch.sort { ($0.email.date ?? .distantFuture, $0.email.messageId) < ($1.email.date ?? .distantFuture, $1.email.messageId) }
             let result = try service.ingest(batch, accountId: accountId)
-            stored.inserted = result.inserted.count
-            stored.insertedDates = result.inserted.map { $0.date?.timeIntervalSince1970 }
+            stored.inserted = result.inserted.map { ($0.id, $0.date?.timeIntervalSince1970) }
             stored.duplicates = result.duplicates
             let ids = try service.store.emailIds(accountId: accountId, messageIds: Array(uidOf.keys))
             var links: [IMAPMessageLink] = []
@@ -664,16 +662,22 @@ public final class IMAPSyncEngine: Sendable {
     }
 }
 
-/// Whether a pass stored mail out of date order (then it is threaded again in date order).
+/// Which emails a pass stored out of date order (older than mail stored before them): their
+/// conversations are threaded again in date order. Past `wholeAccountLimit` of them (an initial
+/// sync), the whole account is, in one go.
 struct ArrivalOrder {
+    static let wholeAccountLimit = 2_000
     private var newest: Double?
-    private(set) var outOfOrder = false
+    private(set) var late: [Int64] = []
 
     init(newest: Double?) { self.newest = newest }
 
-    mutating func stored(_ date: Double?) {
+    var outOfOrder: Bool { !late.isEmpty }
+    var wholeAccount: Bool { late.count > Self.wholeAccountLimit }
+
+    mutating func stored(_ id: Int64, date: Double?) {
         guard let date else { return }
-        if let newest, date < newest { outOfOrder = true }
+        if let newest, date < newest { late.append(id) }
         newest = Swift.max(newest ?? date, date)
     }
 }

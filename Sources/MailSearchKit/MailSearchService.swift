@@ -471,10 +471,10 @@ public final class MailSearchService: @unchecked Sendable {
         return changed
     }
 
-    /// Threads an account's mail again as if it had arrived in date order (after a sync stored it
-    /// newest first); searches see the new conversations at once.
-    public func rethreadInDateOrder(accountId: Int64) throws {
-        try store.rethreadInDateOrder(accountId: accountId)
+    /// Threads an account's mail again as if it had arrived in date order, after a sync stored
+    /// `emailIds` out of that order (nil: the whole account); searches see it at once.
+    public func rethreadInDateOrder(accountId: Int64, after emailIds: [Int64]?) throws {
+        try store.rethreadInDateOrder(accountId: accountId, after: emailIds)
         state.changed()
     }
 

@@ -150,9 +150,31 @@ extension MailStore {
         }
     }
 
-    /// Threads the account's mail again as if it had arrived in date order (one transaction).
-    public func rethreadInDateOrder(accountId: Int64) throws {
-        try database.write { db in try Rethreader.rethread(accountId: accountId, inDateOrder: true, db: db) }
+    /// Threads mail again as if it had arrived in date order (one transaction): after `emailIds`
+    /// were stored out of that order, the conversations they are in and those of the account's
+    /// mail that the subject fallback could have joined them to (the same normalised subject
+    /// within 30 days, spec 001 §5.2.4) are threaded again; nil: the whole account.
+    public func rethreadInDateOrder(accountId: Int64, after emailIds: [Int64]?) throws {
+        try database.write { db in
+            guard let emailIds else {
+                return try Rethreader.rethread(accountId: accountId, inDateOrder: true, db: db)
+            }
+            var threads = Set<Int64>()
+            let own = try db.cachedStatement(sql: "SELECT threadId, normalizedSubject, sortDate FROM emails WHERE id = ?")
+            let mates = try db.cachedStatement(sql: """
+                SELECT DISTINCT threadId FROM emails WHERE accountId = ? AND normalizedSubject = ?
+                AND sortDate BETWEEN ? AND ? AND threadId IS NOT NULL
+                """)
+            for id in emailIds {
+                guard let row = try Row.fetchOne(own, arguments: [id]) else { continue }
+                if let thread: Int64 = row["threadId"] { threads.insert(thread) }
+                let subject: String = row["normalizedSubject"]
+                guard !subject.isEmpty, let date: Double = row["sortDate"] else { continue }
+                let window = Threader.subjectWindow
+                threads.formUnion(try Int64.fetchAll(mates, arguments: [accountId, subject, date - window, date + window]))
+            }
+            try Rethreader.rethread(accountId: accountId, inDateOrder: true, only: threads, db: db)
+        }
     }
 
     /// The date of the account's newest email (Unix seconds), nil when it has none.

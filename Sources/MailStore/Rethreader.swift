@@ -25,19 +25,32 @@ enum Rethreader {
         }
     }
 
-    static func rethread(accountId: Int64, inDateOrder: Bool = false, db: Database) throws {
+    /// Re-threads the account's emails, or only those of the threads `only` (with every Message-ID
+    /// those threads hold), leaving the other threads as they are.
+    static func rethread(accountId: Int64, inDateOrder: Bool = false, only threadIds: Set<Int64>? = nil, db: Database) throws {
         let order = inDateOrder ? "sortDate IS NULL, sortDate, messageId" : "id"
+        var scope = ""
+        if let threadIds {
+            guard !threadIds.isEmpty else { return }
+            try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS rethread_scope (threadId INTEGER PRIMARY KEY)")
+            try db.execute(sql: "DELETE FROM rethread_scope")
+            let insert = try db.makeStatement(sql: "INSERT INTO rethread_scope (threadId) VALUES (?)")
+            for id in threadIds { try insert.execute(arguments: [id]) }
+            scope = " AND threadId IN (SELECT threadId FROM rethread_scope)"
+        }
         let rows = try Row.fetchAll(db, sql: """
             SELECT id, threadId, messageId, inReplyTo, "references", fromEmail, toAddresses, ccAddresses,
                 replyToAddresses, subject, sortDate
-            FROM emails WHERE accountId = ? ORDER BY \(order)
+            FROM emails WHERE accountId = ?\(scope) ORDER BY \(order)
             """, arguments: [accountId])
         // Threads that cannot keep an old id get ids above every existing one, so they never take
         // the old id of a thread still to come.
         var nextFreshId = try (Int64.fetchOne(db, sql: "SELECT MAX(id) FROM threads") ?? 0) + 1
-        try db.execute(sql: "DELETE FROM message_ids WHERE accountId = ?", arguments: [accountId])
-        try db.execute(sql: "UPDATE emails SET threadId = NULL WHERE accountId = ?", arguments: [accountId])
-        try db.execute(sql: "DELETE FROM threads WHERE accountId = ?", arguments: [accountId])
+        try db.execute(sql: "DELETE FROM message_ids WHERE accountId = ?\(scope)", arguments: [accountId])
+        try db.execute(sql: "UPDATE emails SET threadId = NULL WHERE accountId = ?\(scope)", arguments: [accountId])
+        try db.execute(sql: "DELETE FROM threads WHERE accountId = ?\(scope.replacingOccurrences(of: "threadId IN", with: "id IN"))",
+                       arguments: [accountId])
+        if threadIds != nil { try db.execute(sql: "DELETE FROM rethread_scope") }
 
         var threader = Threader(db: db, accountId: accountId)
         let update = try db.makeStatement(sql: "UPDATE emails SET threadId = ?, normalizedSubject = ? WHERE id = ?")
