@@ -107,7 +107,18 @@ def main():
         if stored != summary["newEmails"]:
             print(f"warning: {stored} emails stored but {summary['newEmails']} reported new")
 
-        # 2. Incremental: 10 new messages each round.
+        # 2. Nothing new: what every pass costs at least (LIST, and a SELECT of each folder that moved).
+        idle_whole, idle_pass = [], []
+        for r in range(args.rounds):
+            started = time.monotonic()
+            out = run([binary, "sync", "--json", "--quiet"], env)
+            idle_whole.append(time.monotonic() - started)
+            idle_pass.append(json.loads(out)[0]["seconds"])
+        print(f"incremental sync with nothing new ({args.rounds} rounds): process p50 {percentile(idle_whole, 50) * 1000:.0f} ms "
+              f"p95 {percentile(idle_whole, 95) * 1000:.0f} ms; pass p50 {percentile(idle_pass, 50) * 1000:.0f} ms "
+              f"p95 {percentile(idle_pass, 95) * 1000:.0f} ms")
+
+        # 3. Incremental: 10 new messages each round.
         sample = sample_messages(10)
         whole, passes = [], []
         for r in range(args.rounds):

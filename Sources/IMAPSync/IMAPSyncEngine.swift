@@ -70,7 +70,8 @@ public final class IMAPSyncEngine: Sendable {
     /// IDLE on INBOX until something changes there, then sync it; a whole pass now and then.
     private func listen(_ connection: IMAPConnection) async throws {
         var lastFullPass = ContinuousClock.now
-        let inbox = try await listFolders(connection).first { $0.mailbox.isInbox }
+        var inbox = try await listFolders(connection).first { $0.mailbox.isInbox }
+        inbox?.status = nil  // what LIST-STATUS said is stale by the time IDLE wakes
         while !Task.isCancelled {
             let untilFullPass = options.fullPassInterval - (ContinuousClock.now - lastFullPass)
             if untilFullPass <= .zero {
@@ -100,7 +101,8 @@ public final class IMAPSyncEngine: Sendable {
             var summary = SyncSummary(account: account.name)
             let started = ContinuousClock.now
             var order = ArrivalOrder(newest: try service.store.newestDate(accountId: account.id))
-            try await syncFolder(inbox, connection: connection, summary: &summary, order: &order)
+            let local = try service.store.imapFolderStates(accountId: account.id).first { $0.path == inbox.path }
+            try await syncFolder(inbox, local: local, connection: connection, summary: &summary, order: &order)
             try finishPass(summary: &summary, order: order, started: started)
         }
     }
@@ -179,15 +181,20 @@ public final class IMAPSyncEngine: Sendable {
         let folders = try await listFolders(connection)
         // Folders the server no longer has: their messages leave them (and go, if in no other).
         let listed = Set(folders.map(\.path))
-        for state in try service.store.imapFolderStates(accountId: account.id) where !listed.contains(state.path) {
-            let orphans = try service.store.deleteIMAPFolder(folderId: state.folderId)
-            try service.delete(emailIds: orphans)
-            summary.deletedEmails += orphans.count
+        var states: [String: IMAPFolderState] = [:]
+        for state in try service.store.imapFolderStates(accountId: account.id) {
+            guard listed.contains(state.path) else {
+                let orphans = try service.store.deleteIMAPFolder(folderId: state.folderId)
+                try service.delete(emailIds: orphans)
+                summary.deletedEmails += orphans.count
+                continue
+            }
+            states[state.path] = state
         }
         var order = ArrivalOrder(newest: try service.store.newestDate(accountId: account.id))
         for folder in folders {
             try Task.checkCancellation()
-            try await syncFolder(folder, connection: connection, summary: &summary, order: &order)
+            try await syncFolder(folder, local: states[folder.path], connection: connection, summary: &summary, order: &order)
         }
         try service.store.setLastSyncDate(accountId: account.id, options.now())
         try finishPass(summary: &summary, order: order, started: started)
@@ -218,12 +225,20 @@ public final class IMAPSyncEngine: Sendable {
     /// are read: every other label is a view of All Mail, and labels become folder links.
     private func listFolders(_ connection: IMAPConnection) async throws -> [ServerFolder] {
         let caps = connection.capabilities
-        let returning: [IMAPListReturnOption] = caps.contains(.listExtended) && caps.contains(.specialUse) ? [.specialUse] : []
+        var returning: [IMAPListReturnOption] = caps.contains(.listExtended) && caps.contains(.specialUse) ? [.specialUse] : []
+        // LIST-STATUS (RFC 5819): every folder's UIDVALIDITY, UIDNEXT and HIGHESTMODSEQ with the
+        // list, so that a folder where nothing moved needs no SELECT at all.
+        if caps.contains(.listExtended), caps.contains(.listStatus) {
+            returning.append(.status(extensions(connection).condStore ? [.uidValidity, .uidNext, .highestModSeq] : [.uidValidity, .uidNext]))
+        }
         let response = try await connection.run(.list(pattern: "*", returning: returning))
+        var statuses: [[UInt8]: IMAPMailboxStatus] = [:]
+        for case .mailboxStatus(let status) in response.untagged { statuses[status.mailbox.raw] = status }
         var folders: [ServerFolder] = []
         var seen = Set<String>()
         for case .list(let entry) in response.untagged where entry.isSelectable {
-            let folder = ServerFolder(entry)
+            var folder = ServerFolder(entry)
+            folder.status = statuses[entry.mailbox.raw]
             if seen.insert(folder.path).inserted { folders.append(folder) }
         }
         if caps.contains(.gmailExtensions), folders.contains(where: { $0.specialUse == .all }) {
@@ -252,13 +267,21 @@ public final class IMAPSyncEngine: Sendable {
         var flagChanges: [UInt32: MessageFlags] = [:]
     }
 
-    private func syncFolder(_ folder: ServerFolder, connection: IMAPConnection, summary: inout SyncSummary,
-                            order: inout ArrivalOrder) async throws {
+    private func syncFolder(_ folder: ServerFolder, local: IMAPFolderState?, connection: IMAPConnection,
+                            summary: inout SyncSummary, order: inout ArrivalOrder) async throws {
         let store = service.store
-        let folderId = try store.ensureFolder(accountId: account.id, path: folder.path, name: folder.path, type: folder.type)
-        let local = try store.imapFolderStates(accountId: account.id).first { $0.folderId == folderId }
-        var known = try store.imapMessages(folderId: folderId)
         let (qresync, condStore) = extensions(connection)
+        // LIST-STATUS said nothing moved since the last complete sync (same UIDVALIDITY, UIDNEXT
+        // and HIGHESTMODSEQ): nothing to ask.
+        if let local, let status = folder.status, let m = local.highestModSeq, condStore,
+           status.uidValidity == local.uidValidity, status.uidNext == local.uidNext, status.highestModSeq == m {
+            summary.folders += 1
+            summary.unchangedFolders += 1
+            return
+        }
+        let folderId = try local?.folderId
+            ?? store.ensureFolder(accountId: account.id, path: folder.path, name: folder.path, type: folder.type)
+        var known = try store.imapMessages(folderId: folderId)
         board.update(account.name) { $0.state = .syncingFolders; $0.folder = folder.path }
 
         // SELECT (EXAMINE: read-only, so nothing we do marks mail read or changes \Recent).
@@ -291,9 +314,6 @@ public final class IMAPSyncEngine: Sendable {
         if !revalidated, let m = local?.highestModSeq, m == selected.highestModSeq,
            local?.uidNext != nil, local?.uidNext == selected.uidNext {
             summary.unchangedFolders += 1
-            try store.saveIMAPFolderState(IMAPFolderState(
-                folderId: folderId, path: folder.path, mailbox: folder.mailbox.raw, uidValidity: uidValidity,
-                uidNext: selected.uidNext, highestModSeq: selected.highestModSeq, lastSyncDate: options.now()))
             return
         }
 

@@ -9,6 +9,8 @@ struct ServerFolder: Sendable, Hashable {
     var path: String
     var type: FolderType
     var specialUse: IMAPSpecialUse?
+    /// What LIST-STATUS said of it, when the server offers that.
+    var status: IMAPMailboxStatus?
 
     init(_ entry: IMAPListEntry) {
         mailbox = entry.mailbox
