@@ -244,7 +244,8 @@ public enum CategoryCorpus {
 
     static func make(_ i: Int, _ date: Int64, from: String, to: String, subject: String, headers: [(String, String)],
                      body: String, truth: DemoMailCategory, hard: String?, unread: Bool) -> Message {
-        let messageId = "cat\(i).\(truth.rawValue)@corpus.example"
+        // Opaque: nothing of the message but labels.tsv may say its category.
+        let messageId = "\(String(UInt32(truncatingIfNeeded: UInt64(i + 1) &* 2_654_435_761), radix: 16)).\(i)@corpus.example"
         var text = "Message-ID: <\(messageId)>\nDate: \(rfc5322(date))\nFrom: \(from)\nTo: \(to)\nSubject: \(subject)\n"
         for (name, value) in headers { text += "\(name): \(value)\n" }
         text += "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n\(body)\n"
