@@ -331,16 +331,33 @@ public final class IMAPSyncEngine: Sendable {
         // Flags changed on the server (read elsewhere, starred on the phone): a UID whose flags
         // differ from those last seen changes its email.
         var flagChanges: [UInt32: MessageFlags] = [:]
+        // Gmail: a message's labels (its folders) change like its flags, and bump its MODSEQ.
+        let gmail = connection.capabilities.contains(.gmailExtensions)
+        var labelsByUID: [UInt32: [String]] = [:]
         if usedQResync {
             flagChanges = selected.flagChanges
             summary.foldersByQResync += 1
         } else if !known.isEmpty {
             let since = condStore ? local?.highestModSeq : nil
             if since != nil { summary.foldersByCondStore += 1 } else { summary.foldersByFullComparison += 1 }
-            let response = try await connection.run(.uidFetch(IMAPSequenceSet.from(1), [.uid, .flags], changedSince: since))
+            let items: [IMAPFetchAttribute] = gmail ? [.uid, .flags, .gmailLabels] : [.uid, .flags]
+            let response = try await connection.run(.uidFetch(IMAPSequenceSet.from(1), items, changedSince: since))
             for case .fetch(let fetch) in response.untagged {
-                if let uid = fetch.uid, let flags = fetch.flags { flagChanges[uid] = Self.messageFlags(flags) }
+                guard let uid = fetch.uid else { continue }
+                if let flags = fetch.flags { flagChanges[uid] = Self.messageFlags(flags) }
+                if gmail, let labels = fetch.gmailLabels { labelsByUID[uid] = labels }
             }
+        }
+        if !labelsByUID.isEmpty {
+            let map = try Self.gmailFolderMap(service: service, accountId: account.id)
+            for (uid, labels) in labelsByUID {
+                guard let link = known[uid] else { continue }
+                let folders = Self.labelFolders(labels, map: map).folders
+                if try store.replaceLabelLinks(accountId: account.id, emailId: link.emailId, labels: folders) {
+                    summary.labelChanges += 1
+                }
+            }
+            if summary.labelChanges > 0 { service.mailChanged() }
         }
         var byEmail: [Int64: MessageFlags] = [:]
         var byUID: [UInt32: MessageFlags] = [:]
@@ -534,15 +551,9 @@ public final class IMAPSyncEngine: Sendable {
                 var messageFolders = folders
                 var labelCategory: AICategory?
                 if gmail {
-                    messageFolders = [FolderSpec(path: folder.path, name: folder.path, type: folder.type)]
-                    for label in fetch.gmailLabels ?? [] {
-                        // Gmail's category labels are categories, not folders.
-                        if let category = CategorySignals.category(ofLabel: label) {
-                            labelCategory = category
-                        } else if let spec = gmailFolders[label] ?? (label.hasPrefix("\\") ? nil : FolderSpec(path: label)) {
-                            messageFolders.append(spec)
-                        }
-                    }
+                    let labels = Self.labelFolders(fetch.gmailLabels ?? [], map: gmailFolders)
+                    messageFolders = [FolderSpec(path: folder.path, name: folder.path, type: folder.type)] + labels.folders
+                    labelCategory = labels.category
                 }
                 do {
                     let path = try archive.store(bytes, accountId: accountId, key: FetchedMessage.contentKey(bytes))
@@ -612,6 +623,22 @@ public final class IMAPSyncEngine: Sendable {
             if let label { map[label] = FolderSpec(path: folder.path, name: folder.name, type: folder.folderType) }
         }
         return map
+    }
+
+    /// Gmail labels as folders (`\Inbox` and the system labels with a folder through `map`, a
+    /// user's label as the folder of its name) and the category a category label names (Gmail's
+    /// category labels are categories, not folders).
+    static func labelFolders(_ labels: [String], map: [String: FolderSpec]) -> (folders: [FolderSpec], category: AICategory?) {
+        var folders: [FolderSpec] = []
+        var category: AICategory?
+        for label in labels {
+            if let named = CategorySignals.category(ofLabel: label) {
+                category = named
+            } else if let spec = map[label] ?? (label.hasPrefix("\\") ? nil : FolderSpec(path: label)) {
+                folders.append(spec)
+            }
+        }
+        return (folders, category)
     }
 
     // MARK: Helpers

@@ -17,6 +17,8 @@ public struct SyncSummary: Sendable, Codable, Hashable {
     public var linked = 0
     /// Emails whose read, starred or draft state changed on the server.
     public var flagChanges = 0
+    /// Gmail: emails whose labels (folder links) changed on the server.
+    public var labelChanges = 0
     /// Server messages gone from a folder (expunged or moved).
     public var removedFromFolders = 0
     /// Emails deleted locally because the server has them in no folder any more.

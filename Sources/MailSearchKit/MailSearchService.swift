@@ -462,6 +462,12 @@ public final class MailSearchService: @unchecked Sendable {
         MessageArchive(root: store.directory.url.appendingPathComponent("messages"))
     }
 
+    /// Tells the service that a writer changed mail directly in the store (folder links of a
+    /// sync): cached answers are not used again.
+    public func mailChanged() {
+        state.changed()
+    }
+
     /// Sets read, starred and draft as the server has them (spec 001 §5.2.3); searches see the
     /// change at once. Returns how many emails changed.
     @discardableResult

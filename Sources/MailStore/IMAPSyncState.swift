@@ -348,6 +348,38 @@ extension MailStore {
         return orphans
     }
 
+    /// Gmail: the email's folder links become the folders of its labels, beside those of the
+    /// folders synced from the server (whose links follow their UIDs). Returns whether a link changed.
+    public func replaceLabelLinks(accountId: Int64, emailId: Int64, labels: [FolderSpec]) throws -> Bool {
+        try database.write { db in
+            let synced = Set(try Int64.fetchAll(db, sql: """
+                SELECT i.folderId FROM imap_folders i JOIN folders f ON f.id = i.folderId WHERE f.accountId = ?
+                """, arguments: [accountId]))
+            var desired = Set<Int64>()
+            for spec in labels {
+                let id: Int64
+                if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM folders WHERE accountId = ? AND path = ?",
+                                                     arguments: [accountId, spec.path]) {
+                    id = existing
+                } else {
+                    try db.execute(sql: "INSERT INTO folders (accountId, name, path, folderType) VALUES (?, ?, ?, ?)",
+                                   arguments: [accountId, spec.name, spec.path, spec.type.rawValue])
+                    id = db.lastInsertedRowID
+                }
+                if !synced.contains(id) { desired.insert(id) }
+            }
+            let current = Set(try Int64.fetchAll(db, sql: "SELECT folderId FROM email_folders WHERE emailId = ?",
+                                                 arguments: [emailId])).subtracting(synced)
+            for id in current.subtracting(desired) {
+                try db.execute(sql: "DELETE FROM email_folders WHERE emailId = ? AND folderId = ?", arguments: [emailId, id])
+            }
+            for id in desired.subtracting(current) {
+                try db.execute(sql: "INSERT OR IGNORE INTO email_folders (emailId, folderId) VALUES (?, ?)", arguments: [emailId, id])
+            }
+            return current != desired
+        }
+    }
+
     /// The account's emails with these Message-IDs (already stored, in another folder or before a
     /// UIDVALIDITY change): Message-ID → email id.
     public func emailIds(accountId: Int64, messageIds: [String]) throws -> [String: Int64] {

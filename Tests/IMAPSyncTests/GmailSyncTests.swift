@@ -190,6 +190,21 @@ final class GmailSyncTests: XCTestCase {
         XCTAssertEqual(server.commands.filter { $0.contains("BODY.PEEK[]") }.count, bodyFetches)
         XCTAssertEqual(try count("SELECT COUNT(*) FROM emails"), 6)
         XCTAssertEqual(try folderLinks(), links)
+
+        // A archived (out of the inbox) and labelled Receipts on the server: its folders follow.
+        server.relabel(gmailId: Self.threadA, labels: ["Projects", "\\Sent", "Receipts"])
+        let relabelled = try await engine.sync()
+        XCTAssertEqual(server.unexpected, [])
+        XCTAssertEqual(relabelled.labelChanges, 1)
+        XCTAssertEqual(relabelled.fetched, 0)
+        var expected = links
+        expected["a"] = ["[Gmail]/All Mail", "Projects", "[Gmail]/Sent Mail", "Receipts"]
+        XCTAssertEqual(try folderLinks(), expected)
+        var inInbox = SearchRequest(text: "gmailwordax in:INBOX")
+        inInbox.mode = .keyword
+        inInbox.recordHistory = false
+        let inboxPage = try await service.search(inInbox)
+        XCTAssertEqual(inboxPage.results.count, 0, "an archived message is no longer in the inbox")
     }
 
     func testRefusedLoginFailsTheSync() async throws {
@@ -244,7 +259,7 @@ final class FakeGmailServer: @unchecked Sendable {
     private let listener: Int32
     private let user: String
     private let password: String
-    private let mailboxes: [Mailbox]
+    private var boxes: [Mailbox]
     private let lock = NSLock()
     private var log: [String] = []
     private var bad: [String] = []
@@ -252,12 +267,25 @@ final class FakeGmailServer: @unchecked Sendable {
     private var stopped = false
 
     var commands: [String] { lock.withLock { log } }
+    var mailboxes: [Mailbox] { lock.withLock { boxes } }
+
+    /// Gives every copy of a message (by X-GM-MSGID) new labels, as Gmail does when it is
+    /// archived or labelled (the next EXAMINE sees them).
+    func relabel(gmailId: UInt64, labels: [String]) {
+        lock.withLock {
+            for b in boxes.indices {
+                for m in boxes[b].messages.indices where boxes[b].messages[m].message.gmailId == gmailId {
+                    boxes[b].messages[m].message.labels = labels
+                }
+            }
+        }
+    }
     var unexpected: [String] { lock.withLock { bad } }
 
     init(user: String, password: String, mailboxes: [Mailbox]) throws {
         self.user = user
         self.password = password
-        self.mailboxes = mailboxes
+        self.boxes = mailboxes
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw POSIXError(.EIO) }
         var yes: Int32 = 1
