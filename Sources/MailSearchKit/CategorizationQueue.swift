@@ -23,10 +23,7 @@ final class CategorizationQueue: @unchecked Sendable {
     private let didChange: @Sendable (Int) -> Void
     private let condition = NSCondition()
     private let passLock = NSLock()
-    private var wanted = false
-    private var stopping = false
-    private var running = false
-    private var thread: Thread?
+    private var worker: WakeableWorker!
     private var current = CategorizationProgress(done: 0, changed: 0, running: false, seconds: 0)
     let batchSize: Int
 
@@ -35,66 +32,27 @@ final class CategorizationQueue: @unchecked Sendable {
         self.store = store
         self.batchSize = batchSize
         self.didChange = didChange
+        worker = WakeableWorker(name: "mailsearch.categories") { [weak self] in self?.backgroundPass() }
     }
 
     var progress: CategorizationProgress { condition.withLock { current } }
 
-    func wake() {
-        condition.withLock {
-            wanted = true
-            if thread == nil, !stopping {
-                let t = Thread { [weak self] in self?.loop() }
-                t.name = "mailsearch.categories"
-                t.stackSize = 8 << 20
-                thread = t
-                t.start()
-            }
-            condition.broadcast()
-        }
-    }
+    func wake() { worker.wake() }
 
-    func stop() {
-        condition.withLock {
-            stopping = true
-            condition.broadcast()
-        }
-        while condition.withLock({ thread != nil }) { Thread.sleep(forTimeInterval: 0.005) }
-    }
+    func stop() { worker.stop() }
 
-    func waitUntilIdle() {
-        condition.lock()
-        while wanted || running { condition.wait() }
-        condition.unlock()
-    }
+    func waitUntilIdle() { worker.waitUntilIdle() }
 
     /// Categorises everything waiting, now, on this thread. Returns (done, changed).
     func runNow(progress: (Int) -> Void = { _ in }) throws -> (done: Int, changed: Int) {
         try pass(progress: progress)
     }
 
-    private func loop() {
-        while true {
-            condition.lock()
-            while !wanted && !stopping { condition.wait() }
-            if stopping {
-                thread = nil
-                wanted = false
-                condition.broadcast()
-                condition.unlock()
-                return
-            }
-            wanted = false
-            running = true
-            condition.unlock()
-            do {
-                _ = try pass { _ in }
-            } catch {
-                condition.withLock { current.lastError = "\(error)" }
-            }
-            condition.withLock {
-                running = false
-                condition.broadcast()
-            }
+    private func backgroundPass() {
+        do {
+            _ = try pass { _ in }
+        } catch {
+            condition.withLock { current.lastError = "\(error)" }
         }
     }
 
@@ -107,7 +65,7 @@ final class CategorizationQueue: @unchecked Sendable {
         let preferences = try loadPreferences()
         var pipeline = CategorizationPipeline(preferences: preferences)
         var trainedAt = -1
-        while !condition.withLock({ stopping }) {
+        while !worker.isStopping {
             // The classifier learns from what is sure so far: again once a few batches have added to it.
             if trainedAt < 0 || done - trainedAt >= 10 * batchSize || (!pipeline.classifier.isTrained && done > trainedAt) {
                 pipeline.classifier = try trainClassifier()

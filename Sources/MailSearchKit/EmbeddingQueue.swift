@@ -38,10 +38,8 @@ final class EmbeddingQueue: @unchecked Sendable {
     private let modelName: String
     private let didCommit: @Sendable (Int) -> Void
     private let condition = NSCondition()
-    private var wanted = false
-    private var stopping = false
+    private var worker: WakeableWorker!
     private var current = EmbeddingProgress(state: .idle, done: 0, total: 0)
-    private var thread: Thread?
 
     /// - Parameters:
     ///   - makeEmbedders: the encoders to embed with (loaded on the first pass), nil without a model.
@@ -54,40 +52,19 @@ final class EmbeddingQueue: @unchecked Sendable {
         self.modelName = modelName
         self.makeEmbedders = makeEmbedders
         self.didCommit = didCommit
+        worker = WakeableWorker(name: "mailsearch.embedding") { [weak self] in self?.backgroundPass() }
     }
 
     var progress: EmbeddingProgress { condition.withLock { current } }
 
     /// Asks for a pass over the mail that has no embedding (after an import or a sync batch).
-    func wake() {
-        condition.withLock {
-            wanted = true
-            if thread == nil, !stopping {
-                let t = Thread { [weak self] in self?.loop() }
-                t.name = "mailsearch.embedding"
-                t.stackSize = 8 << 20
-                thread = t
-                t.start()
-            }
-            condition.broadcast()
-        }
-    }
+    func wake() { worker.wake() }
 
     /// Stops after the batch in flight (stored, so nothing is lost) and waits for the thread to end.
-    func stop() {
-        condition.withLock {
-            stopping = true
-            condition.broadcast()
-        }
-        while condition.withLock({ thread != nil }) { Thread.sleep(forTimeInterval: 0.005) }
-    }
+    func stop() { worker.stop() }
 
     /// Waits until no pass is wanted or running (for tests and one-shot commands).
-    func waitUntilIdle() {
-        condition.lock()
-        while wanted || current.state == .running { condition.wait() }
-        condition.unlock()
-    }
+    func waitUntilIdle() { worker.waitUntilIdle() }
 
     /// Embeds now, on the calling thread, up to `limit` emails (all when nil), calling
     /// `progress(done, total)` after each stored batch; the foreground `index embed`. Returns how
@@ -108,32 +85,19 @@ final class EmbeddingQueue: @unchecked Sendable {
         return made
     }
 
-    private func loop() {
-        while true {
-            condition.lock()
-            while !wanted && !stopping { condition.wait() }
-            if stopping {
-                thread = nil
-                wanted = false
-                condition.broadcast()
-                condition.unlock()
+    private func backgroundPass() {
+        update { $0.state = .running }
+        do {
+            guard let embedders = try loadedEmbedders() else {
+                update { $0 = EmbeddingProgress(state: .modelMissing, done: 0, total: 0) }
                 return
             }
-            wanted = false
-            current.state = .running  // until the pass says otherwise: `waitUntilIdle` must not return in between
-            condition.unlock()
-            do {
-                guard let embedders = try loadedEmbedders() else {
-                    update { $0 = EmbeddingProgress(state: .modelMissing, done: 0, total: 0) }
-                    continue
-                }
-                _ = try pass(embedders, limit: nil) { _, _ in }
-            } catch {
-                update {
-                    $0.state = .failed
-                    $0.lastError = "\(error)"
-                    $0.etaSeconds = nil
-                }
+            _ = try pass(embedders, limit: nil) { _, _ in }
+        } catch {
+            update {
+                $0.state = .failed
+                $0.lastError = "\(error)"
+                $0.etaSeconds = nil
             }
         }
     }
@@ -159,7 +123,7 @@ final class EmbeddingQueue: @unchecked Sendable {
                 }
             }
             progress(done, total)
-        }, shouldStop: { condition.withLock { stopping } })
+        }, shouldStop: { worker.isStopping })
         update {
             $0.state = .idle
             $0.total = done
