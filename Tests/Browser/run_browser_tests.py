@@ -26,8 +26,8 @@ sys.path.insert(0, HERE)
 import harness  # noqa: E402
 from support import Context  # noqa: E402
 
-# Run order: the search screen first (it expects the recent searches it makes itself), then the
-# hostile mail, then the screenshots.
+# Run order: the search screen first (it expects the recent searches it makes itself), the sync
+# status (a mailbox of its own, with a real Dovecot), then the hostile mail, then the screenshots.
 ORDER = [
     ("test_search", "SearchScreenTests", [
         "test_ac_s_01_search_as_you_type", "test_ac_s_02_zero_and_empty_states", "test_ac_s_03_filter_chips",
@@ -35,6 +35,7 @@ ORDER = [
         "test_ac_s_12_keyboard_only", "test_e_11_escape_clears_and_restores", "test_e_07_searching_indicator",
         "test_e_09_account_badges", "test_hybrid_count_with_pointer_over_list", "test_url_state_back_forward", "test_more_results",
         "test_category_badge_and_change"]),
+    ("test_sync", "SyncStatusTests", ["test_sync_status_and_new_mail"]),
     ("test_xss", "XSSTests", [
         "test_xss_vectors_run_nothing", "test_xss_vectors_load_nothing_remote", "test_xss_frames_are_inert",
         "test_xss_console_has_no_violations", "test_xss_in_text_fields", "test_plain_text_fallback",

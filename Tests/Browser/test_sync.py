@@ -1,0 +1,85 @@
+"""The sync status on the search page (docs/web-ui.md `#sync-status`), with a real Dovecot: a
+mailbox with an IMAP account served by `mailsearch serve`, which syncs it in the background."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "IMAP"))
+
+import harness  # noqa: E402
+from dovecot import Dovecot  # noqa: E402
+from support import UITestCase  # noqa: E402
+
+SYNC_LINE_JS = r"""
+const box = document.querySelector('#sync-status');
+const line = box ? box.querySelector('.sync-line[data-account="work"]') : null;
+return {hidden: !box || box.hidden, state: line ? line.dataset.state : null,
+        text: line ? line.textContent.replace(/\s+/g, ' ').trim() : null,
+        inbox: [...document.querySelectorAll('#folders li')].map(li => li.textContent.replace(/\s+/g, ' ').trim())
+                 .find(t => t.startsWith('INBOX')) || null};
+"""
+
+
+def message(n, body=None):
+    return (f"From: Sender {n % 4} <sender{n % 4}@example.com>\r\nTo: alice@example.com\r\n"
+            f"Subject: Weekly report {n}\r\nDate: Mon, 16 Nov 2026 09:{n % 60:02d}:00 +0000\r\n"
+            f"Message-ID: <sync-ui-{n}@example.com>\r\n\r\n{body or f'Report number {n}.'}\r\n").encode()
+
+
+class SyncStatusTests(UITestCase):
+
+    def _callTestMethod(self, method):
+        method()
+        self.assert_console_clean("the search page of a syncing mailbox")
+
+    def test_sync_status_and_new_mail(self):
+        # The demo mailbox has no IMAP account: no status line.
+        self.open("/")
+        self.assertTrue(self.js("return document.querySelector('#sync-status').hidden"),
+                        "a mailbox without IMAP accounts shows no sync status")
+
+        work = tempfile.mkdtemp(prefix="mailsearch-browser-sync-")
+        main_server = self.ctx.server
+        sync_server = None
+        try:
+            with Dovecot(users={"alice": "alice-password"}) as dovecot:
+                for n in range(300):
+                    dovecot.append("alice", "INBOX", message(n))
+                data = os.path.join(work, "data")
+                os.environ["MAILSEARCH_TEST_IMAP_PASSWORD"] = "alice-password"
+                env = dict(os.environ, MAILSEARCH_DATA_DIR=data)
+                subprocess.run([main_server.binary, "account", "add", "work", "--imap", f"127.0.0.1:{dovecot.tls_port}",
+                                "--user", "alice", "--password-env", "MAILSEARCH_TEST_IMAP_PASSWORD",
+                                "--ca-file", dovecot.ca_file, "--sync-window", "all"],
+                               env=env, check=True, capture_output=True, timeout=60)
+                sync_server = harness.Server(main_server.binary, data, main_server.model_dir,
+                                             os.path.join(work, "serve.log")).start()
+                self.ctx.server = sync_server
+                self.open("/")
+
+                # The pass ends, the account listens, the folder list has the synced mail.
+                state = self.wait(lambda: (lambda s: s if s["state"] == "listening" and s["inbox"] else None)(self.js(SYNC_LINE_JS)),
+                                  30, "the account never showed as listening with its INBOX")
+                self.assertFalse(state["hidden"])
+                self.assertIn("Up to date", state["text"])
+                self.assertIn("listening for new mail", state["text"])
+                self.assertIn("300", state["inbox"])
+
+                # New mail arrives (IDLE): it can be searched for from the page, and the count follows.
+                dovecot.deliver("alice", message(1000, body="The zeppelin maintenance schedule is attached."))
+                self.wait(lambda: self.server.search("zeppelin")["conversationCount"] == 1, 10,
+                          "the delivered message never became searchable")
+                self.search_ui("zeppelin")
+                self.wait(lambda: [r["subject"] for r in self.state()["results"]] == ["Weekly report 1000"], 8,
+                          "the page does not show the delivered message")
+                self.wait(lambda: "301" in (self.js(SYNC_LINE_JS)["inbox"] or ""), 20,
+                          "the folder count did not follow the new mail")
+        finally:
+            self.ctx.server = main_server
+            if sync_server:
+                sync_server.stop()
+            os.environ.pop("MAILSEARCH_TEST_IMAP_PASSWORD", None)
+            shutil.rmtree(work, ignore_errors=True)
