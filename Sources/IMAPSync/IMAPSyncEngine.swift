@@ -100,7 +100,7 @@ public final class IMAPSyncEngine: Sendable {
             guard changed else { continue }
             var summary = SyncSummary(account: account.name)
             let started = ContinuousClock.now
-            var order = ArrivalOrder(newest: try service.store.newestDate(accountId: account.id))
+            var order = try passState()
             let local = try service.store.imapFolderStates(accountId: account.id).first { $0.path == inbox.path }
             try await syncFolder(inbox, local: local, connection: connection, summary: &summary, order: &order)
             try finishPass(summary: &summary, order: order, started: started)
@@ -191,7 +191,7 @@ public final class IMAPSyncEngine: Sendable {
             }
             states[state.path] = state
         }
-        var order = ArrivalOrder(newest: try service.store.newestDate(accountId: account.id))
+        var order = try passState()
         for folder in folders {
             try Task.checkCancellation()
             try await syncFolder(folder, local: states[folder.path], connection: connection, summary: &summary, order: &order)
@@ -201,7 +201,12 @@ public final class IMAPSyncEngine: Sendable {
         return summary
     }
 
-    private func finishPass(summary: inout SyncSummary, order: ArrivalOrder, started: ContinuousClock.Instant) throws {
+    private func passState() throws -> PassState {
+        PassState(newest: try service.store.newestDate(accountId: account.id),
+                  accountHadMail: try service.store.emailCount(accountId: account.id) > 0)
+    }
+
+    private func finishPass(summary: inout SyncSummary, order: PassState, started: ContinuousClock.Instant) throws {
         // Mail stored out of date order (newest first, folder by folder) is threaded again as if
         // it had arrived in order: the conversations do not depend on the order of fetching.
         if order.outOfOrder {
@@ -268,7 +273,7 @@ public final class IMAPSyncEngine: Sendable {
     }
 
     private func syncFolder(_ folder: ServerFolder, local: IMAPFolderState?, connection: IMAPConnection,
-                            summary: inout SyncSummary, order: inout ArrivalOrder) async throws {
+                            summary: inout SyncSummary, order: inout PassState) async throws {
         let store = service.store
         let (qresync, condStore) = extensions(connection)
         // LIST-STATUS said nothing moved since the last complete sync (same UIDVALIDITY, UIDNEXT
@@ -437,7 +442,7 @@ public final class IMAPSyncEngine: Sendable {
     }
 
     private func fetchNew(_ uids: [UInt32], window: Set<UInt32>, folder: ServerFolder, folderId: Int64,
-                          connection: IMAPConnection, summary: inout SyncSummary, order: inout ArrivalOrder) async throws {
+                          connection: IMAPConnection, summary: inout SyncSummary, order: inout PassState) async throws {
         let store = service.store
         let gmail = connection.capabilities.contains(.gmailExtensions)
         var done = 0
@@ -457,7 +462,9 @@ public final class IMAPSyncEngine: Sendable {
         // Headers first when the account may hold some of these already: their Message-IDs say
         // which are stored (linked, not fetched again).
         var toFetch: [Pending]
-        if try store.emailCount(accountId: account.id) > 0 || gmail {
+        // (Not in a first sync: an empty account holds none, and fetching Message-IDs of mail that
+        // is all new costs a second request per folder.)
+        if order.accountHadMail || gmail {
             progress(.syncingHeaders)
             toFetch = []
             for chunk in uids.chunked(options.headerBatchSize) {
@@ -495,26 +502,36 @@ public final class IMAPSyncEngine: Sendable {
         }
 
         // Bodies, newest first, in batches bounded by count and size; each batch stored and
-        // indexed before the next is asked for.
+        // indexed in its turn, while the next one is on its way (one fetch ahead, so the network
+        // and the parsing overlap; at most two batches in memory).
+        var batches: [[UInt32]] = []
         var start = 0
         while start < toFetch.count {
-            try Task.checkCancellation()
             var end = start
             var bytes = 0
             while end < toFetch.count, end - start < options.batchSize, end == start || bytes + toFetch[end].size <= options.maxBatchBytes {
                 bytes += toFetch[end].size
                 end += 1
             }
-            let batch = toFetch[start..<end].map(\.uid)
+            batches.append(toFetch[start..<end].map(\.uid))
             start = end
-            progress(.syncingBodies)
-            var items: [IMAPFetchAttribute] = [.uid, .flags, .internalDate, .message]
-            if gmail { items += [.gmailMessageID, .gmailThreadID, .gmailLabels] }
-            let response = try await connection.run(.uidFetch(IMAPSequenceSet(numbers: batch), items))
+        }
+        let items: [IMAPFetchAttribute] = [.uid, .flags, .internalDate, .message]
+            + (gmail ? [.gmailMessageID, .gmailThreadID, .gmailLabels] : [])
+        @Sendable func fetch(_ uids: [UInt32]) async throws -> [IMAPFetchResponse] {
+            let response = try await connection.run(.uidFetch(IMAPSequenceSet(numbers: uids), items))
             var fetched: [IMAPFetchResponse] = []
             for case .fetch(let fetch) in response.untagged where fetch.uid != nil && fetch.body() != nil {
                 fetched.append(fetch)
             }
+            return fetched
+        }
+        guard let first = batches.first else { return }
+        progress(.syncingBodies)
+        var fetched = try await fetch(first)
+        for (i, batch) in batches.enumerated() {
+            try Task.checkCancellation()
+            async let next: [IMAPFetchResponse]? = i + 1 < batches.count ? fetch(batches[i + 1]) : nil
             progress(.indexing)
             let stored = try await storeBatch(fetched, folder: folder, folderId: folderId, gmail: gmail)
             summary.fetched += fetched.count
@@ -524,6 +541,7 @@ public final class IMAPSyncEngine: Sendable {
             for (id, date) in stored.inserted { order.stored(id, date: date) }
             done += batch.count
             progress(.syncingBodies)
+            fetched = try await next ?? []
         }
     }
 
@@ -709,15 +727,20 @@ public final class IMAPSyncEngine: Sendable {
     }
 }
 
-/// Which emails a pass stored out of date order (older than mail stored before them): their
-/// conversations are threaded again in date order. Past `wholeAccountLimit` of them (an initial
-/// sync), the whole account is, in one go.
-struct ArrivalOrder {
+/// What a pass started with, and which emails it stored out of date order (older than mail
+/// stored before them): their conversations are threaded again in date order. Past
+/// `wholeAccountLimit` of them (an initial sync), the whole account is, in one go.
+struct PassState {
     static let wholeAccountLimit = 2_000
+    /// The account held mail when the pass began (else no new message can be a stored one).
+    let accountHadMail: Bool
     private var newest: Double?
     private(set) var late: [Int64] = []
 
-    init(newest: Double?) { self.newest = newest }
+    init(newest: Double?, accountHadMail: Bool) {
+        self.newest = newest
+        self.accountHadMail = accountHadMail
+    }
 
     var outOfOrder: Bool { !late.isEmpty }
     var wholeAccount: Bool { late.count > Self.wholeAccountLimit }
