@@ -56,6 +56,24 @@ public final class IMAPConnection: Sendable {
 
     // MARK: Connecting
 
+    /// Why a connection attempt failed, in words: "Connection refused", "the host name does not
+    /// resolve", rather than NIO's description of its attempts.
+    static func reason(_ error: any Error) -> String {
+        if let failure = error as? NIOConnectionError {
+            if let first = failure.connectionErrors.first {
+                return reason(first.error)
+            }
+            if failure.dnsAError != nil || failure.dnsAAAAError != nil {
+                return "the host name \(failure.host) does not resolve"
+            }
+            return "no address to connect to for \(failure.host)"
+        }
+        if let io = error as? IOError {
+            return String(cString: strerror(io.errnoCode))
+        }
+        return "\(error)"
+    }
+
     /// Connects (TCP, and TLS at once for `.tls`) within `connectTimeout`, reads the greeting
     /// (BYE → `.connectionClosed`; PREAUTH is accepted), asks CAPABILITY when the greeting named
     /// none, and for `.startTLS` upgrades before anything else (`.tlsFailed` when the server does
@@ -93,7 +111,7 @@ public final class IMAPConnection: Sendable {
         } catch {
             let classified = IMAPChannelHandler.classify(error, endpoint: endpoint)
             if classified.kind == .tlsFailed || classified.kind == .certificateRejected { throw classified }
-            throw IMAPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(error)")
+            throw IMAPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(Self.reason(error))")
         }
         let connection = IMAPConnection(configuration: configuration, channel: channel, queue: queue, tlsContext: tlsContext)
         do {

@@ -714,7 +714,7 @@ public final class IMAPSyncEngine: Sendable {
         case .cancelled:
             return SyncError(.connection, "the sync of account \"\(account)\" was cancelled")
         default:
-            return SyncError(.connection, "cannot sync account \"\(account)\" with \(server): \(client.message)",
+            return SyncError(.connection, "account \"\(account)\": \(client.message)",
                              hint: "check the host, port and network; the sync tries again")
         }
     }
@@ -796,7 +796,9 @@ extension IMAPSyncEngine {
                 throw error
             }
         } catch {
-            throw syncError(error, account: accountName, settings: settings)
+            var failure = syncError(error, account: accountName, settings: settings)
+            if failure.kind == .connection { failure.hint = "check the host and port, and that the server is up" }
+            throw failure
         }
     }
 }
