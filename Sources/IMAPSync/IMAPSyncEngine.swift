@@ -210,7 +210,12 @@ public final class IMAPSyncEngine: Sendable {
         // Mail stored out of date order (newest first, folder by folder) is threaded again as if
         // it had arrived in order: the conversations do not depend on the order of fetching.
         if order.outOfOrder {
-            board.update(account.name) { $0.state = .indexing; $0.folder = nil }
+            board.update(account.name) {
+                $0.state = .indexing
+                $0.folder = nil
+                $0.messagesTotal = nil
+                $0.messagesPerSecond = nil
+            }
             try service.rethreadInDateOrder(accountId: account.id, after: order.wholeAccount ? nil : order.late)
             summary.rethreaded = true
         }

@@ -122,6 +122,8 @@ private final class SyncProgress: @unchecked Sendable {
         lock.withLock {
             switch status.state {
             case .syncingHeaders, .syncingBodies, .indexing:
+                // A folder's messages; not the threading at the end of a pass (no folder, no count).
+                guard status.folder != nil, status.messagesTotal != nil else { return }
                 let key = "\(status.account)/\(status.folder ?? "")"
                 let bar = bars[key] ?? TerminalProgress(label: "\(status.account) \(status.folder ?? "")", unit: "msgs")
                 if bars[key] == nil {
