@@ -54,6 +54,8 @@ struct SyncCommand: AsyncParsableCommand {
                 failures.append("\(engine.account.name): \(error)")
             }
         }
+        // New mail gets its category before the command ends, as after an import.
+        if summaries.contains(where: { $0.newEmails > 0 }) { await service.waitForCategorization() }
         if global.json {
             try Output.printJSON(summaries)
         } else {

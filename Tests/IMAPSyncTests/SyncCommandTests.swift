@@ -90,6 +90,13 @@ final class SyncCommandTests: XCTestCase {
             XCTAssertEqual(try searchSubjects(Self.word(n)), [Self.subject(n)], "message \(n)")
         }
 
+        // Every synced email has its category when the command ends, as after an import.
+        let stats = try mailsearch(["stats", "--json"])
+        let statsObject = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        let categories = try XCTUnwrap(statsObject["categories"] as? [String: Int], stats.stdout)
+        XCTAssertEqual(categories["uncategorized"], 0, "\(categories)")
+        XCTAssertEqual(categories.values.reduce(0, +), 300)
+
         // Again: nothing new.
         let second = try mailsearch(["sync", "work", "--json"])
         XCTAssertEqual(second.status, 0, second.stderr)
