@@ -303,7 +303,15 @@ public final class IMAPSyncEngine: Sendable {
         } else if condStore {
             option = .condStore
         }
-        let selected = Self.selected(try await connection.run(.examine(folder.mailbox, option)))
+        let selected: Selected
+        do {
+            selected = Self.selected(try await connection.run(.examine(folder.mailbox, option)))
+        } catch let error as IMAPClientError where error.kind == .commandFailed {
+            // The server will not open this folder (deleted since LIST, no permission): the others
+            // still sync, and the folder is tried again next pass.
+            summary.skippedFolders.append(SyncSummary.SkippedFolder(folder: folder.path, reason: error.serverText ?? error.message))
+            return
+        }
         guard let uidValidity = selected.uidValidity else {
             throw SyncError(.server, "the server \(settings.host) gave no UIDVALIDITY for the folder \(folder.path)")
         }

@@ -29,6 +29,14 @@ public struct SyncSummary: Sendable, Codable, Hashable {
     public var foldersByQResync = 0
     public var foldersByCondStore = 0
     public var foldersByFullComparison = 0
+    /// A folder the server listed but would not open, and what it said.
+    public struct SkippedFolder: Sendable, Codable, Hashable {
+        public var folder: String
+        public var reason: String
+    }
+
+    /// Folders the server listed but refused to open this pass (tried again next pass).
+    public var skippedFolders: [SkippedFolder] = []
     /// Folders whose UIDVALIDITY changed, and were matched again.
     public var revalidatedFolders = 0
     /// Messages that could not be stored (no header and no readable body), with the reason.

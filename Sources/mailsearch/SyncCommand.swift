@@ -85,9 +85,11 @@ struct SyncCommand: AsyncParsableCommand {
         if s.deletedEmails > 0 { parts.append("\(s.deletedEmails) emails deleted") }
         if s.revalidatedFolders > 0 { parts.append("\(s.revalidatedFolders) folders matched again after a UIDVALIDITY change") }
         if !s.failures.isEmpty { parts.append("\(s.failures.count) messages could not be read") }
+        if !s.skippedFolders.isEmpty { parts.append("\(s.skippedFolders.count) folders the server would not open") }
         let rate = s.seconds > 0 && s.fetched > 0 ? String(format: ", %.0f msgs/s", Double(s.fetched) / s.seconds) : ""
         var text = "Synced \(s.account): \(parts.joined(separator: ", ")); \(s.folders) folders (\(s.unchangedFolders) unchanged) in \(String(format: "%.1f", s.seconds)) s\(rate)."
         for failure in s.failures.prefix(5) { text += "\n  could not read \(failure.source): \(failure.reason)" }
+        for skipped in s.skippedFolders.prefix(5) { text += "\n  could not open \(skipped.folder): \(skipped.reason)" }
         return text
     }
 }

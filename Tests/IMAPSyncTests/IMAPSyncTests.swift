@@ -308,6 +308,20 @@ final class IMAPSyncTests: XCTestCase {
         XCTAssertNil(try service.status().sync.first?.lastError)
     }
 
+    func testAFolderTheServerWillNotOpenIsSkippedAndTheOthersSync() async throws {
+        try server.append(message: Self.message(1))
+        try server.createMailbox(mailbox: "Broken")
+        try server.append(mailbox: "Broken", message: Self.message(2))
+        let maildir = try XCTUnwrap(server.info["dir"] as? String) + "/home/alice/Maildir/.Broken"
+        XCTAssertEqual(chmod(maildir, 0), 0, "cannot make \(maildir) unreadable")
+        defer { chmod(maildir, 0o700) }
+        let service = try makeService()
+        let summary = try await engine(service).sync()
+        XCTAssertEqual(summary.skippedFolders.map(\.folder), ["Broken"], "\(summary.skippedFolders)")
+        XCTAssertEqual(summary.newEmails, 1)
+        XCTAssertEqual(try service.status().sync.first?.state, .idle)
+    }
+
     func testWrongPasswordIsAClearErrorWithoutRetries() async throws {
         let service = try makeService()
         let engine = try engine(service, settings: settings(password: "not-the-password"))
