@@ -367,7 +367,9 @@ final class IMAPConnectionTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: directory) }
         let filler = String(repeating: "Lorem ipsum dolor sit amet, consectetur adipiscing elit.\r\n", count: 1500)
         var paths: [String] = []
-        for i in 0..<300 {
+        // 600 messages of 87 KB (52 MB): more than the kernel buffers and the client reads in the
+        // time a kill takes, so the kill lands mid-FETCH even on a fast, idle machine.
+        for i in 0..<600 {
             let path = directory.appendingPathComponent("\(i).eml").path
             try Data(makeMessage(subject: "message \(i)", body: filler)).write(to: URL(fileURLWithPath: path))
             paths.append(path)
@@ -376,7 +378,7 @@ final class IMAPConnectionTests: XCTestCase {
         let connection = try await connectAndLogin(server, user: "carol")
         _ = try await connection.run(.select(.inbox))
         let fetching = Task { try await connection.run(.uidFetch(.from(1), [.uid, .message])) }
-        try await Task.sleep(for: .milliseconds(50))
+        try await Task.sleep(for: .milliseconds(10))
         let killed = ContinuousClock.now
         try server.kill()
         do {
