@@ -41,6 +41,10 @@ public enum CategorySignalReader {
             case "list-post": s.insert(.listPost)
             case "mailing-list", "x-mailing-list": s.insert(.mailingList)
             case "list-unsubscribe": s.insert(.listUnsubscribe)
+            case "feedback-id":
+                // Bulk senders' campaign ids (Gmail's feedback loop: `a:b:campaign:sender`); a mail
+                // service's own users get one too (Proton: `47010692:user:proton`): a person.
+                if !value.lowercased().contains(":user:") { s.insert(.emailServiceProvider) }
             case "precedence":
                 let v = value.lowercased()
                 if v.contains("bulk") || v.contains("junk") { s.insert(.precedenceBulk) }
