@@ -61,7 +61,15 @@ final class CategorizationRuleTests: XCTestCase {
         XCTAssertTrue(d.reason.contains("List-Post"), d.reason)
     }
 
-    func testSocialNetworkDomainsAreSocialThroughTheirSubdomains() {
+    func testAListPostFromAProtonUserIsAForumNotAPromotion() {
+        let headers = [("List-Id", "usrp-users.lists.ettus.com"), ("List-Post", "<mailto:usrp-users@lists>"),
+                       ("List-Unsubscribe", "<mailto:leave>"), ("Feedback-ID", "47010692:user:proton")]
+        XCTAssertEqual(category(input(from: "olo1618@protonmail.example", subject: "[USRP-users] Re: X310", headers: headers)), .forums)
+        // A bulk sender's campaign Feedback-ID still marks bulk mail.
+        XCTAssertTrue(CategorySignalReader.signals(headers: [(name: "Feedback-ID", value: "123:campaign:esp")]).contains(.emailServiceProvider))
+    }
+
+        func testSocialNetworkDomainsAreSocialThroughTheirSubdomains() {
         XCTAssertEqual(category(input(from: "notification@facebookmail.com", subject: "Anna commented on your photo")), .social)
         XCTAssertEqual(category(input(from: "no-reply@mail.instagram.com", subject: "New login")), .social)
     }
