@@ -62,6 +62,10 @@ final class CategorizationQueue: @unchecked Sendable {
         let started = Date()
         condition.withLock { current = CategorizationProgress(done: 0, changed: 0, running: true, seconds: 0) }
         var done = 0, changed = 0
+        // An email may be decided twice in a pass (a fallback, then the classifier once trained):
+        // `changed` counts emails whose category differs from the one they had when the pass began.
+        var before: [Int64: AICategory] = [:]
+        var now: [Int64: AICategory] = [:]
         let preferences = try loadPreferences()
         var pipeline = CategorizationPipeline(preferences: preferences)
         var trainedAt = -1
@@ -78,6 +82,7 @@ final class CategorizationQueue: @unchecked Sendable {
             var recovered: [(emailId: Int64, signals: CategorySignals)] = []
             inputs.reserveCapacity(rows.count)
             for var row in rows {
+                if before[row.input.emailId] == nil { before[row.input.emailId] = row.storedCategory }
                 if row.input.signals == nil, let signals = Self.signalsFromSource(emailId: row.input.emailId, sourceRef: row.sourceRef) {
                     row.input.signals = signals
                     recovered.append((row.input.emailId, signals))
@@ -91,7 +96,12 @@ final class CategorizationQueue: @unchecked Sendable {
             let n = try store.storeCategoryDecisions(Array(zip(inputs.map(\.emailId), decisions)).map { ($0.0, $0.1) },
                                                      signals: recovered)
             done += inputs.count
-            changed += n
+            for (id, decision) in zip(inputs.map(\.emailId), decisions) {
+                let original = before[id]
+                let wasChanged = (now[id] ?? original) != original
+                now[id] = decision.category
+                changed += (decision.category != original ? 1 : 0) - (wasChanged ? 1 : 0)
+            }
             didChange(n)
             progress(done)
             let seconds = Date().timeIntervalSince(started)
