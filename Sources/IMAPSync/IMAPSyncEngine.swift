@@ -540,13 +540,14 @@ public final class IMAPSyncEngine: Sendable {
             return fetched
         }
         guard let first = batches.first else { return }
+        let gmailFolders = gmail ? try Self.gmailFolderMap(service: service, accountId: account.id) : nil
         progress(.syncingBodies)
         var fetched = try await fetch(first)
         for (i, batch) in batches.enumerated() {
             try Task.checkCancellation()
             async let next: [IMAPFetchResponse]? = i + 1 < batches.count ? fetch(batches[i + 1]) : nil
             progress(.indexing)
-            let stored = try await storeBatch(fetched, folder: folder, folderId: folderId, gmail: gmail)
+            let stored = try await storeBatch(fetched, folder: folder, folderId: folderId, gmailFolders: gmailFolders)
             summary.fetched += fetched.count
             summary.newEmails += stored.inserted.count
             summary.linked += stored.duplicates
@@ -567,57 +568,52 @@ public final class IMAPSyncEngine: Sendable {
 
     /// Parses a batch on every core, keeps a copy of each message, stores and indexes the batch
     /// (one transaction), then records which UID is which email.
-    private func storeBatch(_ fetched: [IMAPFetchResponse], folder: ServerFolder, folderId: Int64, gmail: Bool) async throws -> Stored {
+    private func storeBatch(_ fetched: [IMAPFetchResponse], folder: ServerFolder, folderId: Int64,
+                            gmailFolders: [String: FolderSpec]?) async throws -> Stored {
         let service = self.service
         let accountId = account.id
-        let folders = gmail ? [] : [FolderSpec(path: folder.path, name: folder.path, type: folder.type)]
-        let gmailFolders = gmail ? try Self.gmailFolderMap(service: service, accountId: accountId) : [:]
+        let ownFolder = FolderSpec(path: folder.path, name: folder.path, type: folder.type)
         return try await Self.blocking {
+            // A copy of each message first (its path is the email's source), then all parsed at once.
             let archive = service.messageArchive
-            let converted = ConcurrentResults<Result<IncomingEmail, ImportFailure>>(count: fetched.count)
-            let archiveErrors = ConcurrentResults<String>(count: fetched.count)
-            DispatchQueue.concurrentPerform(iterations: fetched.count) { i in
-                let fetch = fetched[i]
+            var messages: [FetchedMessage] = []
+            var labelCategories: [AICategory?] = []
+            for fetch in fetched {
                 let bytes = fetch.body() ?? []
-                var messageFolders = folders
+                var folders = [ownFolder]
                 var labelCategory: AICategory?
-                if gmail {
+                if let gmailFolders {
                     let labels = Self.labelFolders(fetch.gmailLabels ?? [], map: gmailFolders)
-                    messageFolders = [FolderSpec(path: folder.path, name: folder.path, type: folder.type)] + labels.folders
+                    folders += labels.folders
                     labelCategory = labels.category
                 }
+                let path: String
                 do {
-                    let path = try archive.store(bytes, accountId: accountId, key: FetchedMessage.contentKey(bytes))
-                    let message = FetchedMessage(bytes: bytes, folders: messageFolders, flags: Self.messageFlags(fetch.flags ?? []),
-                                                 internalDate: fetch.internalDate, sourceRef: path)
-                    var outcome = message.incoming()
-                    if let labelCategory, case .success(var incoming) = outcome {
-                        var signals = incoming.categorySignals ?? CategorySignals()
-                        signals.labelCategory = labelCategory
-                        incoming.categorySignals = signals
-                        outcome = .success(incoming)
-                    }
-                    converted.set(i, outcome)
+                    path = try archive.store(bytes, accountId: accountId, key: FetchedMessage.contentKey(bytes))
                 } catch {
-                    archiveErrors.set(i, "\(error)")
+                    throw SyncError(.storage, "\(error)")
                 }
-            }
-            if let error = archiveErrors.values.compactMap({ $0 }).first {
-                throw SyncError(.storage, error)
+                messages.append(FetchedMessage(bytes: bytes, folders: folders, flags: Self.messageFlags(fetch.flags ?? []),
+                                               internalDate: fetch.internalDate, sourceRef: path))
+                labelCategories.append(labelCategory)
             }
             var stored = Stored()
             var batch: [IncomingEmail] = []
             var uidOf: [String: [(uid: UInt32, flags: MessageFlags, gmailId: UInt64?, gmailThread: UInt64?)]] = [:]
-            for (i, outcome) in converted.values.enumerated() {
+            for (i, outcome) in FetchedMessage.incoming(messages).enumerated() {
                 switch outcome {
-                case .success(let incoming)?:
+                case .success(var incoming):
+                    if let category = labelCategories[i] {
+                        var signals = incoming.categorySignals ?? CategorySignals()
+                        signals.labelCategory = category
+                        incoming.categorySignals = signals
+                    }
                     batch.append(incoming)
                     uidOf[incoming.email.messageId, default: []].append(
-                        (fetched[i].uid!, Self.messageFlags(fetched[i].flags ?? []), fetched[i].gmailMessageID, fetched[i].gmailThreadID))
-                case .failure(let failure)?:
+                        (fetched[i].uid!, messages[i].flags, fetched[i].gmailMessageID, fetched[i].gmailThreadID))
+                case .failure(let failure):
                     stored.failures.append(failure)
-                case nil:
-                    break
+                    archive.remove(messages[i].sourceRef)
                 }
             }
             // Oldest first within the batch: mail of one batch arrives in date order.
@@ -636,6 +632,15 @@ public final class IMAPSyncEngine: Sendable {
             }
             // An email stored before keeps its flags, as in an import; this copy's are recorded.
             try service.store.recordIMAPMessages(folderId: folderId, links)
+            // A copy of an email stored before, whose bytes differ from its source's, is no one's source.
+            if result.duplicates > 0 {
+                let sources = try service.store.sourceRefs(emailIds: Array(Set(ids.values)))
+                for incoming in batch {
+                    guard let emailId = ids[incoming.email.messageId], let path = incoming.sourceRef,
+                          sources[emailId] != path else { continue }
+                    archive.remove(path)
+                }
+            }
             return stored
         }
     }
@@ -763,16 +768,6 @@ struct PassState {
         if let newest, date < newest { late.append(id) }
         newest = Swift.max(newest ?? date, date)
     }
-}
-
-/// Slots that concurrent iterations fill, one each.
-private final class ConcurrentResults<T>: @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var values: [T?]
-
-    init(count: Int) { values = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: T) { lock.withLock { values[index] = value } }
 }
 
 extension Array {

@@ -21,19 +21,17 @@ public struct FetchedMessage: Sendable {
         self.sourceRef = sourceRef
     }
 
-    /// The message as the store takes it: the same parsing, identity (Message-ID, else a content
-    /// hash) and date fallbacks as an import of the same message from a Maildir. Nil when the
-    /// bytes hold neither a header nor a readable body (with the reason).
-    public func incoming() -> Result<IncomingEmail, ImportFailure> {
-        guard !bytes.isEmpty else { return .failure(ImportFailure(source: sourceRef, reason: "empty message")) }
-        let parsed = MIMEParser.parse(bytes, fallbackDate: internalDate)
-        if parsed.headers.isEmpty && parsed.textBody.isEmpty {
-            return .failure(ImportFailure(source: sourceRef, reason: "no header and no readable body"))
-        }
-        let raw = RawMessage(bytes: bytes, folders: folders,
-                             maildirFlags: MaildirFlags(seen: flags.isRead, flagged: flags.isStarred, draft: flags.isDraft),
-                             fromLineDate: internalDate, filePath: nil, sourceRef: sourceRef)
-        return .success(MessageConverter.convert(parsed, raw: raw))
+    /// The messages as the store takes them, parsed on every core: the same parsing, identity
+    /// (Message-ID, else a content hash) and date fallbacks as an import of the same messages
+    /// from a Maildir. A failure when the bytes hold neither a header nor a readable body.
+    public static func incoming(_ messages: [FetchedMessage]) -> [Result<IncomingEmail, ImportFailure>] {
+        ImportPipeline.parse(messages.map(\.raw))
+    }
+
+    private var raw: RawMessage {
+        RawMessage(bytes: bytes, folders: folders,
+                   maildirFlags: MaildirFlags(seen: flags.isRead, flagged: flags.isStarred, draft: flags.isDraft),
+                   fromLineDate: internalDate, filePath: nil, sourceRef: sourceRef)
     }
 
     /// A name for the local copy of these bytes: the content hash also used as the identity of

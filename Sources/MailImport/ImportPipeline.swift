@@ -164,19 +164,7 @@ public struct ImportPipeline: Sendable {
         }
         let box = UnsafeSendableBox(results)
         DispatchQueue.concurrentPerform(iterations: raws.count) { i in
-            let raw = raws[i]
-            let outcome: Result<IncomingEmail, ImportFailure>
-            if raw.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-                outcome = .failure(ImportFailure(source: raw.sourceRef, reason: "empty message"))
-            } else {
-                let parsed = MIMEParser.parse(raw.bytes, fallbackDate: raw.fromLineDate)
-                if parsed.headers.isEmpty && parsed.textBody.isEmpty {
-                    outcome = .failure(ImportFailure(source: raw.sourceRef, reason: "no header and no readable body"))
-                } else {
-                    outcome = .success(MessageConverter.convert(parsed, raw: raw))
-                }
-            }
-            box.value[i] = outcome
+            box.value[i] = MessageConverter.incoming(raws[i])
         }
         return results.map { $0! }
     }

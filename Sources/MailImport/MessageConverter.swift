@@ -7,6 +7,18 @@ import MailStore
 /// Turns a parsed message and its provenance into an `IncomingEmail`: identity, flags,
 /// folders (Gmail Takeout labels included), dates with their fallbacks.
 enum MessageConverter {
+    /// Parses and converts one message; fails only when there is nothing to parse.
+    static func incoming(_ raw: RawMessage) -> Result<IncomingEmail, ImportFailure> {
+        if raw.bytes.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            return .failure(ImportFailure(source: raw.sourceRef, reason: "empty message"))
+        }
+        let parsed = MIMEParser.parse(raw.bytes, fallbackDate: raw.fromLineDate)
+        if parsed.headers.isEmpty && parsed.textBody.isEmpty {
+            return .failure(ImportFailure(source: raw.sourceRef, reason: "no header and no readable body"))
+        }
+        return .success(convert(parsed, raw: raw))
+    }
+
     static func convert(_ parsed: ParsedMessage, raw: RawMessage) -> IncomingEmail {
         let messageId: String
         let synthetic: Bool

@@ -36,7 +36,7 @@ public struct MessageArchive: Sendable {
     }
 
     /// Removes one copy; a copy already gone is fine.
-    func remove(_ path: String) {
+    public func remove(_ path: String) {
         guard holds(path) else { return }
         try? FileManager.default.removeItem(atPath: path)
     }

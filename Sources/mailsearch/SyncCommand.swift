@@ -110,12 +110,12 @@ struct BackgroundSync: Service {
     }
 }
 
-/// The progress bar of a sync: the account's state, folder, messages, rate and ETA.
+/// The progress bar of a sync: the account's state, folder, messages, rate and ETA (one folder
+/// at a time: a new folder ends the last one's bar).
 private final class SyncProgress: @unchecked Sendable {
     private let enabled: Bool
     private let lock = NSLock()
-    private var bars: [String: TerminalProgress] = [:]
-    private var started: [String: Date] = [:]
+    private var current: (key: String, bar: TerminalProgress, started: Date)?
 
     init(enabled: Bool) {
         self.enabled = enabled
@@ -127,17 +127,16 @@ private final class SyncProgress: @unchecked Sendable {
             switch status.state {
             case .syncingHeaders, .syncingBodies, .indexing:
                 // A folder's messages; not the threading at the end of a pass (no folder, no count).
-                guard status.folder != nil, status.messagesTotal != nil else { return }
-                let key = "\(status.account)/\(status.folder ?? "")"
-                let bar = bars[key] ?? TerminalProgress(label: "\(status.account) \(status.folder ?? "")", unit: "msgs")
-                if bars[key] == nil {
-                    for old in bars.values { old.finish() }
-                    bars = [key: bar]
-                    started[key] = Date()
+                guard let folder = status.folder, let total = status.messagesTotal else { return }
+                let key = "\(status.account)/\(folder)"
+                if current?.key != key {
+                    current?.bar.finish()
+                    current = (key, TerminalProgress(label: "\(status.account) \(folder)", unit: "msgs"), Date())
                 }
-                let elapsed = Date().timeIntervalSince(started[key] ?? Date())
-                let fraction = status.messagesTotal.flatMap { $0 > 0 ? Double(status.messagesDone) / Double($0) : nil }
-                bar.update(done: status.messagesDone, total: status.messagesTotal, fraction: fraction, elapsed: elapsed)
+                guard let current else { return }
+                let fraction = total > 0 ? Double(status.messagesDone) / Double(total) : nil
+                current.bar.update(done: status.messagesDone, total: total, fraction: fraction,
+                                   elapsed: Date().timeIntervalSince(current.started))
             case .error:
                 if let error = status.lastError {
                     let retry = status.nextAttempt.map { " (trying again at \(Output.date($0)))" } ?? ""
@@ -151,8 +150,8 @@ private final class SyncProgress: @unchecked Sendable {
 
     func finish() {
         lock.withLock {
-            for bar in bars.values { bar.finish() }
-            bars = [:]
+            current?.bar.finish()
+            current = nil
         }
     }
 }

@@ -111,8 +111,9 @@ final class IMAPSyncTests: XCTestCase {
         for n in 0..<30 { try server.append(mailbox: "INBOX", message: Self.message(n, inReplyTo: n % 5 == 0 ? nil : n - 1)) }
         try server.append(mailbox: "Sent", message: Self.message(100, tag: "s"), flags: ["\\Seen"])
         try server.append(mailbox: "Archive", message: Self.message(101, tag: "a"), flags: ["\\Seen", "\\Flagged"])
-        // One message in two folders is one email with two folder links.
-        try server.append(mailbox: "Archive", message: Self.message(3))
+        // One message in two folders is one email with two folder links (this copy's bytes differ:
+        // a header the archiving program added).
+        try server.append(mailbox: "Archive", message: Array("X-Archived-By: a filter\r\n".utf8) + Self.message(3))
         let service = try makeService()
         let summary = try await engine(service).sync()
 
@@ -136,6 +137,10 @@ final class IMAPSyncTests: XCTestCase {
         // The raw message is kept locally, byte for byte.
         let id = try XCTUnwrap(page.results.first?.emailId)
         XCTAssertEqual([UInt8](try service.rawMessage(emailId: id)), Self.message(7, inReplyTo: 6))
+        // One local copy per email: the second copy of m3 is nobody's source and is not kept.
+        let copies = FileManager.default.enumerator(atPath: service.messageArchive.root.path)?
+            .compactMap { $0 as? String }.filter { $0.hasSuffix(".eml") } ?? []
+        XCTAssertEqual(copies.count, 32)
         let status = try service.status().sync.first
         XCTAssertEqual(status?.account, "work")
         XCTAssertEqual(status?.state, .idle)
