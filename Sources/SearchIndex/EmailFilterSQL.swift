@@ -53,7 +53,10 @@ public struct EmailFilterSQL: Sendable {
     /// read from the email↔folder link by its folder index.
     public static func folderEmailIds(_ folder: String) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
         let name = folder.lowercased()
-        let type = FolderType(rawValue: name) ?? FolderType.guess(fromName: name)
+        // A role by its name ("sent", "inbox", "junk"); a path ("allen-p/inbox") names one folder,
+        // not every folder whose last part names a role.
+        let isPath = name.contains { $0 == "/" || $0 == "." || $0 == "\\" }
+        let type = FolderType(rawValue: name) ?? (isPath ? .custom : FolderType.guess(fromName: name))
         return ("""
             SELECT ef.emailId FROM mail.email_folders ef WHERE ef.folderId IN
                 (SELECT f.id FROM mail.folders f WHERE lower(f.name) = ? OR lower(f.path) = ? OR f.folderType = ?)

@@ -133,6 +133,19 @@ final class SearchAcceptanceTests: XCTestCase {
         XCTAssertFalse(f.emailIds(drafts).contains(both))
     }
 
+    func testAFolderPathNamesThatFolderNotEveryFolderOfItsLastPartsRole() async throws {
+        let f = try SearchFixture()
+        try f.add((0..<3).map { i in Spec(subject: "report \(i)", folders: ["allen-p/inbox"]) })
+        try f.add((0..<5).map { i in Spec(subject: "memo \(i)", folders: ["kay-m/inbox"]) })
+        try f.add(Spec(subject: "note", folders: ["INBOX"]))
+        let useCase = f.useCase()
+        let path = try await useCase.search(SearchQuery(filters: SearchFilters(folder: "allen-p/inbox")), limit: 100)
+        XCTAssertEqual(Set(path.results.map(\.subject)), ["report 0", "report 1", "report 2"])
+        // A role's name still finds every folder of that role.
+        let role = try await useCase.search(SearchQuery(filters: SearchFilters(folder: "inbox")), limit: 100)
+        XCTAssertEqual(role.results.count, 9, "INBOX and both inbox folders")
+    }
+
     // MARK: AC-S-05 / E-03
 
     func test_AC_S_05_E_03_naturalLanguageFiltersAloneSkipTheRankers() async throws {
