@@ -164,11 +164,13 @@ public final class SearchEmailsUseCase: Sendable {
             if page.count >= limit || k >= ranking.count { break }
             k *= 4
         }
-        var matched: [Int64: Int] = [:]
-        for thread in page { matched[thread] = 0 }
+        // An email found by both rankers is one matching message.
+        var matchedIds: [Int64: Set<Int64>] = [:]
+        for thread in page { matchedIds[thread] = [] }
         for id in allIds {
-            if let thread = directory.thread(of: id), matched[thread] != nil { matched[thread]! += 1 }
+            if let thread = directory.thread(of: id), matchedIds[thread] != nil { matchedIds[thread]!.insert(id) }
         }
+        let matched = matchedIds.mapValues(\.count)
         let pageIds = page.compactMap { best[$0]?.emailId }
         let highlighter = MatchHighlighter(terms: match == nil ? [] : terms)
         let keywordPage = page.compactMap { best[$0] }.filter { $0.keywordRank != nil }.map(\.emailId)

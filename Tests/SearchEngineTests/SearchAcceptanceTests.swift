@@ -354,6 +354,18 @@ final class SearchAcceptanceTests: XCTestCase {
         XCTAssertTrue(r.semantic.ran)
     }
 
+    func test_anEmailFoundByBothRankersIsOneMatchingMessage() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([Spec(subject: "financial planning meeting", messageId: "only@x"),
+                             Spec(subject: "team lunch", messageId: "lunch@x")])
+        let semantic = FakeSemanticRanker(ranking: [ids[0]])
+        let r = try await f.useCase(semantic: semantic).search("financial planning")
+        XCTAssertEqual(r.results.map(\.emailId), [ids[0]])
+        XCTAssertEqual(r.results.first?.matchSource, .both)
+        XCTAssertEqual(r.results.first?.matchedMessages, 1, "a one-message conversation has one matching message")
+        XCTAssertEqual(r.conversationCount, 1)
+    }
+
     func test_semanticRankerIsRestrictedToFilterCandidates() async throws {
         let f = try SearchFixture()
         let a = try f.add(Spec(subject: "alpha", from: "john@example.com"))
