@@ -10,16 +10,17 @@ public struct EmbeddingWork: Sendable, Hashable {
 
 /// Embedding vectors in mail.sqlite (`embeddings`), deleted with their email and account.
 extension MailStore {
-    /// Emails without an embedding, newest first.
-    public func emailsWithoutEmbedding(limit: Int, maxBodyCharacters: Int = 2_000) throws -> [EmbeddingWork] {
+    /// Emails without an embedding, newest first, with the text to embed (`EmbeddingText`;
+    /// `clean: false` gives the body's first characters as they are, for comparisons).
+    public func emailsWithoutEmbedding(limit: Int, clean: Bool = true) throws -> [EmbeddingWork] {
         try database.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT e.id, e.subject, e.fromName, substr(e.bodyPlain, 1, ?) AS body FROM emails e
                 WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id)
                 ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC LIMIT ?
-                """, arguments: [maxBodyCharacters, limit]).map { row in
-                let parts = [row["subject"] as String, (row["fromName"] as String?) ?? "", row["body"] as String]
-                return EmbeddingWork(emailId: row["id"], text: parts.filter { !$0.isEmpty }.joined(separator: "\n"))
+                """, arguments: [EmbeddingText.bodyWindow, limit]).map { row in
+                EmbeddingWork(emailId: row["id"], text: EmbeddingText.compose(
+                    subject: row["subject"], fromName: row["fromName"], body: row["body"], clean: clean))
             }
         }
     }
