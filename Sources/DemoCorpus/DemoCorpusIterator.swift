@@ -17,6 +17,7 @@ public struct DemoCorpusIterator: IteratorProtocol {
         guard index < setup.count else { return nil }
         defer { index += 1 }
         let time = setup.time(of: index, jitter: rng.unit())
+        if setup.count >= 100, index == setup.count - 12 { return headlineMessage(at: time) }
         if let due = threads.nextDue, due <= time, var thread = threads.pop() {
             return reply(in: &thread, at: time)
         }
@@ -32,6 +33,30 @@ public struct DemoCorpusIterator: IteratorProtocol {
     }
 
     // MARK: New messages
+
+    /// The answer to the README's example query, "budget report from sarah last week with
+    /// attachments": Sarah's budget report with its spreadsheet, a few days before the newest mail.
+    private mutating func headlineMessage(at time: Int64) -> GeneratedMessage {
+        let people = setup.people
+        let senderIndex = people.firstIndex { $0.address == "sarah.chen@example.com" } ?? rng.pick(setup.weightedColleagues)
+        let sender = people[senderIndex]
+        let context = FillContext(recipientFirst: people[CorpusSetup.owner].firstName, senderFirst: sender.firstName,
+                                  brand: [], unixSeconds: time, offsetMinutes: sender.offsetMinutes)
+        var blocks: [BodyBlock] = [.prose(Array("Hi Alex,".utf8))]
+        blocks.append(.prose(Array(("Here is the budget report for the quarter: spending by team, the forecast to year end, "
+            + "and the three places where we are over plan (cloud hosting, contractors and travel). "
+            + "The spreadsheet has the details per cost center.").utf8)))
+        blocks.append(.prose(Array("Could you look at it before Thursday's review?".utf8)))
+        appendClosing(sender: sender, to: &blocks, context: context)
+        var draft = MessageDraft(index: index, messageId: makeMessageId(domain: sender.domain), unixSeconds: time,
+                                 offsetMinutes: sender.offsetMinutes, from: sender, subject: Array("Budget report for the quarter".utf8))
+        draft.to = [people[CorpusSetup.owner]]
+        draft.blocks = blocks
+        draft.attachment = AttachmentFactory.make(fileName: Array("budget-report.xlsx".utf8), rng: &rng)
+        let composed = MessageComposer.compose(draft, seed: setup.seed)
+        return finish(draft, composed.raw, category: .conversation, senderIndex: senderIndex, threadKey: index,
+                      customLabel: nil, important: importance(of: senderIndex))
+    }
 
     private mutating func newConversation(at time: Int64, fromOwner: Bool) -> GeneratedMessage {
         let people = setup.people
