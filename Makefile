@@ -9,7 +9,7 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 # The embedding model (from PyPI; never committed).
 export MAILSEARCH_MODEL_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models/all-MiniLM-L6-v2
 
-.PHONY: run test deps build release corpora model bench bench-cold bench-http bench-browser bench-sync eval thread-agreement fuzz-mime fuzz-query fuzz-imap clean
+.PHONY: run test deps build release corpora model bench bench-cold bench-http bench-browser bench-sync eval eval-cross thread-agreement fuzz-mime fuzz-query fuzz-imap clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -109,11 +109,16 @@ eval: deps corpora model $(EVAL_DIR)/usrp/manifest.json $(EVAL_DIR)/enron/manife
 	$(SWIFT) build -c release --product mailsearch-bench
 	.build/release/mailsearch-bench eval $(EVAL_DIR)/usrp $(EVAL_DIR)/enron
 
-$(EVAL_DIR)/usrp/manifest.json: scripts/eval/build_eval_sets.py $(CORPORA)/usrp-users.mbox
+## make eval-cross: `make eval`, then the semantic relevance decision calibrated on each corpus and judged on the
+## other (scripts/eval/calibrate_semantic.py over the per-query features the bench wrote into bench-data/).
+eval-cross: eval
+	python3 scripts/eval/calibrate_semantic.py bench-data/eval-usrp-users-features.jsonl bench-data/eval-enron-inbox-features.jsonl
+
+$(EVAL_DIR)/usrp/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/usrp.jsonl) $(CORPORA)/usrp-users.mbox
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
 	python3 scripts/eval/build_eval_sets.py --only usrp --usrp $(CORPORA)/usrp-users.mbox --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
 
-$(EVAL_DIR)/enron/manifest.json: scripts/eval/build_eval_sets.py $(CORPORA)/enron-inbox/maildir
+$(EVAL_DIR)/enron/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron.jsonl) $(CORPORA)/enron-inbox/maildir
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
 	python3 scripts/eval/build_eval_sets.py --only enron --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
 

@@ -33,7 +33,13 @@ enum SearchEvaluation {
         var mbox_sha256: String
     }
 
-    static let modes: [SearchMode] = [.keyword, .semantic, .hybrid]
+    /// The rows of each kind: the three modes, plus the semantic ranker with no floor at all
+    /// (every nearest neighbour counts), the reference a relevance decision is judged against.
+    enum Ranking: String, CaseIterable {
+        case keyword, semantic, hybrid, semanticNoFloor = "semantic, no floor"
+        var mode: SearchMode { self == .semanticNoFloor ? .semantic : SearchMode(rawValue: rawValue)! }
+    }
+    static let modes = Ranking.allCases
     static let pageSize = 20
 
     /// Per kind and mode: success count and reciprocal ranks (conversation and strict).
@@ -58,10 +64,30 @@ enum SearchEvaluation {
         }
     }
 
-    /// The semantic floor under evaluation: `EVAL_MIN_SIMILARITY`, else the shipped default.
-    static var minimumSimilarity: Double {
+    /// A fixed semantic floor under evaluation (`EVAL_MIN_SIMILARITY`), else nil: the shipped
+    /// per-query decision (`SemanticRelevance.calibrated`).
+    static var minimumSimilarity: Double? {
         ProcessInfo.processInfo.environment["EVAL_MIN_SIMILARITY"].flatMap(Double.init)
-            ?? VectorSemanticRanker.defaultMinimumSimilarity
+    }
+    static var floorDescription: String {
+        minimumSimilarity.map { "fixed semantic floor \($0)" } ?? "per-query semantic floor \(SemanticRelevance.calibrated)"
+    }
+
+    /// The documents' token limit under evaluation: `EVAL_MAX_TOKENS`, else what ships.
+    static var documentTokens: Int {
+        ProcessInfo.processInfo.environment["EVAL_MAX_TOKENS"].flatMap(Int.init) ?? MiniLMEmbedder.documentTokenLimit
+    }
+    /// `EVAL_RAW_TEXT=1`: embed the body's start as it is instead of the email's own words (`EmbeddingText`).
+    static var rawText: Bool { ProcessInfo.processInfo.environment["EVAL_RAW_TEXT"] == "1" }
+    /// The scratch data directory's suffix for a non-default embedding input (embeddings differ).
+    static var embeddingVariant: String {
+        (documentTokens == 256 ? "" : "-t\(documentTokens)") + (rawText ? "" : "-clean")
+    }
+
+    /// Kinds of queries whose answer is nothing: nonsense (the bar: no result), and incoherent
+    /// everyday words (reported for information).
+    static func isExpectedEmpty(_ kind: String) -> Bool {
+        kind.hasPrefix("nonsense") || kind == "incoherent"
     }
 
     static func evaluate(set: URL, workRoot: URL, modelDirectory: URL) async throws {
@@ -75,7 +101,7 @@ enum SearchEvaluation {
         let mbox = set.appendingPathComponent("mail.mbox").path
 
         // Import (once per version of the copy) and embed what has no embedding yet.
-        let dir = workRoot.appendingPathComponent("eval-\(manifest.corpus)-\(manifest.mbox_sha256.prefix(12))")
+        let dir = workRoot.appendingPathComponent("eval-\(manifest.corpus)-\(manifest.mbox_sha256.prefix(12))\(embeddingVariant)")
         let store = try MailStore(directory: DataDirectory(url: dir))
         let index = try SearchIndexManager(store: store)
         let imported = dir.appendingPathComponent("imported")
@@ -88,9 +114,11 @@ enum SearchEvaluation {
         if pending > 0 {
             let workers = ProcessInfo.processInfo.activeProcessorCount
             if workers > 1 { BLAS.setThreadCount(1) }
-            let embedders: [any Embedder] = try (0..<workers).map { _ in try MiniLMEmbedder(modelDirectory: modelDirectory) }
+            let embedders: [any Embedder] = try (0..<workers).map { _ in
+                try MiniLMEmbedder(modelDirectory: modelDirectory, maxSequenceLength: documentTokens)
+            }
             let start = Date()
-            try EmbeddingIndexer(store: store, embedders: embedders).run { done, total in
+            try EmbeddingIndexer(store: store, embedders: embedders, cleanText: !rawText).run { done, total in
                 FileHandle.standardError.write(Data(String(format: "\rembedding %d/%d (%.1f docs/s)", done, total,
                                                            Double(done) / max(0.001, Date().timeIntervalSince(start))).utf8))
             }
@@ -124,7 +152,9 @@ enum SearchEvaluation {
                                           semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors,
                                                                          minimumSimilarity: minimumSimilarity))
 
-        var tallies: [String: [SearchMode: Tally]] = [:]
+        let noFloor = SearchEmailsUseCase(index: index, parser: parser,
+                                          semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: -1))
+        var tallies: [String: [Ranking: Tally]] = [:]
         var kinds: [String] = []
         var unlabelled = 0
         var topSimilarity: [String: [Float]] = [:], relevantSimilarity: [String: [Float]] = [:]
@@ -132,14 +162,17 @@ enum SearchEvaluation {
         let verbose = ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil
         let started = Date()
         for label in labels {
+            // Nonsense must find nothing; "incoherent" queries (everyday words the mailbox has, never
+            // together in one email) are counted the same way, apart, for information.
+            let expectsNothing = isExpectedEmpty(label.kind)
             let isNonsense = label.kind.hasPrefix("nonsense")
             let relevant = Set(label.relevant.compactMap { emailOf[$0] })
-            if !isNonsense && relevant.isEmpty { unlabelled += 1; continue }
+            if !expectsNothing && relevant.isEmpty { unlabelled += 1; continue }
             if tallies[label.kind] == nil { kinds.append(label.kind) }
             var line: [String] = []
             var parsedText = ""
             for mode in modes {
-                let response = try await useCase.search(label.query, limit: pageSize, mode: mode)
+                let response = try await (mode == .semanticNoFloor ? noFloor : useCase).search(label.query, limit: pageSize, mode: mode.mode)
                 parsedText = response.query.text
                 var t = Tally()
                 t.queries = 1
@@ -158,7 +191,7 @@ enum SearchEvaluation {
                 if let rank { t.success = 1; t.reciprocal = 1 / Double(rank) }
                 if let strictRank { t.strictSuccess = 1; t.strictReciprocal = 1 / Double(strictRank) }
                 tallies[label.kind, default: [:]][mode, default: Tally()].add(t)
-                line.append("\(mode.rawValue)=\(isNonsense ? "\(response.results.count) results" : rank.map(String.init) ?? "-")")
+                line.append("\(mode.rawValue)=\(expectsNothing ? "\(response.results.count) results" : rank.map(String.init) ?? "-")")
             }
             // Calibration of a semantic similarity floor: cosine of the best hit overall and of the best
             // relevant message, for the text the semantic ranker receives.
@@ -174,19 +207,22 @@ enum SearchEvaluation {
             details.append("\(label.id)\t\(label.query)\t\(line.joined(separator: " "))")
             if verbose { report("  \(label.id) \(label.query): \(line.joined(separator: " "))") }
         }
+        try await writeFeatures(labels: labels, corpus: manifest.corpus, emailOf: emailOf, threadOf: threadOf, parser: parser,
+                          embedder: embedder, vectors: vectors, useCase: useCase,
+                          to: workRoot.appendingPathComponent("eval-\(manifest.corpus)-features.jsonl"))
         let seconds = Date().timeIntervalSince(started)
         try details.joined(separator: "\n").write(to: workRoot.appendingPathComponent("eval-\(manifest.corpus)-queries.tsv"),
                                                  atomically: true, encoding: .utf8)
 
         let threads = Set(threadOf.values).count
         report("")
-        report("== \(manifest.corpus) (semantic floor \(minimumSimilarity)): \(rows.count) emails, \(threads) conversations, \(vectors.count) embeddings; " +
+        report("== \(manifest.corpus) (\(floorDescription), documents cut at \(documentTokens) tokens, \(rawText ? "body as it is" : "own words (EmbeddingText)")): \(rows.count) emails, \(threads) conversations, \(vectors.count) embeddings; " +
                "\(labels.count - unlabelled) queries (\(unlabelled) skipped: no relevant message imported); " +
                String(format: "%.0f s for %d searches", seconds, (labels.count - unlabelled) * modes.count))
         report("Success@20 and MRR@20 of the first relevant conversation (strict: the result's own message relevant)")
         report("| kind | n | mode | Success@20 | MRR@20 | strict S@20 | strict MRR | filters parsed | semantic ran |")
         report("|---|---|---|---|---|---|---|---|---|")
-        let relevanceKinds = kinds.filter { !$0.hasPrefix("nonsense") }
+        let relevanceKinds = kinds.filter { !isExpectedEmpty($0) }
         var groups = relevanceKinds.map { ($0, [$0]) }
         if relevanceKinds.filter({ $0.hasPrefix("from") }).count > 1 {
             groups.append(("from (all)", relevanceKinds.filter { $0.hasPrefix("from") }))
@@ -207,7 +243,9 @@ enum SearchEvaluation {
         report("| kind | n | mode | queries with 0 results | mean results | max results | mean conversations found |")
         report("|---|---|---|---|---|---|---|")
         let nonsenseKinds = kinds.filter { $0.hasPrefix("nonsense") }
-        for (name, members) in nonsenseKinds.map({ ($0, [$0]) }) + [("nonsense (all)", nonsenseKinds)] {
+        let informational = kinds.filter { isExpectedEmpty($0) && !$0.hasPrefix("nonsense") }
+        for (name, members) in nonsenseKinds.map({ ($0, [$0]) }) + [("nonsense (all)", nonsenseKinds)]
+            + informational.map({ ("\($0) (not nonsense; informational)", [$0]) }) {
             for mode in modes {
                 var t = Tally()
                 for kind in members { if let one = tallies[kind]?[mode] { t.add(one) } }
@@ -218,6 +256,45 @@ enum SearchEvaluation {
             }
         }
         reportCalibration(top: topSimilarity, relevant: relevantSimilarity)
+    }
+
+    /// For calibrating a relevance decision offline (`scripts/eval/calibrate_semantic.py`): per
+    /// query (topic, short, paraphrase, nonsense), the text the semantic ranker gets, the keyword
+    /// match count, the query's background on this mailbox (mean and deviation of its similarity
+    /// to every stored vector) and its 100 nearest emails (exact scan) with their conversation and
+    /// whether they are relevant.
+    static func writeFeatures(labels: [Label], corpus: String, emailOf: [String: Int64], threadOf: [Int64: Int64],
+                              parser: SearchQueryParser, embedder: MiniLMEmbedder, vectors: VectorSearchEngine,
+                              useCase: SearchEmailsUseCase, to url: URL) async throws {
+        var lines: [String] = []
+        for label in labels {
+            let expectsNothing = isExpectedEmpty(label.kind)
+            guard expectsNothing || label.kind == "topic" || label.kind == "short" || label.kind == "paraphrase" else { continue }
+            let relevant = Set(label.relevant.compactMap { emailOf[$0] })
+            if !expectsNothing && relevant.isEmpty { continue }
+            let parsed = parser.parse(label.query)
+            let text = FTS5QueryBuilder.query(for: parsed.text).semanticText.trimmingCharacters(in: .whitespaces)
+            guard text.count > 2 else { continue }
+            let keyword = try await useCase.search(parsed, limit: 1, mode: .keyword).keywordMatches
+            let q = try embedder.embed([text])[0]
+            let background = vectors.background(q, sampleSize: Int.max)
+            let sampled = vectors.background(q)
+            let hits = vectors.search(q, k: 100, exact: true).map { hit -> [String: Any] in
+                ["e": hit.emailId, "s": Double(hit.score), "t": threadOf[hit.emailId] ?? -hit.emailId,
+                 "r": relevant.contains(hit.emailId) ? 1 : 0]
+            }
+            let object: [String: Any] = [
+                "corpus": corpus, "id": label.id, "kind": label.kind, "query": label.query, "text": text,
+                "tokens": embedder.tokenize(text).count - 2, "keyword": keyword, "known": embedder.knownWordShare(text),
+                "mean": Double(background.mean), "sd": Double(background.deviation),
+                "sampleMean": Double(sampled.mean), "sampleSd": Double(sampled.deviation),
+                "relevantCount": relevant.count, "hits": hits,
+            ]
+            let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            lines.append(String(decoding: data, as: UTF8.self))
+        }
+        try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
+        report("features of \(lines.count) queries written to \(url.path)")
     }
 
     /// Percentiles of the cosine similarities, and what floors would keep or drop.

@@ -4,4 +4,11 @@ public protocol Embedder: Sendable {
     var dimension: Int { get }
     /// One L2-normalised vector of `dimension` floats per text, in the order given.
     func embed(_ texts: [String]) throws -> [[Float]]
+    /// The share (0–1) of the words of `text` (runs of three or more letters) that the model knows
+    /// as whole words; 1 for an embedder without a vocabulary.
+    func knownWordShare(_ text: String) -> Double
+}
+
+extension Embedder {
+    public func knownWordShare(_ text: String) -> Double { 1 }
 }

@@ -17,6 +17,9 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     private let encoder: BertEncoder
     private let lock = NSLock()
 
+    /// How many tokens of an email are embedded (`[CLS]` and `[SEP]` included).
+    public static let documentTokenLimit = 256
+
     /// Loads the model from `modelDirectory`. Texts are cut at `maxSequenceLength` tokens
     /// (256, as sentence-transformers does for this model). Batches of at most
     /// `halfPrecisionTokenLimit` tokens (a search query) run on the half-precision query kernels
@@ -48,6 +51,10 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     /// The token ids the model sees for `text`, `[CLS]` and `[SEP]` included.
     public func tokenize(_ text: String) -> [Int32] {
         tokenizer.tokenize(text)
+    }
+
+    public func knownWordShare(_ text: String) -> Double {
+        tokenizer.knownWordShare(text)
     }
 
     public func embed(_ texts: [String]) throws -> [[Float]] {

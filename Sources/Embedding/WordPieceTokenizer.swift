@@ -65,6 +65,30 @@ public struct WordPieceTokenizer: Sendable {
 
     /// The token ids of `text`: `[CLS]`, the WordPiece ids of the text (cut so that the whole
     /// sequence has at most `maxLength` ids), `[SEP]`.
+    /// The share of the words of `text` — runs of three or more ASCII letters, lower-cased — that
+    /// are whole tokens of the vocabulary; 0 when there is no such word. Random letters and
+    /// mistyped words are cut into pieces; words are not.
+    public func knownWordShare(_ text: String) -> Double {
+        var words = 0, known = 0
+        var word = ""
+        func finish() {
+            if word.count >= 3 {
+                words += 1
+                if vocabulary[word] != nil { known += 1 }
+            }
+            word = ""
+        }
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 97...122: word.unicodeScalars.append(scalar)
+            case 65...90: word.unicodeScalars.append(Unicode.Scalar(UInt8(scalar.value + 32)))
+            default: finish()
+            }
+        }
+        finish()
+        return words == 0 ? 0 : Double(known) / Double(words)
+    }
+
     public func tokenize(_ text: String) -> [Int32] {
         let budget = maxLength - 2
         var ids: [Int32] = [classifierID]

@@ -22,8 +22,9 @@ public final class MailSearchService: @unchecked Sendable {
         public var modelDirectory: URL
         /// Open mail.sqlite read-only (commands that change nothing; no recent-search recording).
         public var readOnly: Bool
-        /// The semantic similarity floor of searches that do not give their own.
-        public var minimumSimilarity: Double
+        /// A fixed semantic similarity floor for searches that do not give their own, or nil: each
+        /// query's own floor (`SemanticRelevance`).
+        public var minimumSimilarity: Double?
         /// Threads for blocking work of searches (query encoding, vector scans).
         public var searchThreads: Int
         /// Encoders that embed mail in parallel, one BLAS thread each.
@@ -41,7 +42,7 @@ public final class MailSearchService: @unchecked Sendable {
         public var notices: @Sendable (String) -> Void
 
         public init(dataDirectory: DataDirectory, modelDirectory: URL? = nil, readOnly: Bool = false,
-                    minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity,
+                    minimumSimilarity: Double? = nil,
                     searchThreads: Int = 2, embeddingThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
                     embeddingBatchSize: Int = 64, backgroundEmbedding: Bool = false,
                     calendar: Calendar = Calendar(identifier: .gregorian), now: @escaping @Sendable () -> Date = Date.init,
@@ -244,14 +245,14 @@ public final class MailSearchService: @unchecked Sendable {
         try store.clearRecentSearches()
     }
 
-    private func cacheKey(query: SearchQuery, request: SearchRequest, offset: Int, floor: Double) async throws -> String {
+    private func cacheKey(query: SearchQuery, request: SearchRequest, offset: Int, floor: Double?) async throws -> String {
         // The parsed query (date words resolved to dates), the page and the ranking settings; and
         // the mail's version, which another process's writes change too.
         let version = try await index.read { try EmailDirectory.version($0) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let parsed = String(decoding: try encoder.encode(query), as: UTF8.self)
-        return "\(parsed)|\(request.mode.rawValue)|\(floor)|\(offset)|\(request.limit)|v\(version)"
+        return "\(parsed)|\(request.mode.rawValue)|\(floor.map { "\($0)" } ?? "per-query")|\(offset)|\(request.limit)|v\(version)"
     }
 
     static func cursor(offset: Int) -> String {
@@ -271,7 +272,7 @@ public final class MailSearchService: @unchecked Sendable {
     // MARK: Semantic search
 
     /// The semantic ranker, its model and vectors loaded on first use (off the cooperative pool).
-    private func semanticRanker(minimumSimilarity: Double) async throws -> any SemanticRanker {
+    private func semanticRanker(minimumSimilarity: Double?) async throws -> any SemanticRanker {
         let semantic = self.semantic
         let ready = try await pool.run { try semantic.prepare() }
         return PooledSemanticRanker(embedder: ready, vectors: vectors, pool: pool, minimumSimilarity: minimumSimilarity)
@@ -690,7 +691,7 @@ struct PooledSemanticRanker: SemanticRanker {
     let embedder: MiniLMEmbedder?
     let vectors: VectorSearchEngine
     let pool: BlockingPool
-    let minimumSimilarity: Double
+    let minimumSimilarity: Double?
 
     var unavailableReason: SemanticSkipReason? {
         if embedder == nil { return .modelNotInstalled }

@@ -7,24 +7,24 @@ import SearchIndex
 /// scans the in-memory vector matrix (FR-SEARCH-07). Without a model, or before any email has
 /// an embedding, it says why and the search runs keyword-only (E-04).
 ///
-/// Nearest neighbours always exist, however unrelated: only emails whose cosine similarity to the
-/// query reaches `minimumSimilarity` count as matches. The default was calibrated on labelled real
-/// mail (`make eval`; README, "Semantic similarity floor").
+/// Nearest neighbours always exist, however unrelated: only emails similar enough to the query
+/// count as matches. By default that is decided per query and per mailbox (`SemanticRelevance`);
+/// a fixed cosine floor (`minimumSimilarity`, `--min-similarity`) replaces it when given.
 public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
-    /// The default similarity floor of all-MiniLM-L6-v2 on email (see the type's comment).
-    public static let defaultMinimumSimilarity = 0.45
-
     public let embedder: (any Embedder)?
     public let vectors: VectorSearchEngine
-    /// Emails less similar than this to the query are not semantic matches. Default: `defaultMinimumSimilarity`.
-    public let minimumSimilarity: Double
+    /// A fixed cosine floor instead of the per-query decision, or nil (the default).
+    public let minimumSimilarity: Double?
+    /// The per-query decision used when there is no fixed floor.
+    public let relevance: SemanticRelevance
     /// - Parameters:
     ///   - embedder: the model, or nil when it is not installed.
-    public init(embedder: (any Embedder)?, vectors: VectorSearchEngine,
-                minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity) {
+    public init(embedder: (any Embedder)?, vectors: VectorSearchEngine, minimumSimilarity: Double? = nil,
+                relevance: SemanticRelevance = .calibrated) {
         self.embedder = embedder
         self.vectors = vectors
         self.minimumSimilarity = minimumSimilarity
+        self.relevance = relevance
     }
 
     public var unavailableReason: SemanticSkipReason? {
@@ -42,9 +42,46 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         guard let embedder else { return [] }
         if let candidates, candidates.isEmpty { return [] }
         guard let query = try embedder.embed([text]).first else { return [] }
+        let floor = minimumSimilarity ?? relevance.floor(
+            deviation: Double(vectors.background(query).deviation), knownWordShare: embedder.knownWordShare(text))
         return vectors.search(query, k: limit, candidates: candidates)
-            .filter { Double($0.score) >= minimumSimilarity }
+            .filter { Double($0.score) >= floor }
             .map { SemanticHit(emailId: $0.emailId, similarity: Double($0.score)) }
+    }
+}
+
+/// Whether an email is similar enough to a query to be a semantic match, decided per query and
+/// per mailbox instead of by one global cosine (which, calibrated on some mailboxes, halves the
+/// recall of natural-language questions on others).
+///
+/// A hit counts when `similarity ≥ threshold + unknownWordPenalty × (1 − known) − spreadWeight × sd`:
+/// - `sd`, the query's background spread: the standard deviation of its similarity to the mailbox
+///   (`VectorSearchEngine.background`). A query that means something here is much closer to some
+///   mail than to the rest; nonsense is about as similar to everything, so its spread is narrow.
+/// - `known`, the share of the query's words the model has as whole words
+///   (`Embedder.knownWordShare`): strings of random letters reach cosines that real questions
+///   reach, but are no words.
+///
+/// The constants were calibrated with `scripts/eval/calibrate_semantic.py` on one labelled corpus
+/// and judged on another (README, "Search quality"): the threshold is the least that keeps every
+/// nonsense query of the calibration corpus without a hit, plus a margin.
+public struct SemanticRelevance: Sendable, Hashable {
+    public var threshold: Double
+    public var spreadWeight: Double
+    public var unknownWordPenalty: Double
+
+    public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double) {
+        self.threshold = threshold
+        self.spreadWeight = spreadWeight
+        self.unknownWordPenalty = unknownWordPenalty
+    }
+
+    /// What ships (README, "Search quality").
+    public static let calibrated = SemanticRelevance(threshold: 0.548, spreadWeight: 3, unknownWordPenalty: 0.1)
+
+    /// The least similarity a hit of this query needs.
+    public func floor(deviation: Double, knownWordShare: Double) -> Double {
+        threshold + unknownWordPenalty * (1 - min(1, max(0, knownWordShare))) - spreadWeight * deviation
     }
 }
 
@@ -58,17 +95,22 @@ public struct EmbeddingIndexer: Sendable {
     public let embedders: [any Embedder]
     public let modelName: String
     public let batchSize: Int
+    /// Whether the embedded text is the email's own words (`EmbeddingText`) or its body's start as it is.
+    public let cleanText: Bool
 
-    public init(store: MailStore, embedder: any Embedder, modelName: String = "all-MiniLM-L6-v2", batchSize: Int = 64) {
-        self.init(store: store, embedders: [embedder], modelName: modelName, batchSize: batchSize)
+    public init(store: MailStore, embedder: any Embedder, modelName: String = "all-MiniLM-L6-v2", batchSize: Int = 64,
+                cleanText: Bool = true) {
+        self.init(store: store, embedders: [embedder], modelName: modelName, batchSize: batchSize, cleanText: cleanText)
     }
 
-    public init(store: MailStore, embedders: [any Embedder], modelName: String = "all-MiniLM-L6-v2", batchSize: Int = 64) {
+    public init(store: MailStore, embedders: [any Embedder], modelName: String = "all-MiniLM-L6-v2", batchSize: Int = 64,
+                cleanText: Bool = true) {
         precondition(!embedders.isEmpty, "EmbeddingIndexer needs at least one embedder")
         self.store = store
         self.embedders = embedders
         self.modelName = modelName
         self.batchSize = batchSize
+        self.cleanText = cleanText
     }
 
     /// Embeds up to `limit` emails (without a limit, until none is left: mail that arrives during
@@ -84,7 +126,7 @@ public struct EmbeddingIndexer: Sendable {
         progress(0, total)
         while !shouldStop(), limit.map({ done < $0 }) ?? true {
             let size = min(batchSize * embedders.count, limit.map { $0 - done } ?? Int.max)
-            let work = try store.emailsWithoutEmbedding(limit: size)
+            let work = try store.emailsWithoutEmbedding(limit: size, clean: cleanText)
             guard !work.isEmpty else { break }
             let embedded = try Self.embedInParallel(work.map(\.text), embedders: embedders)
             let items = zip(work, embedded).map { (emailId: $0.emailId, vector: $1) }

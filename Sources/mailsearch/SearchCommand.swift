@@ -35,9 +35,9 @@ struct SearchCommand: AsyncParsableCommand {
     var mode: SearchMode = .hybrid
 
     @Option(help: ArgumentHelp(
-        "The least cosine similarity (0–1) for a semantic match; lower finds more, and more noise.",
+        "A fixed least cosine similarity (0–1) for a semantic match, instead of each query's own floor (from how its similarities spread over your mail); lower finds more, and more noise.",
         valueName: "similarity"))
-    var minSimilarity = VectorSemanticRanker.defaultMinimumSimilarity
+    var minSimilarity: Double?
 
     @Flag(help: "Say why each result matched: the keyword terms and BM25 rank, the semantic similarity.")
     var why = false
@@ -47,7 +47,7 @@ struct SearchCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000") }
-        guard (-1...1).contains(minSimilarity) else {
+        if let minSimilarity, !(-1...1).contains(minSimilarity) || minSimilarity.isNaN {
             throw ValidationError("--min-similarity must be between -1 and 1 (a cosine similarity); got \(minSimilarity)")
         }
     }

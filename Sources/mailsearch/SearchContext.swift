@@ -42,7 +42,7 @@ struct ClockOptions: ParsableArguments {
 extension GlobalOptions {
     /// Opens the mailbox through the service (index notices, E-05, go to standard error).
     func openService(readOnly: Bool = false, clock: ClockOptions? = nil,
-                     minimumSimilarity: Double = VectorSemanticRanker.defaultMinimumSimilarity,
+                     minimumSimilarity: Double? = nil,
                      backgroundEmbedding: Bool = false, cacheEntries: Int = 20) throws -> MailSearchService {
         var configuration = MailSearchService.Configuration(
             dataDirectory: dataDirectory, readOnly: readOnly, minimumSimilarity: minimumSimilarity,

@@ -35,4 +35,20 @@ final class WordPieceTokenizerTests: XCTestCase {
         XCTAssertEqual(tokenizer.tokenize(String(repeating: "a", count: 100)).count, 102)
         XCTAssertEqual(tokenizer.tokenize(String(repeating: "a", count: 101)), [2, 1, 3])
     }
+
+    /// Words of three or more letters that are whole tokens, against those cut into pieces.
+    func testKnownWordShare() throws {
+        let tokenizer = try WordPieceTokenizer(vocabulary: ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "budget", "meeting", "q", "##z"])
+        XCTAssertEqual(tokenizer.knownWordShare("budget meeting"), 1)
+        XCTAssertEqual(tokenizer.knownWordShare("Budget-MEETING, 2024!"), 1)
+        XCTAssertEqual(tokenizer.knownWordShare("budget qzzz"), 0.5)
+        XCTAssertEqual(tokenizer.knownWordShare("qz 12 a"), 0, "no word of three letters")
+        XCTAssertEqual(tokenizer.knownWordShare(""), 0)
+
+        let embedder = try ModelTestSupport.embedder()
+        XCTAssertEqual(embedder.knownWordShare("zebra tango quartz"), 1)
+        XCTAssertEqual(embedder.knownWordShare("xyznonexistent12345"), 0)
+        XCTAssertEqual(embedder.knownWordShare("qwxzvb plmkrtq"), 0)
+        XCTAssertEqual(embedder.knownWordShare("why does my radio drop samples"), 1)
+    }
 }

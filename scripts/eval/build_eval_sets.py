@@ -34,6 +34,7 @@ Labels:
 Query kinds: topic (the subject's content words, at most 6, lower-cased), short (its two longest
 content words), from (`from:"Real Name" topic words`, the thread starter's own display name; for the
 mailing list the name before " via USRP-users"; relevant = that person's messages in the thread),
+paraphrase (hand-written questions in other words than the mail's, scripts/eval/paraphrase/),
 nonsense (random letter strings, xyznonexistent12345, triples of unrelated words; every word checked
 absent from the copy, also as a prefix, since the keyword search matches prefixes).
 
@@ -343,6 +344,29 @@ mandolin jellyfish nutmeg lemur ukulele pineapple toucan marimba avocado cactus 
 chameleon waffle penguin tiramisu oboe carousel raccoon""".split()
 
 
+PRESENT_WORDS = """window river guitar carpet orange engine bottle garden pencil mirror ladder blanket candle
+basket bridge castle cloud doctor dragon feather forest hammer island jacket kitchen lemon magnet monkey needle
+ocean painter pillow planet pocket rabbit rocket saddle shadow silver spider sugar tiger tunnel umbrella valley
+violin wallet whale winter wizard anchor apple balloon barrel cactus camera cheese circus coffee cookie cotton
+desert diamond eagle farmer finger flower ghost honey horse jungle kettle lizard marble meadow mountain""".split()
+
+
+def present_nonsense_queries(seed, message_tokens, count=20):
+    """Triples of everyday words that each occur somewhere in the copy but never together in one
+    message: incoherent queries made of words the mailbox knows (keyword search finds nothing; a
+    semantic ranker must not find anything either). Seeded apart, so the other queries stay as they were."""
+    rng = random.Random(seed * 7919 + 1)
+    present = sorted({w for w in PRESENT_WORDS if any(w in t for t in message_tokens)})
+    out = []
+    tries = 0
+    while len(out) < count and len(present) >= 3 and tries < 10000:
+        tries += 1
+        words = rng.sample(present, 3)
+        if not any(all(w in t for w in words) for t in message_tokens):
+            out.append(("incoherent", " ".join(words)))
+    return out
+
+
 def nonsense_queries(rng, tokens, count_random=30, count_words=20):
     sorted_tokens = sorted(tokens)
 
@@ -428,11 +452,13 @@ def build_usrp(path, out_dir, seed, max_topic, max_short, max_from):
     hider = SubjectHider(known)
     mbox_path, out = fresh_mbox(out_dir)
     tokens = set()
+    message_tokens = []
     removed_lines = 0
     copies = {}
     for mid, msg in messages:
         removed_lines += hide_subjects(msg, hider, {info[mid]["norm"]})
-        tokens |= corpus_tokens(msg)
+        message_tokens.append(corpus_tokens(msg))
+        tokens |= message_tokens[-1]
         out.add(msg)
         copies[mid] = msg
     out.flush()
@@ -461,6 +487,7 @@ def build_usrp(path, out_dir, seed, max_topic, max_short, max_from):
                         "query": "from:%s %s" % (quoted_name(root["name"]), topic_query(words)),
                         "relevant": mine, "thread_size": len(members)})
     nonsense, pool = nonsense_queries(rng, tokens)
+    nonsense += present_nonsense_queries(seed, message_tokens)
     for kind, q in nonsense:
         queries.append({"kind": kind, "query": q, "relevant": []})
 
@@ -489,6 +516,32 @@ def leak_stats(queries, copies, subject_of):
     return {"leak_check_topic_labels": checked, "leak_check_full_subject_still_in_a_relevant_body": hits}
 
 
+def paraphrase_queries(out_dir, queries, stats):
+    """The hand-written paraphrase queries of this set (scripts/eval/paraphrase/<set>.jsonl): questions
+    a person would ask, sharing few words with the mail, each written for one topic label (its
+    conversation, `from_label`) and kept only when that label, with the same relevant messages, is in
+    this build (another --seed or size picks other conversations)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "paraphrase",
+                        os.path.basename(os.path.normpath(out_dir)) + ".jsonl")
+    if not os.path.exists(path):
+        return []
+    by_id = {q["id"]: q for q in queries}
+    kept, dropped = [], 0
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            p = json.loads(line)
+            source = by_id.get(p.get("from_label"))
+            if source is not None and sorted(source["relevant"]) == sorted(p["relevant"]):
+                kept.append(p)
+            else:
+                dropped += 1
+    stats["paraphrase_queries_kept"] = len(kept)
+    stats["paraphrase_queries_dropped_not_in_this_build"] = dropped
+    return kept
+
+
 def finish(out_dir, queries, stats):
     # Two labelled threads that yield the same query (same subject, not linked by headers or quotes:
     # a repost, or a conversation the labels could not join) make one query relevant to both.
@@ -507,6 +560,7 @@ def finish(out_dir, queries, stats):
     queries = merged
     for i, q in enumerate(queries):
         q["id"] = "%s-%04d" % (q["kind"], i)
+    queries += paraphrase_queries(out_dir, queries, stats)
     with open(os.path.join(out_dir, "labels.jsonl"), "w", encoding="utf-8") as f:
         for q in queries:
             f.write(json.dumps(q, ensure_ascii=False, sort_keys=True) + "\n")
@@ -711,6 +765,7 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
     hider = SubjectHider(subjects_known)
     mbox_path, out = fresh_mbox(out_dir)
     tokens = set()
+    message_tokens = []
     removed_lines = 0
     named = 0
     copies = {}
@@ -724,7 +779,8 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
             override = '"%s" <%s>' % (m["name"], m["address"])
             named += 1
         removed_lines += hide_subjects(msg, hider, own, from_override=override)
-        tokens |= corpus_tokens(msg)
+        message_tokens.append(corpus_tokens(msg))
+        tokens |= message_tokens[-1]
         out.add(msg)
         copies[m["mid"]] = msg
     out.flush()
@@ -747,6 +803,7 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
                                                  topic_query(content_words(subject_of(c)))),
                         "relevant": mine, "thread_size": len(c)})
     nonsense, pool = nonsense_queries(rng, tokens)
+    nonsense += present_nonsense_queries(seed, message_tokens)
     for kind, q in nonsense:
         queries.append({"kind": kind, "query": q, "relevant": []})
 
