@@ -61,8 +61,9 @@ class SyncStatusTests(UITestCase):
                 self.open("/")
 
                 # The pass ends, the account listens, the folder list has the synced mail.
-                state = self.wait(lambda: (lambda s: s if s["state"] == "listening" and s["inbox"] else None)(self.js(SYNC_LINE_JS)),
-                                  30, "the account never showed as listening with its INBOX")
+                # The folder counts follow the status on their own refresh: wait for both.
+                state = self.wait(lambda: (lambda s: s if s["state"] == "listening" and "300" in (s["inbox"] or "") else None)(self.js(SYNC_LINE_JS)),
+                                  30, "the account never showed as listening with its INBOX of 300")
                 self.assertFalse(state["hidden"])
                 self.assertIn("Up to date", state["text"])
                 self.assertIn("listening for new mail", state["text"])
