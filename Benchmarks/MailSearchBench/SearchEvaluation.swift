@@ -207,8 +207,8 @@ enum SearchEvaluation {
             details.append("\(label.id)\t\(label.query)\t\(line.joined(separator: " "))")
             if verbose { report("  \(label.id) \(label.query): \(line.joined(separator: " "))") }
         }
-        try await writeFeatures(labels: labels, corpus: manifest.corpus, emailOf: emailOf, threadOf: threadOf, parser: parser,
-                          embedder: embedder, vectors: vectors, useCase: useCase,
+        try await writeFeatures(labels: labels, corpus: manifest.corpus, emailOf: emailOf, threadOf: threadOf, members: members,
+                          parser: parser, embedder: embedder, vectors: vectors, useCase: useCase, noFloor: noFloor,
                           to: workRoot.appendingPathComponent("eval-\(manifest.corpus)-features.jsonl"))
         let seconds = Date().timeIntervalSince(started)
         try details.joined(separator: "\n").write(to: workRoot.appendingPathComponent("eval-\(manifest.corpus)-queries.tsv"),
@@ -263,13 +263,18 @@ enum SearchEvaluation {
     /// match count, the query's background on this mailbox (mean and deviation of its similarity
     /// to every stored vector) and its 100 nearest emails (exact scan) with their conversation and
     /// whether they are relevant.
+    ///
+    /// A query with filters (`from:` kinds) gets, instead of the nearest emails overall, the first
+    /// 100 conversations of a semantic search with no floor restricted to its filters (`filtered`),
+    /// and `top1`, its best similarity over the whole mailbox.
     static func writeFeatures(labels: [Label], corpus: String, emailOf: [String: Int64], threadOf: [Int64: Int64],
-                              parser: SearchQueryParser, embedder: MiniLMEmbedder, vectors: VectorSearchEngine,
-                              useCase: SearchEmailsUseCase, to url: URL) async throws {
+                              members: [Int64: [Int64]], parser: SearchQueryParser, embedder: MiniLMEmbedder,
+                              vectors: VectorSearchEngine, useCase: SearchEmailsUseCase, noFloor: SearchEmailsUseCase,
+                              to url: URL) async throws {
         var lines: [String] = []
         for label in labels {
             let expectsNothing = isExpectedEmpty(label.kind)
-            guard expectsNothing || label.kind == "topic" || label.kind == "short" || label.kind == "paraphrase" else { continue }
+            guard expectsNothing || ["topic", "short", "paraphrase"].contains(label.kind) || label.kind.hasPrefix("from") else { continue }
             let relevant = Set(label.relevant.compactMap { emailOf[$0] })
             if !expectsNothing && relevant.isEmpty { continue }
             let parsed = parser.parse(label.query)
@@ -279,11 +284,21 @@ enum SearchEvaluation {
             let q = try embedder.embed([text])[0]
             let background = vectors.background(q, sampleSize: Int.max)
             let sampled = vectors.background(q)
-            let hits = vectors.search(q, k: 100, exact: true).map { hit -> [String: Any] in
+            let filtered = !parsed.filters.isEmpty || parsed.scope != .allMail
+            var hits = vectors.search(q, k: 100, exact: true).map { hit -> [String: Any] in
                 ["e": hit.emailId, "s": Double(hit.score), "t": threadOf[hit.emailId] ?? -hit.emailId,
                  "r": relevant.contains(hit.emailId) ? 1 : 0]
             }
+            let top1 = (hits.first?["s"] as? Double) ?? 0
+            if filtered {
+                hits = try await noFloor.search(parsed, limit: 100, mode: .semantic).results.map { result -> [String: Any] in
+                    let conversation = threadOf[result.emailId].flatMap { members[$0] } ?? [result.emailId]
+                    return ["e": result.emailId, "s": result.why.semantic?.similarity ?? 0, "t": result.threadId,
+                            "r": conversation.contains(where: relevant.contains) ? 1 : 0]
+                }
+            }
             let object: [String: Any] = [
+                "filtered": filtered, "top1": top1,
                 "corpus": corpus, "id": label.id, "kind": label.kind, "query": label.query, "text": text,
                 "tokens": embedder.tokenize(text).count - 2, "keyword": keyword, "known": embedder.knownWordShare(text),
                 "mean": Double(background.mean), "sd": Double(background.deviation),

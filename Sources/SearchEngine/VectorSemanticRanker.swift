@@ -42,8 +42,20 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         guard let embedder else { return [] }
         if let candidates, candidates.isEmpty { return [] }
         guard let query = try embedder.embed([text]).first else { return [] }
-        let floor = minimumSimilarity ?? relevance.floor(
-            deviation: Double(vectors.background(query).deviation), knownWordShare: embedder.knownWordShare(text))
+        var floor: Double
+        if let minimumSimilarity {
+            floor = minimumSimilarity
+        } else {
+            floor = relevance.floor(deviation: Double(vectors.background(query).deviation),
+                                    knownWordShare: embedder.knownWordShare(text))
+            if candidates != nil {
+                // Filters narrow the mail: the text must still mean something in the mailbox (its
+                // best match anywhere clears the floor), and then the filtered mail's nearest count
+                // further down: the filter already says much of what the user wants.
+                guard let best = vectors.search(query, k: 1).first, Double(best.score) >= floor else { return [] }
+                floor -= relevance.filteredDepth
+            }
+        }
         return vectors.search(query, k: limit, candidates: candidates)
             .filter { Double($0.score) >= floor }
             .map { SemanticHit(emailId: $0.emailId, similarity: Double($0.score)) }
@@ -65,19 +77,27 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
 /// The constants were calibrated with `scripts/eval/calibrate_semantic.py` on one labelled corpus
 /// and judged on another (README, "Search quality"): the threshold is the least that keeps every
 /// nonsense query of the calibration corpus without a hit, plus a margin.
+///
+/// With filters (a sender, a date, a folder), the query must pass that test over the whole
+/// mailbox — its best match anywhere clears its floor, so nonsense with a filter still finds
+/// nothing — and then the filtered mail counts down to `filteredDepth` below the floor: within one
+/// sender's mail the nearest emails are the right ones even when their cosines are low.
 public struct SemanticRelevance: Sendable, Hashable {
     public var threshold: Double
     public var spreadWeight: Double
     public var unknownWordPenalty: Double
+    public var filteredDepth: Double
 
-    public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double) {
+    public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double, filteredDepth: Double) {
         self.threshold = threshold
         self.spreadWeight = spreadWeight
         self.unknownWordPenalty = unknownWordPenalty
+        self.filteredDepth = filteredDepth
     }
 
     /// What ships (README, "Search quality").
-    public static let calibrated = SemanticRelevance(threshold: 0.548, spreadWeight: 3, unknownWordPenalty: 0.1)
+    public static let calibrated = SemanticRelevance(threshold: 0.548, spreadWeight: 3, unknownWordPenalty: 0.1,
+                                                     filteredDepth: 0.3)
 
     /// The least similarity a hit of this query needs.
     public func floor(deviation: Double, knownWordShare: Double) -> Double {

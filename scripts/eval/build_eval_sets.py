@@ -367,6 +367,18 @@ def present_nonsense_queries(seed, message_tokens, count=20):
     return out
 
 
+def sender_nonsense_queries(queries, nonsense, count=30):
+    """The `from:` part of the first `count` from queries with a nonsense text instead of the topic:
+    a filter narrows the mail, it does not make nonsense mean something (no result either)."""
+    texts = [q for kind, q in nonsense if kind.startswith("nonsense")]
+    out = []
+    for i, q in enumerate([q for q in queries if q["kind"].startswith("from")][:count]):
+        m = re.match(r'(from:(?:"[^"]*"|\S+))', q["query"])
+        if m and texts:
+            out.append(("nonsense-from", m.group(1) + " " + texts[i % len(texts)]))
+    return out
+
+
 def nonsense_queries(rng, tokens, count_random=30, count_words=20):
     sorted_tokens = sorted(tokens)
 
@@ -488,6 +500,7 @@ def build_usrp(path, out_dir, seed, max_topic, max_short, max_from):
                         "relevant": mine, "thread_size": len(members)})
     nonsense, pool = nonsense_queries(rng, tokens)
     nonsense += present_nonsense_queries(seed, message_tokens)
+    nonsense += sender_nonsense_queries(queries, nonsense)
     for kind, q in nonsense:
         queries.append({"kind": kind, "query": q, "relevant": []})
 
@@ -804,6 +817,7 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
                         "relevant": mine, "thread_size": len(c)})
     nonsense, pool = nonsense_queries(rng, tokens)
     nonsense += present_nonsense_queries(seed, message_tokens)
+    nonsense += sender_nonsense_queries(queries, nonsense)
     for kind, q in nonsense:
         queries.append({"kind": kind, "query": q, "relevant": []})
 

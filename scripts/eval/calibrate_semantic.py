@@ -9,7 +9,10 @@ with their conversation and relevance) and, for each family of decision rules:
   floor      a fixed cosine floor: a hit counts when its similarity >= f (what shipped: 0.45)
   z          a per-query floor from the query's background: (s - mean) / sd >= z
   z+floor    both: s >= f and the z-score >= z
-  spread     what ships (SemanticRelevance): a floor that falls as the query's background spreads
+  spread     what ships (SemanticRelevance); with filters (`from:` queries), the text must pass over
+             the whole mailbox and the filtered hits count `depth` below the floor (the least depth
+             at which from-query recall stops rising on the calibration corpus)
+             : a floor that falls as the query's background spreads
              and rises when its words are not words the model knows:
              s + a * sd - c * (1 - known) >= T (a query whose similarities are spread out relates to
              some mail and not to the rest; nonsense is about as similar to everything; random
@@ -73,8 +76,13 @@ def rule_keep(rule, params, q, sample):
         z, f = params
         return lambda h: h["s"] >= f and (h["s"] - mean) / sd >= z
     if rule == "spread":
-        a, c, t = params
+        a, c, t, depth = params
         penalty = c * (1 - q["known"])
+        if q.get("filtered"):
+            # With filters: the text must pass over the whole mailbox, then hits count `depth` further down.
+            if q["top1"] + a * sd - penalty < t:
+                return lambda h: False
+            return lambda h: h["s"] + a * sd - penalty >= t - depth
         return lambda h: h["s"] + a * sd - penalty >= t
     raise ValueError(rule)
 
@@ -92,9 +100,11 @@ def grid(rule):
 def evaluate(queries, rule, params, sample):
     out = {}
     for q in queries:
-        kind = "nonsense" if q["kind"].startswith("nonsense") else q["kind"]
-        if kind not in ("topic", "paraphrase", "short", "nonsense", "incoherent"):
+        kind = "nonsense" if q["kind"].startswith("nonsense") else "from" if q["kind"].startswith("from") else q["kind"]
+        if kind not in ("topic", "paraphrase", "short", "from", "nonsense", "incoherent"):
             continue
+        if rule not in ("spread", "none") and q.get("filtered"):
+            continue  # the other rules are judged without filters
         keep = rule_keep(rule, params, q, sample)
         o = out.setdefault(kind, {"n": 0, "success": 0, "kept": 0, "any": 0})
         o["n"] += 1
@@ -141,7 +151,8 @@ def calibrate(queries, rule, sample, margin, search_shape=False):
 
 
 def spread_stat(q, a, c, sample):
-    return q["hits"][0]["s"] + a * (q["sampleSd"] if sample else q["sd"]) - c * (1 - q["known"])
+    top = q["top1"] if q.get("filtered") else q["hits"][0]["s"]
+    return top + a * (q["sampleSd"] if sample else q["sd"]) - c * (1 - q["known"])
 
 
 def leave_one_kind_out_leaks(queries, a, c, sample, margin):
@@ -164,6 +175,23 @@ def leave_one_kind_out_leaks(queries, a, c, sample, margin):
 SHAPE = (3.0, 0.1)
 
 
+DEPTHS = (0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
+
+
+def calibrate_depth(queries, a, c, t, sample):
+    """How far below the floor the hits of a filtered search count: the least depth at which the
+    Success@20 of `from:` queries is within 0.005 of its best over DEPTHS (nonsense with a filter is
+    kept empty by the whole-mailbox test, whatever the depth)."""
+    if not any(q.get("filtered") and q["kind"].startswith("from") for q in queries):
+        return 0
+    scores = []
+    for depth in DEPTHS:
+        r = evaluate(queries, "spread", (a, c, t, depth), sample)
+        scores.append((r["from"]["success"] / r["from"]["n"], depth))
+    top = max(s for s, _ in scores)
+    return min(d for s, d in scores if s >= top - 0.005)
+
+
 def calibrate_spread(queries, sample, margin, shapes=(SHAPE,)):
     """For each shape (a, c): T is the least value keeping every nonsense query of `queries` empty,
     plus the margin; a shape must pass the leave-one-kind-out check; the best Success@20 over topic,
@@ -174,10 +202,10 @@ def calibrate_spread(queries, sample, margin, shapes=(SHAPE,)):
         if len(shapes) > 1 and leave_one_kind_out_leaks(queries, a, c, sample, margin):
             continue
         t = round(max(spread_stat(q, a, c, sample) for q in nonsense) + margin, 3)
-        r = evaluate(queries, "spread", (a, c, t), sample)
+        r = evaluate(queries, "spread", (a, c, t, 0), sample)
         score = sum(r[k]["success"] / r[k]["n"] for k in ("topic", "paraphrase", "short") if k in r)
         if best is None or score > best[0] + 1e-9:
-            best = (score, (a, c, t))
+            best = (score, (a, c, t, calibrate_depth(queries, a, c, t, sample)))
     if best and len(shapes) == 1:
         print("leave-one-kind-out check of %s: %d nonsense queries would leak" % (
             best[1], leave_one_kind_out_leaks(queries, best[1][0], best[1][1], sample, margin)))
@@ -190,7 +218,7 @@ def table(name, sets, rule, params, sample):
     for corpus, queries in sets:
         r = evaluate(queries, rule, params, sample)
         base = evaluate(queries, "none", (), sample)
-        for kind in ("topic", "paraphrase", "short"):
+        for kind in ("topic", "paraphrase", "short", "from"):
             if kind in r:
                 o, b = r[kind], base[kind]
                 print("| %s | %s | %s | %d | %.3f | %.3f | %.1f |" % (name, corpus, kind, o["n"], o["success"] / o["n"],
