@@ -284,14 +284,16 @@ enum SearchEvaluation {
             let q = try embedder.embed([text])[0]
             let background = vectors.background(q, sampleSize: Int.max)
             let sampled = vectors.background(q)
-            let filtered = !parsed.filters.isEmpty || parsed.scope != .allMail
             var hits = vectors.search(q, k: 100, exact: true).map { hit -> [String: Any] in
                 ["e": hit.emailId, "s": Double(hit.score), "t": threadOf[hit.emailId] ?? -hit.emailId,
                  "r": relevant.contains(hit.emailId) ? 1 : 0]
             }
             let top1 = (hits.first?["s"] as? Double) ?? 0
+            // Filtered as searched: a sender read from prose that nobody is becomes text.
+            let response = try await noFloor.search(parsed, limit: 100, mode: .semantic)
+            let filtered = !response.query.filters.isEmpty || response.query.scope != .allMail
             if filtered {
-                hits = try await noFloor.search(parsed, limit: 100, mode: .semantic).results.map { result -> [String: Any] in
+                hits = response.results.map { result -> [String: Any] in
                     let conversation = threadOf[result.emailId].flatMap { members[$0] } ?? [result.emailId]
                     return ["e": result.emailId, "s": result.why.semantic?.similarity ?? 0, "t": result.threadId,
                             "r": conversation.contains(where: relevant.contains) ? 1 : 0]

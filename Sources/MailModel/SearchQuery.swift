@@ -148,10 +148,31 @@ public struct SearchQuery: Hashable, Sendable, Codable {
     public var text: String
     public var filters: SearchFilters
     public var scope: SearchScope
+    /// When the sender was read from prose ("built from git", not `from:git`): the query read with
+    /// those words as text, which a search uses when no email has such a sender.
+    public var proseSenderFallback: Reading?
 
-    public init(text: String = "", filters: SearchFilters = SearchFilters(), scope: SearchScope = .allMail) {
+    /// The wire form is the reading used: text, filters, scope (the fallback is the parser's).
+    private enum CodingKeys: String, CodingKey {
+        case text, filters, scope
+    }
+
+    /// Free text and filters: another reading of the same words.
+    public struct Reading: Hashable, Sendable, Codable {
+        public var text: String
+        public var filters: SearchFilters
+
+        public init(text: String, filters: SearchFilters) {
+            self.text = text
+            self.filters = filters
+        }
+    }
+
+    public init(text: String = "", filters: SearchFilters = SearchFilters(), scope: SearchScope = .allMail,
+                proseSenderFallback: Reading? = nil) {
         self.text = text
         self.filters = filters
         self.scope = scope
+        self.proseSenderFallback = proseSenderFallback
     }
 }

@@ -67,6 +67,17 @@ public final class SearchEmailsUseCase: Sendable {
             return (snapshot, try SearchIndexManager.candidates(filters: filters, scope: query.scope,
                                                                 directory: snapshot, senders: senders, db: db))
         }
+        if candidates?.isEmpty == true, let reading = query.proseSenderFallback, let sender = query.filters.sender {
+            // "built from git": when no email at all has that sender, the words were prose.
+            let senderOnly = { var f = SearchFilters(); f.sender = sender; return f }()
+            let fromSender = try await index.read { db in
+                try SearchIndexManager.candidates(filters: senderOnly, scope: .allMail, directory: snapshot, senders: senders, db: db)
+            }
+            if fromSender?.isEmpty == true {
+                return try await search(SearchQuery(text: reading.text, filters: reading.filters, scope: query.scope),
+                                        limit: limit, mode: mode)
+            }
+        }
 
         var ranking = KeywordRanking(hits: [])
         var semanticMatches: [SemanticHit] = []

@@ -42,6 +42,16 @@ public struct SearchQueryParser: Sendable {
             dates: DateExpressionParser(calendar: calendar, now: now())
         )
         let (freeText, filters) = scanner.run()
-        return SearchQuery(text: freeText, filters: filters, scope: scope)
+        var query = SearchQuery(text: freeText, filters: filters, scope: scope)
+        if filters.sender != nil {
+            // "built from git": the same words without prose senders, for when nobody is called that.
+            var plain = QueryPhraseScanner(tokens: tokens, dates: DateExpressionParser(calendar: calendar, now: now()))
+            plain.proseSenders = false
+            let (plainText, plainFilters) = plain.run()
+            if plainFilters.sender == nil {
+                query.proseSenderFallback = SearchQuery.Reading(text: plainText, filters: plainFilters)
+            }
+        }
+        return query
     }
 }

@@ -26,7 +26,8 @@ final class SearchDatabase: Sendable {
             body,
             sender_name,
             sender_email,
-            tokenize='unicode61 remove_diacritics 2'
+            tokenize='unicode61 remove_diacritics 2',
+            prefix='2'
         );
         CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS length_cache (
@@ -74,6 +75,14 @@ final class SearchDatabase: Sendable {
         if !complete { try pool.write { try $0.execute(sql: Self.schemaSQL) } }
         // Touch the table: a file that is not a database, or a damaged schema, fails here.
         _ = try pool.read { try Int.fetchOne($0, sql: "SELECT rowid FROM email_fts LIMIT 1") }
+        // An index made before the prefix indexes is rebuilt (it is a cache of mail.sqlite).
+        let definition = try pool.read { try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master WHERE name = 'email_fts'") }
+        guard definition?.contains("prefix=") == true else { throw OutdatedSchema() }
+    }
+
+    /// An index whose FTS5 table lacks the prefix indexes (`prefix='2 3'`).
+    struct OutdatedSchema: Error, CustomStringConvertible {
+        var description: String { "it was built without the prefix indexes of this version" }
     }
 
     /// The row lengths for `ms_bm25` that belong to the index as `db`'s transaction sees it.

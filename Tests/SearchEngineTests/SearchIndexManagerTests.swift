@@ -35,6 +35,33 @@ final class SearchIndexManagerTests: XCTestCase {
         XCTAssertTrue(try reopened.status().healthy)
     }
 
+    /// An index made before the prefix index (`prefix='2'`) is rebuilt once, with a notice, and
+    /// finds what it found before.
+    func testAnIndexWithoutThePrefixIndexIsRebuiltOnce() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add((0..<30).map { i in Spec(subject: "scheduling note \(i)") })
+        let url = f.store.directory.searchDatabaseURL
+        let old = try DatabaseQueue(path: url.path)
+        try await old.write { db in
+            try db.execute(sql: "DROP TABLE email_fts")
+            let withoutPrefix = SearchDatabase.schemaSQL.replacingOccurrences(of: "remove_diacritics 2',", with: "remove_diacritics 2'")
+                .replacingOccurrences(of: "prefix='2'", with: "")
+            XCTAssertFalse(withoutPrefix.contains("prefix"))
+            try db.execute(sql: withoutPrefix)
+        }
+        try old.close()
+        let notices = NoticeBox()
+        let reopened = try SearchIndexManager(store: f.store, notices: notices.append)
+        XCTAssertEqual(notices.values.count, 1)
+        XCTAssertTrue(notices.values.first?.contains("prefix") ?? false, "\(notices.values)")
+        XCTAssertEqual(try reopened.status().indexedEmails, 30)
+        let r = try await SearchEmailsUseCase(index: reopened, parser: SearchFixture.parser).search("sc")
+        XCTAssertTrue(Set(r.results.map(\.emailId)).isSubset(of: Set(ids)))
+        XCTAssertEqual(r.conversationCount, 30)
+        _ = try SearchIndexManager(store: f.store, notices: notices.append)
+        XCTAssertEqual(notices.values.count, 1, "once")
+    }
+
     func testRebuildRecreatesTheSameRows() throws {
         let f = try SearchFixture()
         try f.add((0..<120).map { i in Spec(subject: "mole \(i)") })

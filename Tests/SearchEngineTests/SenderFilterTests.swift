@@ -19,6 +19,29 @@ final class SenderFilterTests: XCTestCase {
         }
     }
 
+    /// "driver built from git": a sender read from prose that no email has is text; one that
+    /// exists stays a filter even when nothing else matches; `from:` always filters.
+    func testAProseSenderNobodyIsIsSearchedAsText() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([
+            Spec(subject: "driver built from git reports old firmware", from: "alice@example.com", fromName: "Alice Li"),
+            Spec(subject: "quarterly budget", from: "sarah@example.com", fromName: "Sarah Chen"),
+        ])
+        let parsed = SearchFixture.parser.parse("driver built from git")
+        XCTAssertEqual(parsed.filters.sender, "git")
+        XCTAssertEqual(parsed.proseSenderFallback?.text, "driver built from git")
+        XCTAssertNil(SearchFixture.parser.parse("driver from:git").proseSenderFallback)
+
+        let prose = try await f.useCase().search("driver built from git")
+        XCTAssertEqual(prose.results.map(\.emailId), [ids[0]])
+        XCTAssertNil(prose.query.filters.sender, "the answer shows the reading it used")
+        let exists = try await f.useCase().search("driver from sarah")
+        XCTAssertEqual(exists.results.count, 0, "Sarah exists: her filter stands")
+        XCTAssertEqual(exists.query.filters.sender, "sarah")
+        let operatorForm = try await f.useCase().search("driver from:git")
+        XCTAssertEqual(operatorForm.results.count, 0)
+    }
+
     /// On a mailing list most mail is `"Name via List" <list@…>`: the contacts table holds one
     /// (the latest) name for the list's address, so `from:` must read the email's own From name.
     func testSenderMatchesTheEmailsOwnFromName() async throws {

@@ -35,6 +35,8 @@ struct QueryPhraseScanner {
     private let dates: DateExpressionParser
     private var roles: [Role]
     private var phrases: [Phrase] = []
+    /// Whether "from NAME" in prose is a sender (the `from:` operator always is).
+    var proseSenders = true
 
     init(tokens: [QueryToken], dates: DateExpressionParser) {
         self.tokens = tokens
@@ -153,6 +155,7 @@ struct QueryPhraseScanner {
         }
         switch word {
         case "from":
+            guard proseSenders else { return nil }
             return person(at: index + 1).map { Phrase(start: index, length: $0.length + 1, action: .sender($0.value)) }
         case "to":
             return recipientPhrase(at: index)
