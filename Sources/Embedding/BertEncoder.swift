@@ -257,6 +257,9 @@ final class BertEncoder {
                 output: HalfStorage(packing: layer.outputWeight, outputs: hidden, inputs: inner))
         }
         halfLayers = converted
+        // Queries now read the half-precision copies: the float32 pages they were made from leave
+        // the process until a document batch reads them again (a server that only searches stays lean).
+        file.releaseResidentPages()
         return converted
     }
 }

@@ -63,6 +63,12 @@ public final class SafeTensorsFile: @unchecked Sendable {
         munmap(mapping, mappingLength)
     }
 
+    /// Lets the kernel drop the pages read so far from this process (they stay in its file cache
+    /// and come back on the next read): for weights now used from another copy.
+    public func releaseResidentPages() {
+        _ = madvise(mapping, mappingLength, MADV_DONTNEED)
+    }
+
     /// The raw bytes of a tensor, valid while this object lives.
     public func bytes(of name: String) throws -> UnsafeRawBufferPointer {
         guard let info = tensors[name] else {

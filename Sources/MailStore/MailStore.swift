@@ -29,12 +29,11 @@ public final class MailStore: Sendable {
         config.prepareDatabase { db in
             // WAL + NORMAL: a killed process never loses a committed transaction.
             if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-            // A 64 MB page cache keeps the indexes of a large import in memory (the default 2 MB
-            // thrashes), and fewer, larger checkpoints cut write amplification.
-            try db.execute(sql: "PRAGMA cache_size = -65536")
-            // Memory-mapped reads: loading every embedding (1.5 KB an email) reads straight from
-            // the mapping instead of filling the page cache page by page.
-            try db.execute(sql: "PRAGMA mmap_size = 268435456")
+            // The writer: a 64 MB page cache keeps the indexes of a large import in memory (the
+            // default 2 MB thrashes), and fewer, larger checkpoints cut write amplification.
+            // Readers (a pool keeps up to five): 8 MB each. No memory mapping: a process counts
+            // the mapped pages of every connection apart; the kernel's file cache serves them all.
+            try db.execute(sql: "PRAGMA cache_size = \(db.configuration.readonly ? -8192 : -65536)")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             if !readOnly { try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192") }
         }

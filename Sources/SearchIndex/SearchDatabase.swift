@@ -51,15 +51,15 @@ final class SearchDatabase: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // A 64 MB page cache keeps the indexes of a large import in memory (the default 2 MB
             // thrashes), and fewer, larger checkpoints cut write amplification.
-            try db.execute(sql: "PRAGMA cache_size = -65536")
+            // Readers (up to five) 8 MB each, the writer 64 MB; no memory mapping (as in MailStore).
+            let reader = db.configuration.readonly
+            try db.execute(sql: "PRAGMA cache_size = \(reader ? -8192 : -65536)")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
             // Read-only: the index never writes the user's mail.
             try db.execute(sql: "ATTACH DATABASE ? AS mail", arguments: [Self.readOnlyURI(mailPath)])
             // Page cache and memory-mapped reads for both files (PRAGMAs apply per schema).
-            try db.execute(sql: "PRAGMA mail.cache_size = -65536")
-            try db.execute(sql: "PRAGMA mmap_size = 268435456")
-            try db.execute(sql: "PRAGMA mail.mmap_size = 268435456")
+            try db.execute(sql: "PRAGMA mail.cache_size = \(reader ? -8192 : -65536)")
             try RawStatementScan.registerFunctions(db)
             let code = ms_register_bm25(db.sqliteConnection)
             guard code == SQLITE_OK else {
