@@ -67,7 +67,7 @@ final class CategorizationQueue: @unchecked Sendable {
         var before: [Int64: AICategory] = [:]
         var now: [Int64: AICategory] = [:]
         let preferences = try loadPreferences()
-        var pipeline = CategorizationPipeline(preferences: preferences)
+        var pipeline = CategorizationPipeline(rules: RuleCategorizer(lists: try mailboxLists()), preferences: preferences)
         var trainedAt = -1
         while !worker.isStopping {
             // The classifier learns from what is sure so far: again once a few batches have added to it.
@@ -119,6 +119,14 @@ final class CategorizationQueue: @unchecked Sendable {
             out[choice.accountId, default: [:]][choice.sender] = .init(category: choice.category, emailId: choice.emailId)
         }
         return out
+    }
+
+    /// The lists the mailbox shows (addresses many people write to with list headers, subject tags).
+    private func mailboxLists() throws -> MailboxLists {
+        let rows = try store.categoryMailboxRows().map {
+            MailboxListDetector.Row(accountId: $0.accountId, from: $0.from, recipients: $0.recipients, subject: $0.subject, signals: $0.signals)
+        }
+        return MailboxListDetector().lists(of: rows)
     }
 
     /// Centroids of the sure decisions that have embeddings (the user's count three times).

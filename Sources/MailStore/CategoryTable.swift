@@ -89,12 +89,37 @@ extension MailStore {
                         subject: row["subject"] ?? "", bodyPrefix: row["body"] ?? "",
                         isReply: (inReplyTo?.isEmpty == false) || (refs?.isEmpty == false),
                         hasAttachment: row["hasAttachment"],
-                        signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:)), embedding: embedding)
+                        signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:)), embedding: embedding,
+                        recipients: Self.recipients(row["toAddresses"], row["ccAddresses"]))
                     out.append((input, row["sourceRef"], AICategory(rawValue: row["category"] ?? "") ?? .uncategorized))
                 }
             }
             return out
         }
+    }
+
+    /// Every email's sender, recipients, subject and header signals (no body), for learning which
+    /// addresses and subject tags of the mailbox are mailing lists.
+    public func categoryMailboxRows() throws
+        -> [(accountId: Int64, from: String, recipients: [String], subject: String, signals: CategorySignals?)] {
+        try database.read { db in
+            var out: [(accountId: Int64, from: String, recipients: [String], subject: String, signals: CategorySignals?)] = []
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT e.accountId, e.fromEmail, e.toAddresses, e.ccAddresses, e.subject, c.signals
+                FROM emails e LEFT JOIN email_categories c ON c.emailId = e.id
+                """)
+            while let row = try rows.next() {
+                let from: String? = row["fromEmail"]
+                out.append((accountId: row["accountId"], from: from?.lowercased() ?? "",
+                            recipients: Self.recipients(row["toAddresses"], row["ccAddresses"]), subject: row["subject"] ?? "",
+                            signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:))))
+            }
+            return out
+        }
+    }
+
+    private static func recipients(_ to: String?, _ cc: String?) -> [String] {
+        (AddressListCodec.decode(to) + AddressListCodec.decode(cc)).map { $0.email.lowercased() }
     }
 
     private static func lineCount(_ text: String?) -> Int {
