@@ -13,13 +13,16 @@
 #                         X-Mailman-Version removed, as majordomo-era list software wrote mail (what a
 #                         1996-2019 kernel-list archive mostly looks like): only Sender, Errors-To,
 #                         Return-Path, Precedence, X-Loop, Mailing-List and the To/Cc list address are left.
+#   DEST/precedence-only/ the same with every list header removed but Precedence (List-*, X-BeenThere,
+#                         X-Mailman-Version, Mailing-List, X-Mailing-List, Sender, Errors-To, X-Loop,
+#                         Delivered-To, Return-Path): what is left is Precedence and the To/Cc list address.
 # scripts/eval/category_confusion.py heldout DATA_DIR DEST/original takes its truth from DEST/original.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEST=${1:-corpora/list-heldout}
 PKG=golang-github-gatherstars-com-jwz-dev
 HAM=usr/share/gocode/src/github.com/gatherstars-com/jwz/test/testdata/ham
-if [ -d "$DEST/original" ] && [ "$(ls "$DEST/original" | wc -l)" -ge 2400 ]; then
+if [ -d "$DEST/precedence-only" ] && [ "$(ls "$DEST/precedence-only" | wc -l)" -ge 2400 ]; then
     echo "$DEST already holds $(ls "$DEST/original" | wc -l) messages"; exit 0
 fi
 work=$(mktemp -d)
@@ -27,12 +30,13 @@ trap 'rm -rf "$work"' EXIT
 ( cd "$work" && apt-get download "$PKG" >/dev/null 2>&1 ) || {
     apt-get update >/dev/null && ( cd "$work" && apt-get download "$PKG" >/dev/null ); }
 dpkg-deb -x "$work"/${PKG}_*.deb "$work/x"
-mkdir -p "$DEST/original" "$DEST/old-list-software"
+mkdir -p "$DEST/original" "$DEST/old-list-software" "$DEST/precedence-only"
 cp "$work/x/$HAM"/*.eml "$DEST/original/"
-python3 - "$DEST/original" "$DEST/old-list-software" <<'PY'
+strip() {  # SOURCE DEST REGEX: copies every message without the header fields whose name REGEX matches
+    python3 - "$@" <<'PY'
 import os, re, sys
 src, dst = sys.argv[1], sys.argv[2]
-drop = re.compile(rb"^(list-[a-z-]+|x-beenthere|x-mailman-version)\s*:", re.I)
+drop = re.compile(sys.argv[3].encode(), re.I)
 for name in sorted(os.listdir(src)):
     raw = open(os.path.join(src, name), "rb").read()
     cut = raw.find(b"\n\n")
@@ -46,4 +50,8 @@ for name in sorted(os.listdir(src)):
         if not skipping: out.append(line)
     open(os.path.join(dst, name), "wb").write(b"".join(out) + body)
 PY
-echo "$DEST: $(ls "$DEST/original" | wc -l) messages in original/ and old-list-software/"
+}
+strip "$DEST/original" "$DEST/old-list-software" '^(list-[a-z-]+|x-beenthere|x-mailman-version)\s*:'
+strip "$DEST/original" "$DEST/precedence-only" \
+    '^(list-[a-z-]+|x-beenthere|x-mailman-version|x-mailing-list|mailing-list|sender|errors-to|x-loop|delivered-to|return-path)\s*:'
+echo "$DEST: $(ls "$DEST/original" | wc -l) messages in original/, old-list-software/ and precedence-only/"

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Category accuracy on every corpus, truth taken from the mail (scripts/eval/category_confusion.py):
-# the held-out list archive as it is and with its List-* headers removed (scripts/fetch-list-corpus.sh),
+# the held-out list archive as it is, with its List-* headers removed and with every list header but
+# Precedence removed (scripts/fetch-list-corpus.sh),
 # usrp-users (Mailman 3), Enron's person-to-person mail, the generated labelled set (seeds 5 and 11)
-# and mimekit's MIME test messages (no truth: the categories it gets are printed). Rules and
-# mailbox-learnt lists only: no embeddings are made (the classifier decides nothing without them).
+# and mimekit's MIME test messages (no truth: the categories it gets are printed). No embeddings
+# are made here: where a data folder has them (`mailsearch index embed --data-dir DATA/NAME`), the
+# classifier decides the rules' unsure cases, as it does for a user.
 #
 #   scripts/eval/categories-all.sh [BIN] [DATA]     (BIN=.build/debug/mailsearch DATA=eval-data/categories)
 set -euo pipefail
@@ -28,6 +30,9 @@ python3 $EVAL heldout "$DATA/heldout" "$HELD/original"
 echo
 load heldout-old "$HELD/old-list-software"
 python3 $EVAL heldout "$DATA/heldout-old" "$HELD/original" | sed '1s/^/List-* headers removed: /'
+echo
+load heldout-precedence "$HELD/precedence-only"
+python3 $EVAL heldout "$DATA/heldout-precedence" "$HELD/original" | sed '1s/^/every list header but Precedence removed: /'
 echo
 load usrp "$CORPORA/usrp-users.mbox"
 python3 $EVAL forums "$DATA/usrp"
