@@ -38,7 +38,17 @@ public struct MailboxListDetector: Sendable {
 
     /// The lists of each account.
     public func lists(of rows: [Row]) -> MailboxLists {
-        struct Tally { var senders: Set<String> = []; var mail = 0; var marked = 0 }
+        struct Tally {
+            var senders: Set<String> = []
+            var mail = 0
+            var marked = 0
+            mutating func add(_ sender: String, marked isMarked: Bool) {
+                senders.insert(sender)
+                mail += 1
+                if isMarked { marked += 1 }
+            }
+        }
+        var isPerson: [String: Bool] = [:]
         var addresses: [Int64: [String: Tally]] = [:]
         var tags: [Int64: [String: Set<String>]] = [:]
         // People write mail; a list's address is a sender only when the list rewrites From to itself
@@ -49,15 +59,16 @@ public struct MailboxListDetector: Sendable {
         }
         for row in rows {
             guard let s = row.signals, !row.from.isEmpty else { continue }
-            let fromPerson = RuleCategorizer.senderKind(Address(name: nil, email: row.from)) == .person
-            guard fromPerson, !s.contains(.emailServiceProvider), !s.contains(.autoSubmitted) else { continue }
+            guard !s.contains(.emailServiceProvider), !s.contains(.autoSubmitted) else { continue }
+            let fromPerson: Bool
+            if let known = isPerson[row.from] { fromPerson = known } else {
+                fromPerson = RuleCategorizer.senderKind(Address(name: nil, email: row.from)) == .person
+                isPerson[row.from] = fromPerson
+            }
+            guard fromPerson else { continue }
             let marked = Self.listMarked(s, fromPerson: true)
-            for r in Set(row.recipients) where r != row.from && r.contains("@") {
-                var t = addresses[row.accountId, default: [:]][r] ?? Tally()
-                t.senders.insert(row.from)
-                t.mail += 1
-                if marked { t.marked += 1 }
-                addresses[row.accountId, default: [:]][r] = t
+            for (i, r) in row.recipients.enumerated() where r != row.from && r.contains("@") && !row.recipients[..<i].contains(r) {
+                addresses[row.accountId, default: [:]][r, default: Tally()].add(row.from, marked: marked)
             }
             if let tag = Self.subjectTag(row.subject) {
                 tags[row.accountId, default: [:]][tag, default: []].insert(row.from)
@@ -109,11 +120,15 @@ public struct MailboxLists: Sendable {
     /// A list address counts when the email was written to lists alone or came in bulk
     /// (`Precedence: bulk`): a reply sent to someone with the list in copy reached them directly.
     public func evidence(for input: CategorizationInput) -> String? {
-        if let known = addresses[input.accountId], let address = input.recipients.first(where: known.contains),
-           input.signals?.contains(.precedenceBulk) == true || input.recipients.allSatisfy(known.contains) {
+        evidence(accountId: input.accountId, recipients: input.recipients, subject: input.subject, signals: input.signals)
+    }
+
+    public func evidence(accountId: Int64, recipients: [String], subject: String, signals: CategorySignals?) -> String? {
+        if let known = addresses[accountId], let address = recipients.first(where: known.contains),
+           signals?.contains(.precedenceBulk) == true || recipients.allSatisfy(known.contains) {
             return "written to \(address), an address many people write to with list headers"
         }
-        if let known = subjectTags[input.accountId], let tag = MailboxListDetector.subjectTag(input.subject), known.contains(tag) {
+        if let known = subjectTags[accountId], let tag = MailboxListDetector.subjectTag(subject), known.contains(tag) {
             return "the subject tag [\(tag)] that many people's mail to a list carries"
         }
         return nil

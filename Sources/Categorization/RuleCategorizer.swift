@@ -23,6 +23,11 @@ public struct RuleCategorizer: Categorizer {
         case socialNetwork(String), automatic(String), marketing(String), person
     }
 
+    /// Whether an address (by itself) looks like a person's rather than a program's, a marketer's or a social network's.
+    public static func isPersonAddress(_ email: String) -> Bool {
+        senderKind(Address(name: nil, email: email)) == .person
+    }
+
     static func senderKind(_ address: Address?) -> SenderKind {
         guard let email = address?.email.lowercased(), let at = email.lastIndex(of: "@") else { return .person }
         let local = String(email[..<at])

@@ -121,12 +121,23 @@ final class CategorizationQueue: @unchecked Sendable {
         return out
     }
 
-    /// The lists the mailbox shows (addresses many people write to with list headers, subject tags).
+    /// The lists the mailbox shows (addresses many people write to with list headers, subject
+    /// tags). Mail decided before its list was known (earlier batches of an import) and that the
+    /// list now makes Forums is sent back to the categoriser.
     private func mailboxLists() throws -> MailboxLists {
-        let rows = try store.categoryMailboxRows().map {
+        let stored = try store.categoryMailboxRows()
+        let lists = MailboxListDetector().lists(of: stored.map {
             MailboxListDetector.Row(accountId: $0.accountId, from: $0.from, recipients: $0.recipients, subject: $0.subject, signals: $0.signals)
+        })
+        var again: [Int64] = []
+        for row in stored where row.category != .forums && (row.method == .rule || row.method == .fallback || row.method == .classifier) {
+            guard let s = row.signals, s.labelCategory == nil, s.isDisjoint(with: [.emailServiceProvider, .autoSubmitted]),
+                  lists.evidence(accountId: row.accountId, recipients: row.recipients, subject: row.subject, signals: s) != nil,
+                  RuleCategorizer.isPersonAddress(row.from) else { continue }
+            again.append(row.emailId)
         }
-        return MailboxListDetector().lists(of: rows)
+        try store.requestRecategorization(emailIds: again)
+        return lists
     }
 
     /// Centroids of the sure decisions that have embeddings (the user's count three times).

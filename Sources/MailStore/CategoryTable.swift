@@ -26,6 +26,21 @@ enum CategoryTable {
     }
 }
 
+/// What the list detector reads of one stored email, with how it is categorised now.
+public struct CategoryMailboxRow: Sendable {
+    public var emailId: Int64
+    public var accountId: Int64
+    /// Lower case; empty when the email has no sender.
+    public var from: String
+    /// To and Cc addresses, lower case.
+    public var recipients: [String]
+    public var subject: String
+    public var signals: CategorySignals?
+    public var category: AICategory
+    /// Nil while the email waits for the categoriser.
+    public var method: CategoryMethod?
+}
+
 /// One email's stored categorisation, for `show`.
 public struct StoredCategorization: Sendable, Hashable {
     public var category: AICategory
@@ -98,23 +113,42 @@ extension MailStore {
         }
     }
 
-    /// Every email's sender, recipients, subject and header signals (no body), for learning which
-    /// addresses and subject tags of the mailbox are mailing lists.
-    public func categoryMailboxRows() throws
-        -> [(accountId: Int64, from: String, recipients: [String], subject: String, signals: CategorySignals?)] {
+    /// Every email's sender, recipients, subject, header signals and category (no body), for
+    /// learning which addresses and subject tags of the mailbox are mailing lists.
+    public func categoryMailboxRows() throws -> [CategoryMailboxRow] {
         try database.read { db in
-            var out: [(accountId: Int64, from: String, recipients: [String], subject: String, signals: CategorySignals?)] = []
+            var out: [CategoryMailboxRow] = []
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT e.accountId, e.fromEmail, e.toAddresses, e.ccAddresses, e.subject, c.signals
+                SELECT e.id, e.accountId, e.fromEmail, e.toAddresses, e.ccAddresses, e.subject, e.category, c.signals, c.method
                 FROM emails e LEFT JOIN email_categories c ON c.emailId = e.id
                 """)
             while let row = try rows.next() {
                 let from: String? = row["fromEmail"]
-                out.append((accountId: row["accountId"], from: from?.lowercased() ?? "",
-                            recipients: Self.recipients(row["toAddresses"], row["ccAddresses"]), subject: row["subject"] ?? "",
-                            signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:))))
+                out.append(CategoryMailboxRow(
+                    emailId: row["id"], accountId: row["accountId"], from: from?.lowercased() ?? "",
+                    recipients: Self.recipients(row["toAddresses"], row["ccAddresses"]), subject: row["subject"] ?? "",
+                    signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:)),
+                    category: AICategory(rawValue: row["category"] ?? "") ?? .uncategorized,
+                    method: (row["method"] as String?).flatMap(CategoryMethod.init(rawValue:))))
             }
             return out
+        }
+    }
+
+    /// Sends these emails back to the categoriser, except the user's own choices; returns how many.
+    @discardableResult
+    public func requestRecategorization(emailIds: [Int64]) throws -> Int {
+        guard !emailIds.isEmpty else { return 0 }
+        return try database.write { db in
+            var n = 0
+            for chunk in stride(from: 0, to: emailIds.count, by: 500).map({ Array(emailIds[$0..<min($0 + 500, emailIds.count)]) }) {
+                try db.execute(sql: """
+                    UPDATE email_categories SET method = NULL WHERE method IS NOT 'user'
+                    AND emailId IN (\(chunk.map { _ in "?" }.joined(separator: ",")))
+                    """, arguments: StatementArguments(chunk))
+                n += db.changesCount
+            }
+            return n
         }
     }
 
