@@ -39,6 +39,8 @@ public struct CategoryMailboxRow: Sendable {
     public var category: AICategory
     /// Nil while the email waits for the categoriser.
     public var method: CategoryMethod?
+    /// The first 20 characters of the decision's reason (which rule it was).
+    public var reasonStart: String
 }
 
 /// One email's stored categorisation, for `show`.
@@ -119,7 +121,8 @@ extension MailStore {
         try database.read { db in
             var out: [CategoryMailboxRow] = []
             let rows = try Row.fetchCursor(db, sql: """
-                SELECT e.id, e.accountId, e.fromEmail, e.toAddresses, e.ccAddresses, e.subject, e.category, c.signals, c.method
+                SELECT e.id, e.accountId, e.fromEmail, e.toAddresses, e.ccAddresses, e.subject, e.category, c.signals, c.method,
+                       substr(c.reason, 1, 20) AS reasonStart
                 FROM emails e LEFT JOIN email_categories c ON c.emailId = e.id
                 """)
             while let row = try rows.next() {
@@ -129,9 +132,18 @@ extension MailStore {
                     recipients: Self.recipients(row["toAddresses"], row["ccAddresses"]), subject: row["subject"] ?? "",
                     signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:)),
                     category: AICategory(rawValue: row["category"] ?? "") ?? .uncategorized,
-                    method: (row["method"] as String?).flatMap(CategoryMethod.init(rawValue:))))
+                    method: (row["method"] as String?).flatMap(CategoryMethod.init(rawValue:)), reasonStart: row["reasonStart"] ?? ""))
             }
             return out
+        }
+    }
+
+    /// Changes when mail is added or removed or header signals change: whether lists learnt from
+    /// `categoryMailboxRows` may be out of date (one pass over an integer table).
+    public func categoryMailboxVersion() throws -> String {
+        try database.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MAX(emailId) AS m, TOTAL(signals) AS t FROM email_categories")
+            return "\(row?["n"] as Int64? ?? 0)/\(row?["m"] as Int64? ?? 0)/\(row?["t"] as Double? ?? 0)"
         }
     }
 

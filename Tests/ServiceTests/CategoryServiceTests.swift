@@ -242,6 +242,15 @@ final class CategoryServiceTests: XCTestCase {
         XCTAssertEqual(try service.email(id: bare).category, "forums")
         XCTAssertTrue(try service.email(id: bare).categorization?.reason.contains("dns-swap@lists.example.net") == true)
         XCTAssertEqual(try service.categoryCounts()["forums"], 4)
+
+        // Then many people write to the address with no list header at all: it is a person's or a
+        // team's address after all, and the post it alone made Forums goes back.
+        let personal = work.appendingPathComponent("personal.mbox")
+        try Data((4...9).map { post($0, from: "q\($0)@example.org", headers: "") }.joined().utf8).write(to: personal)
+        _ = try await service.importMail(path: personal.path, account: "home")
+        _ = try await service.categorizePending()
+        XCTAssertEqual(try service.email(id: bare).category, "primary")
+        XCTAssertEqual(try service.categoryCounts()["forums"], 3, "the posts with the list owner's Sender stay Forums")
     }
 
     // MARK: Accuracy on real and generated mail
