@@ -48,7 +48,7 @@ public struct CategorizationPipeline: Categorizer {
         let signals = input.signals ?? []
         var among: Set<AICategory> = [.primary, .social, .promotions, .updates]
         if rule.category != .primary { among.remove(.primary) }
-        if signals.contains(.listId) || signals.contains(.listPost) || signals.contains(.mailingList) { among.insert(.forums) }
+        if !signals.isDisjoint(with: .anyList) || rule.category == .forums { among.insert(.forums) }
         guard let c = classifier.classify(features, among: among), c.margin >= minimumMargin else { return rule }
         let confidence = min(0.95, 0.5 + Double(c.margin) * 5)
         return CategoryDecision(

@@ -27,6 +27,30 @@ public enum CategorySignalReader {
                                   "alpine", "pine", "eudora", "the bat", "k-9 mail", "android mail", "mailmate", "postbox",
                                   "seamonkey", "gmail"]
 
+    /// Whether an address (a header value, lower case) is a list's owner, request or bounce
+    /// address: majordomo's `owner-x@`/`x-owner@`/`x-request@`, Mailman's `x-admin@`/`x-bounces@`
+    /// (and its VERP `x-bounces+…@`), LISTSERV's `x-l@` and `owner-x-l@`.
+    static func isListAddress(_ value: String) -> Bool {
+        guard let address = addressPart(value), let at = address.lastIndex(of: "@") else { return false }
+        let local = address[..<at]
+        let domain = address[address.index(after: at)...]
+        let head = local.split(separator: "+", maxSplits: 1).first.map(String.init) ?? String(local)
+        if head.hasPrefix("owner-") && head.count > 6 { return true }
+        for suffix in ["-owner", "-request", "-admin", "-bounces", "-l"] where head.hasSuffix(suffix) && head.count > suffix.count {
+            return true
+        }
+        return domain.hasPrefix("listserv.")
+    }
+
+    /// The address in a header value: inside `<…>` when there is one, else the first word with an `@`.
+    static func addressPart(_ value: String) -> Substring? {
+        if let open = value.firstIndex(of: "<"), let close = value[open...].firstIndex(of: ">") {
+            let inside = value[value.index(after: open)..<close].trimmingCharacters(in: .whitespaces)
+            return inside.contains("@") ? Substring(inside) : nil
+        }
+        return value.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "," }).first(where: { $0.contains("@") })
+    }
+
     public static func signals(of message: ParsedMessage) -> CategorySignals {
         signals(headers: message.headers.map { ($0.name, $0.value) })
     }
@@ -55,10 +79,22 @@ public enum CategorySignalReader {
                 s.insert(.autoResponseHeader)
             case "return-path":
                 let v = value.lowercased()
+                if isListAddress(v) { s.insert(.listSender) }
                 // VERP and mass-mailer bounce addresses: bounce-…@, …=example.com@, bnc…
-                if v.contains("bounce") || v.contains("bnc") || v.contains("mailer-daemon") || v.contains("=") {
+                else if v.contains("bounce") || v.contains("bnc") || v.contains("mailer-daemon") || v.contains("=") {
                     s.insert(.bulkReturnPath)
                 }
+            case "sender":
+                if isListAddress(value.lowercased()) { s.insert(.listSender) }
+            case "errors-to":
+                s.insert(.listSender)
+            case "list-subscribe", "list-help", "list-archive", "list-owner", "x-beenthere", "x-mailman-version",
+                 "x-loop", "x-list", "x-ml-name", "x-ml-count", "x-ecartis-version", "x-listprocessor-version",
+                 "x-listserver", "x-list-administrivia", "x-sequence", "x-original-sender", "x-google-group-id",
+                 "x-yahoo-newman-property", "x-egroups-return":
+                s.insert(.listManager)
+            case "delivered-to":
+                if value.lowercased().hasPrefix("mailing list") { s.insert(.listManager) }
             case "x-mailer", "user-agent":
                 let v = value.lowercased()
                 if serviceMailers.contains(where: v.contains) { s.insert(.emailServiceProvider) }

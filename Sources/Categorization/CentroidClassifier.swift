@@ -46,7 +46,7 @@ public struct CentroidClassifier: Sendable {
         let header: [Float] = [
             s.contains(.listUnsubscribe) || s.contains(.precedenceBulk) || s.contains(.emailServiceProvider) ? 1 : 0,
             s.contains(.autoSubmitted) || s.contains(.autoResponseHeader) ? 1 : 0,
-            s.contains(.listId) || s.contains(.listPost) || s.contains(.mailingList) ? 1 : 0,
+            s.isDisjoint(with: .anyList) ? 0 : 1,
             s.contains(.personalMailer) ? 1 : 0,
             input.isReply ? 1 : 0,
             isAutomatic, isMarketing, isSocial,

@@ -9,7 +9,10 @@ public struct RuleCategorizer: Categorizer {
     /// Decisions at or above this confidence are not second-guessed by the classifier.
     public static let sure = 0.75
 
-    public init() {}
+    /// The mailbox's own lists (addresses and subject tags), learnt from all of its mail.
+    public var lists: MailboxLists
+
+    public init(lists: MailboxLists = MailboxLists()) { self.lists = lists }
 
     public func categorize(_ inputs: [CategorizationInput]) -> [CategoryDecision] {
         inputs.map(decide)
@@ -18,6 +21,11 @@ public struct RuleCategorizer: Categorizer {
     /// Who sent it, judged by the address alone.
     enum SenderKind: Equatable {
         case socialNetwork(String), automatic(String), marketing(String), person
+    }
+
+    /// Whether an address (by itself) looks like a person's rather than a program's, a marketer's or a social network's.
+    public static func isPersonAddress(_ email: String) -> Bool {
+        senderKind(Address(name: nil, email: email)) == .person
     }
 
     static func senderKind(_ address: Address?) -> SenderKind {
@@ -73,10 +81,13 @@ public struct RuleCategorizer: Categorizer {
         if case .socialNetwork(let domain) = sender {
             return decision(.social, 0.95, "the sender's domain \(domain) is a social network")
         }
-        if s.contains(.listId) && !s.contains(.emailServiceProvider) && !s.contains(.autoSubmitted) {
-            if case .person = sender, !s.contains(.precedenceBulk) {
-                return decision(.forums, 0.9, "List-Id header from a person: a mailing list")
-            }
+        // Mail a person sent through list software (or to one of the mailbox's lists): Forums,
+        // whatever `Precedence: bulk` says; programs' and marketers' mail through lists goes on below.
+        if case .person = sender, !s.contains(.emailServiceProvider), !s.contains(.autoSubmitted) {
+            if s.contains(.listId) { return decision(.forums, 0.9, "List-Id header from a person: a mailing list") }
+            if s.contains(.listManager) { return decision(.forums, 0.9, "a list manager's headers on mail from a person: a mailing list") }
+            if s.contains(.listSender) { return decision(.forums, 0.9, "a list's owner or bounce address (Sender, Return-Path or Errors-To) on mail from a person: a mailing list") }
+            if let why = lists.evidence(for: input) { return decision(.forums, 0.88, "\(why): a mailing list") }
         }
         if s.contains(.precedenceList) && !s.contains(.emailServiceProvider) && !s.contains(.listUnsubscribe) {
             return decision(.forums, 0.8, "Precedence: list: a mailing list")
@@ -138,6 +149,11 @@ public struct RuleCategorizer: Categorizer {
             return decision(.promotions, p >= 3 ? base : base - 0.15, "\(why); promotional words outweigh transactional ones (\(p) to \(u))")
         }
         if automatic { return decision(.updates, 0.65, "\(why); no telling words: a program's notice") }
+        if case .person = sender, s.contains(.precedenceBulk), s.isDisjoint(with: [.emailServiceProvider, .listUnsubscribe]),
+           input.from?.name != nil, bulkWords.isEmpty {
+            // `Precedence: bulk` alone on a person's mail is what list software writes, not a marketer.
+            return decision(.forums, 0.6, "\(why) on a person's mail, no other bulk-mail sign: most likely a mailing list")
+        }
         return decision(.promotions, 0.6, "\(why); no telling words: a newsletter")
     }
 

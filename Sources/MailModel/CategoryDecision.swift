@@ -54,11 +54,15 @@ public struct CategorizationInput: Sendable {
     public var signals: CategorySignals?
     /// The stored embedding (L2-normalised), when there is one.
     public var embedding: [Float]?
+    /// The To and Cc addresses, lower case (what tells mail to a list address the mailbox has learnt).
+    public var recipients: [String]
 
     public init(emailId: Int64, accountId: Int64, from: Address?, toCount: Int, ccCount: Int, subject: String,
-                bodyPrefix: String, isReply: Bool, hasAttachment: Bool, signals: CategorySignals?, embedding: [Float]?) {
+                bodyPrefix: String, isReply: Bool, hasAttachment: Bool, signals: CategorySignals?, embedding: [Float]?,
+                recipients: [String] = []) {
         self.emailId = emailId; self.accountId = accountId; self.from = from; self.toCount = toCount
         self.ccCount = ccCount; self.subject = subject; self.bodyPrefix = bodyPrefix; self.isReply = isReply
         self.hasAttachment = hasAttachment; self.signals = signals; self.embedding = embedding
+        self.recipients = recipients
     }
 }

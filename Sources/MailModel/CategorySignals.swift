@@ -29,6 +29,17 @@ public struct CategorySignals: OptionSet, Sendable, Hashable, Codable {
     public static let personalMailer = CategorySignals(rawValue: 1 << 9)
     /// `X-Auto-Response-Suppress`, `X-Autoreply`, `X-Autorespond`: automatic mail of servers.
     public static let autoResponseHeader = CategorySignals(rawValue: 1 << 10)
+    /// A list manager's own headers: Mailman's `X-BeenThere`/`X-Mailman-Version`, RFC 2369's
+    /// `List-Subscribe`/`List-Help`/`List-Archive`/`List-Owner`, `X-Loop`, LISTSERV's, ezmlm's
+    /// `Delivered-To: mailing list …`, `X-List`, `X-ML-Name`, `X-Ecartis-Version`, `X-Sequence`.
+    public static let listManager = CategorySignals(rawValue: 1 << 11)
+    /// A list's owner or bounce address in `Sender` or `Return-Path` (majordomo's `owner-…@`,
+    /// `…-owner@`, `…-request@`, Mailman's `…-admin@`/`…-bounces@`, LISTSERV's `…-L@`), or an
+    /// `Errors-To` header (list software of the 1990s and 2000s).
+    public static let listSender = CategorySignals(rawValue: 1 << 12)
+
+    /// Any header of list software: the email came through a mailing list.
+    public static let anyList: CategorySignals = [.listId, .listPost, .mailingList, .listManager, .listSender, .precedenceList]
 
     /// The bits of a category label the mail carried (0: none).
     static let labelShift: Int64 = 16

@@ -25,6 +25,9 @@ final class CategorizationQueue: @unchecked Sendable {
     private let passLock = NSLock()
     private var worker: WakeableWorker!
     private var current = CategorizationProgress(done: 0, changed: 0, running: false, seconds: 0)
+    /// The mailbox's lists and the mail they were learnt from (`categoryMailboxVersion`); read and
+    /// written only inside a pass (under `passLock`).
+    private var learntLists: (version: String, lists: MailboxLists)?
     let batchSize: Int
 
     /// - Parameter didChange: called after a batch that changed categories, with how many.
@@ -67,7 +70,7 @@ final class CategorizationQueue: @unchecked Sendable {
         var before: [Int64: AICategory] = [:]
         var now: [Int64: AICategory] = [:]
         let preferences = try loadPreferences()
-        var pipeline = CategorizationPipeline(preferences: preferences)
+        var pipeline = CategorizationPipeline(rules: RuleCategorizer(lists: try mailboxLists()), preferences: preferences)
         var trainedAt = -1
         while !worker.isStopping {
             // The classifier learns from what is sure so far: again once a few batches have added to it.
@@ -119,6 +122,36 @@ final class CategorizationQueue: @unchecked Sendable {
             out[choice.accountId, default: [:]][choice.sender] = .init(category: choice.category, emailId: choice.emailId)
         }
         return out
+    }
+
+    /// The lists the mailbox shows (addresses many people write to with list headers, subject
+    /// tags). Mail decided before its list was known (earlier batches of an import) and that the
+    /// list now makes Forums is sent back to the categoriser.
+    private func mailboxLists() throws -> MailboxLists {
+        // Passes after embedding batches find the same mail: the lists learnt before still hold.
+        let version = try store.categoryMailboxVersion()
+        if let cached = learntLists, cached.version == version { return cached.lists }
+        let stored = try store.categoryMailboxRows()
+        let lists = MailboxListDetector().lists(of: stored.map {
+            MailboxListDetector.Row(accountId: $0.accountId, from: $0.from, recipients: $0.recipients, subject: $0.subject, signals: $0.signals)
+        })
+        // …and mail made Forums by a list the mailbox no longer shows (more mail to the address since).
+        var again: [Int64] = []
+        for row in stored where row.method == .rule || row.method == .fallback || row.method == .classifier {
+            guard let s = row.signals, s.labelCategory == nil else { continue }
+            let evidence = lists.evidence(accountId: row.accountId, recipients: row.recipients, subject: row.subject, signals: s)
+            if row.category == .forums {
+                if evidence == nil, row.method == .rule,
+                   row.reasonStart.hasPrefix("written to ") || row.reasonStart.hasPrefix("the subject tag ") {
+                    again.append(row.emailId)
+                }
+            } else if evidence != nil, s.isDisjoint(with: [.emailServiceProvider, .autoSubmitted]), RuleCategorizer.isPersonAddress(row.from) {
+                again.append(row.emailId)
+            }
+        }
+        try store.requestRecategorization(emailIds: again)
+        learntLists = (version, lists)
+        return lists
     }
 
     /// Centroids of the sure decisions that have embeddings (the user's count three times).

@@ -26,6 +26,23 @@ enum CategoryTable {
     }
 }
 
+/// What the list detector reads of one stored email, with how it is categorised now.
+public struct CategoryMailboxRow: Sendable {
+    public var emailId: Int64
+    public var accountId: Int64
+    /// Lower case; empty when the email has no sender.
+    public var from: String
+    /// To and Cc addresses, lower case.
+    public var recipients: [String]
+    public var subject: String
+    public var signals: CategorySignals?
+    public var category: AICategory
+    /// Nil while the email waits for the categoriser.
+    public var method: CategoryMethod?
+    /// The first 20 characters of the decision's reason (which rule it was).
+    public var reasonStart: String
+}
+
 /// One email's stored categorisation, for `show`.
 public struct StoredCategorization: Sendable, Hashable {
     public var category: AICategory
@@ -89,12 +106,66 @@ extension MailStore {
                         subject: row["subject"] ?? "", bodyPrefix: row["body"] ?? "",
                         isReply: (inReplyTo?.isEmpty == false) || (refs?.isEmpty == false),
                         hasAttachment: row["hasAttachment"],
-                        signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:)), embedding: embedding)
+                        signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:)), embedding: embedding,
+                        recipients: Self.recipients(row["toAddresses"], row["ccAddresses"]))
                     out.append((input, row["sourceRef"], AICategory(rawValue: row["category"] ?? "") ?? .uncategorized))
                 }
             }
             return out
         }
+    }
+
+    /// Every email's sender, recipients, subject, header signals and category (no body), for
+    /// learning which addresses and subject tags of the mailbox are mailing lists.
+    public func categoryMailboxRows() throws -> [CategoryMailboxRow] {
+        try database.read { db in
+            var out: [CategoryMailboxRow] = []
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT e.id, e.accountId, e.fromEmail, e.toAddresses, e.ccAddresses, e.subject, e.category, c.signals, c.method,
+                       substr(c.reason, 1, 20) AS reasonStart
+                FROM emails e LEFT JOIN email_categories c ON c.emailId = e.id
+                """)
+            while let row = try rows.next() {
+                let from: String? = row["fromEmail"]
+                out.append(CategoryMailboxRow(
+                    emailId: row["id"], accountId: row["accountId"], from: from?.lowercased() ?? "",
+                    recipients: Self.recipients(row["toAddresses"], row["ccAddresses"]), subject: row["subject"] ?? "",
+                    signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:)),
+                    category: AICategory(rawValue: row["category"] ?? "") ?? .uncategorized,
+                    method: (row["method"] as String?).flatMap(CategoryMethod.init(rawValue:)), reasonStart: row["reasonStart"] ?? ""))
+            }
+            return out
+        }
+    }
+
+    /// Changes when mail is added or removed or header signals change: whether lists learnt from
+    /// `categoryMailboxRows` may be out of date (one pass over an integer table).
+    public func categoryMailboxVersion() throws -> String {
+        try database.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MAX(emailId) AS m, TOTAL(signals) AS t FROM email_categories")
+            return "\(row?["n"] as Int64? ?? 0)/\(row?["m"] as Int64? ?? 0)/\(row?["t"] as Double? ?? 0)"
+        }
+    }
+
+    /// Sends these emails back to the categoriser, except the user's own choices; returns how many.
+    @discardableResult
+    public func requestRecategorization(emailIds: [Int64]) throws -> Int {
+        guard !emailIds.isEmpty else { return 0 }
+        return try database.write { db in
+            var n = 0
+            for chunk in stride(from: 0, to: emailIds.count, by: 500).map({ Array(emailIds[$0..<min($0 + 500, emailIds.count)]) }) {
+                try db.execute(sql: """
+                    UPDATE email_categories SET method = NULL WHERE method IS NOT 'user'
+                    AND emailId IN (\(chunk.map { _ in "?" }.joined(separator: ",")))
+                    """, arguments: StatementArguments(chunk))
+                n += db.changesCount
+            }
+            return n
+        }
+    }
+
+    private static func recipients(_ to: String?, _ cc: String?) -> [String] {
+        (AddressListCodec.decode(to) + AddressListCodec.decode(cc)).map { $0.email.lowercased() }
     }
 
     private static func lineCount(_ text: String?) -> Int {

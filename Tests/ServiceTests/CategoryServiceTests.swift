@@ -211,6 +211,48 @@ final class CategoryServiceTests: XCTestCase {
         XCTAssertEqual(r111.count, 1)
     }
 
+    func testAPostDecidedBeforeItsListWasKnownBecomesForumsOnceTheMailboxShowsTheList() async throws {
+        let service = try makeService()
+        defer { service.shutdown() }
+        func post(_ n: Int, from: String, headers: String) -> String {
+            """
+            From a Mon Mar  4 14:11:14 2024
+            Message-ID: <post\(n)@example.com>
+            From: Person \(n) <\(from)>
+            To: dns-swap@lists.example.net
+            Subject: zone transfer question \(n)
+            \(headers)Date: Mon, 4 Mar 2024 1\(n):00:00 +0000
+
+            Has anyone seen this?
+
+            """
+        }
+        let first = work.appendingPathComponent("first.mbox")
+        try Data(post(0, from: "zed@example.org", headers: "").utf8).write(to: first)
+        _ = try await service.importMail(path: first.path, account: "home")
+        let bare = try await service.store.database.read { try Int64.fetchOne($0, sql: "SELECT id FROM emails WHERE messageId = 'post0@example.com'") }!
+        XCTAssertEqual(try service.email(id: bare).category, "primary", "no list known yet: a person's mail")
+
+        // Majordomo-era posts to the same address: Precedence: bulk and the owner's Sender, three people.
+        let later = work.appendingPathComponent("later.mbox")
+        let posts = (1...3).map { post($0, from: "p\($0)@example.org", headers: "Precedence: bulk\nSender: owner-dns-swap@lists.example.net\n") }
+        try Data(posts.joined().utf8).write(to: later)
+        _ = try await service.importMail(path: later.path, account: "home")
+        _ = try await service.categorizePending()
+        XCTAssertEqual(try service.email(id: bare).category, "forums")
+        XCTAssertTrue(try service.email(id: bare).categorization?.reason.contains("dns-swap@lists.example.net") == true)
+        XCTAssertEqual(try service.categoryCounts()["forums"], 4)
+
+        // Then many people write to the address with no list header at all: it is a person's or a
+        // team's address after all, and the post it alone made Forums goes back.
+        let personal = work.appendingPathComponent("personal.mbox")
+        try Data((4...9).map { post($0, from: "q\($0)@example.org", headers: "") }.joined().utf8).write(to: personal)
+        _ = try await service.importMail(path: personal.path, account: "home")
+        _ = try await service.categorizePending()
+        XCTAssertEqual(try service.email(id: bare).category, "primary")
+        XCTAssertEqual(try service.categoryCounts()["forums"], 3, "the posts with the list owner's Sender stay Forums")
+    }
+
     // MARK: Accuracy on real and generated mail
 
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -4,6 +4,8 @@
   category_confusion.py enron DATA_DIR     person-to-person Enron mail -> Primary
   category_confusion.py forums DATA_DIR    every message of a mailing-list mbox -> Forums
   category_confusion.py labels DATA_DIR LABELS.TSV   a labelled corpus (CategoryCorpus's labels.tsv)
+  category_confusion.py heldout DATA_DIR CORPUS_DIR   the held-out list archive (scripts/fetch-list-corpus.sh):
+      truth read from the original messages in CORPUS_DIR (see heldout_truth)
 
 Enron's person-to-person mail: the sender is an Enron address of the form first.last@enron.com that
 answers mail somewhere in the corpus (it has sent at least one "Re:" message: a person, not an
@@ -37,6 +39,52 @@ def table(title, rows):
               + (f", precision {precision:.4f}" if "(other mail)" not in rows else ""))
 
 
+def heldout_truth(folder):
+    """Message-ID -> "forums" / "primary" for the held-out archive, from its original headers.
+
+    Forums: a post to a discussion list: the message names its list (List-Id, X-BeenThere,
+    Mailing-List, X-Mailing-List, or a Sender that is also a To/Cc address) and at least three
+    different people posted to that list in the corpus. Primary: no list named, no "[tag]" subject,
+    a person's address (not a feed, newsletter or robot address listed below) writing to the
+    mailbox's owner (yyyy@ / zzzz@example.com, exactly) with at most ten recipients.
+    Everything else (newsletters, feeds, one-person lists, robots' lists) is not judged.
+    """
+    import email, email.policy, email.utils, os
+    not_people = re.compile(r"^(rssfeeds|nobody|webster|guterman|pudge)@")
+    owner = re.compile(r"^(yyyy|zzzz)@example\.com$")
+    msgs = []
+    for name in sorted(os.listdir(folder)):
+        with open(os.path.join(folder, name), "rb") as f:
+            m = email.message_from_binary_file(f)
+        def h(k):
+            v = m.get(k)
+            return re.sub(r"\s+", " ", str(v)).strip() if v is not None else ""
+        recipients = [a.lower() for _, a in email.utils.getaddresses([h("To"), h("Cc")]) if a]
+        key = ""
+        lid = re.search(r"<([^>]+)>", h("List-Id"))
+        if lid: key = lid.group(1).lower()
+        elif h("X-BeenThere"): key = h("X-BeenThere").lower()
+        elif re.match(r"list ", h("Mailing-List")): key = h("Mailing-List").split()[1].rstrip(";").lower()
+        elif h("X-Mailing-List"): key = h("X-Mailing-List").lower()
+        else:
+            sender = email.utils.parseaddr(h("Sender"))[1].lower()
+            if sender and sender in recipients: key = sender
+        sender = email.utils.parseaddr(h("From"))[1].lower()
+        msgs.append((h("Message-ID"), key, sender, recipients, h("Subject")))
+    posters = collections.defaultdict(set)
+    for _, key, sender, *_ in msgs:
+        if key: posters[key].add(sender)
+    truth = {}
+    for mid, key, sender, recipients, subject in msgs:
+        if not mid: continue
+        if key:
+            if len(posters[key]) >= 3: truth[mid] = "forums"
+        elif (sender and not not_people.match(sender) and not re.match(r"^\s*(re:\s*)?\[", subject, re.I)
+              and any(owner.match(r) for r in recipients) and len(recipients) <= 10):
+            truth[mid] = "primary"
+    return truth
+
+
 def main():
     kind, data = sys.argv[1], sys.argv[2]
     db = sqlite3.connect(f"file:{data}/mail.sqlite?mode=ro", uri=True)
@@ -65,6 +113,17 @@ def main():
             if mid in truth:
                 confusion[truth[mid]][category] += 1
         table(f"generated corpus, {len(truth)} labelled emails", confusion)
+    elif kind == "heldout":
+        truth = heldout_truth(sys.argv[3])
+        confusion = {c: collections.Counter() for c in ["forums", "primary"]}
+        other = collections.Counter()
+        for *_, category, mid in rows:
+            if mid and f"<{mid.strip('<>')}>" in truth:
+                confusion[truth[f"<{mid.strip('<>')}>"]][category] += 1
+            else:
+                other[category] += 1
+        table(f"held-out archive, {len(rows)} emails, {sum(map(sum, (c.values() for c in confusion.values())))} judged", confusion)
+        print("not judged (newsletters, feeds, one-person lists, robots): " + ", ".join(f"{c} {other[c]}" for c in CATS if other[c]))
     else:
         sys.exit(__doc__)
 
