@@ -42,22 +42,23 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         guard let embedder else { return [] }
         if let candidates, candidates.isEmpty { return [] }
         guard let query = try embedder.embed([text]).first else { return [] }
+        let hits = vectors.search(query, k: limit, candidates: candidates)
         var floor: Double
         if let minimumSimilarity {
             floor = minimumSimilarity
         } else {
             floor = relevance.floor(deviation: Double(vectors.background(query).deviation),
                                     knownWordShare: embedder.knownWordShare(text))
-            if candidates != nil {
+            if candidates != nil, let bestFiltered = hits.first {
                 // Filters narrow the mail: the text must still mean something in the mailbox (its
                 // best match anywhere clears the floor), and then the filtered mail's nearest count
-                // further down: the filter already says much of what the user wants.
+                // further down — the filter already says much of what the user wants —, though not
+                // far below the best of them (a sender's unrelated mail stays out).
                 guard let best = vectors.search(query, k: 1).first, Double(best.score) >= floor else { return [] }
-                floor -= relevance.filteredDepth
+                floor = min(floor, max(floor - relevance.filteredDepth, Double(bestFiltered.score) - relevance.filteredSpan))
             }
         }
-        return vectors.search(query, k: limit, candidates: candidates)
-            .filter { Double($0.score) >= floor }
+        return hits.filter { Double($0.score) >= floor }
             .map { SemanticHit(emailId: $0.emailId, similarity: Double($0.score)) }
     }
 }
@@ -81,23 +82,27 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
 /// With filters (a sender, a date, a folder), the query must pass that test over the whole
 /// mailbox — its best match anywhere clears its floor, so nonsense with a filter still finds
 /// nothing — and then the filtered mail counts down to `filteredDepth` below the floor: within one
-/// sender's mail the nearest emails are the right ones even when their cosines are low.
+/// sender's mail the nearest emails are the right ones even when their cosines are low — but only
+/// those within `filteredSpan` of the best filtered match, so a sender's unrelated mail stays out.
 public struct SemanticRelevance: Sendable, Hashable {
     public var threshold: Double
     public var spreadWeight: Double
     public var unknownWordPenalty: Double
     public var filteredDepth: Double
+    public var filteredSpan: Double
 
-    public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double, filteredDepth: Double) {
+    public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double, filteredDepth: Double,
+                filteredSpan: Double) {
         self.threshold = threshold
         self.spreadWeight = spreadWeight
         self.unknownWordPenalty = unknownWordPenalty
         self.filteredDepth = filteredDepth
+        self.filteredSpan = filteredSpan
     }
 
     /// What ships (README, "Search quality").
     public static let calibrated = SemanticRelevance(threshold: 0.548, spreadWeight: 3, unknownWordPenalty: 0.1,
-                                                     filteredDepth: 0.3)
+                                                     filteredDepth: 0.3, filteredSpan: 0.2)
 
     /// The least similarity a hit of this query needs.
     public func floor(deviation: Double, knownWordShare: Double) -> Double {

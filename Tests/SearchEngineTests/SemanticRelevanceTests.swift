@@ -28,7 +28,8 @@ final class SemanticRelevanceTests: XCTestCase {
             "vague": Self.unit([0.3, 0.3, 0.3, -0.866]),
             "twin qzxv": [1, 0, 0, 0],
         ])
-        let relevance = SemanticRelevance(threshold: 0.5, spreadWeight: 0, unknownWordPenalty: 0.6, filteredDepth: 0.3)
+        let relevance = SemanticRelevance(threshold: 0.5, spreadWeight: 0, unknownWordPenalty: 0.6, filteredDepth: 0.3,
+                                          filteredSpan: 0.2)
         return (VectorSemanticRanker(embedder: embedder, vectors: vectors, relevance: relevance), relevance)
     }
 
@@ -49,6 +50,8 @@ final class SemanticRelevanceTests: XCTestCase {
         let (ranker, _) = fixture()
         // "twin" passes over the whole mailbox (e1 at 1.0): among e2 and e3, e2 (0.3) clears 0.5 - 0.3.
         XCTAssertEqual(try ranker.rankNow(text: "twin", candidates: EmailIdSet([2, 3]), limit: 10).map(\.emailId), [2])
+        // With e1 among the filtered mail, e2 is more than 0.2 below the best of them: out.
+        XCTAssertEqual(try ranker.rankNow(text: "twin", candidates: EmailIdSet([1, 2, 3]), limit: 10).map(\.emailId), [1])
         // "vague" reaches 0.37 at best anywhere: with a filter it still finds nothing, though that is e2.
         let vague = try ranker.rankNow(text: "vague", candidates: EmailIdSet([2, 3]), limit: 10)
         XCTAssertEqual(vague.map(\.emailId), [])

@@ -79,10 +79,13 @@ def rule_keep(rule, params, q, sample):
         a, c, t, depth = params
         penalty = c * (1 - q["known"])
         if q.get("filtered"):
-            # With filters: the text must pass over the whole mailbox, then hits count `depth` further down.
-            if q["top1"] + a * sd - penalty < t:
+            # With filters: the text must pass over the whole mailbox, then hits count `depth` further
+            # down, but not more than SPAN below the best filtered hit.
+            floor = t - a * sd + penalty
+            if q["top1"] < floor or not q["hits"]:
                 return lambda h: False
-            return lambda h: h["s"] + a * sd - penalty >= t - depth
+            low = min(floor, max(floor - depth, q["hits"][0]["s"] - SPAN))
+            return lambda h: h["s"] >= low
         return lambda h: h["s"] + a * sd - penalty >= t
     raise ValueError(rule)
 
@@ -175,6 +178,10 @@ def leave_one_kind_out_leaks(queries, a, c, sample, margin):
 SHAPE = (3.0, 0.1)
 
 
+# With filters, hits below the floor count only within SPAN of the best filtered hit (a judgment for
+# precision, not calibrated: from: recall on Enron 0.930 against 0.940 unbounded, 2.4 hits a query
+# against 4.1; on a mailbox where one sender wrote much, unbounded depth admitted their unrelated mail).
+SPAN = 0.2
 DEPTHS = (0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
 
 
