@@ -19,6 +19,7 @@ run: deps model release
 	.build/release/mailsearch import $(DEMO_DIR)/demo.mbox --account demo
 	.build/release/mailsearch index embed
 	.build/release/mailsearch stats
+	.build/release/mailsearch search "budget report from sarah last week with attachments" --limit 3 --why --no-history
 	.build/release/mailsearch search "quarterly budget from sarah" --limit 5 --why --no-history
 	.build/release/mailsearch search "plans for the team offsite" --limit 3 --why --no-history
 	@echo
