@@ -25,7 +25,7 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     /// `halfPrecisionTokenLimit` tokens (a search query) run on the half-precision query kernels
     /// when the CPU has them; 0 turns them off.
     public init(
-        modelDirectory: URL, maxSequenceLength: Int = 256, maxBatchTokens: Int = 4096,
+        modelDirectory: URL, maxSequenceLength: Int = MiniLMEmbedder.documentTokenLimit, maxBatchTokens: Int = 4096,
         halfPrecisionTokenLimit: Int = 32
     ) throws {
         let problems = ModelFiles.required.compactMap { file -> String? in

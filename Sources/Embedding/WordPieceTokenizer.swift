@@ -63,8 +63,6 @@ public struct WordPieceTokenizer: Sendable {
         }
     }
 
-    /// The token ids of `text`: `[CLS]`, the WordPiece ids of the text (cut so that the whole
-    /// sequence has at most `maxLength` ids), `[SEP]`.
     /// The share of the words of `text` — runs of three or more ASCII letters, lower-cased — that
     /// are whole tokens of the vocabulary; 0 when there is no such word. Random letters and
     /// mistyped words are cut into pieces; words are not.
@@ -89,6 +87,8 @@ public struct WordPieceTokenizer: Sendable {
         return words == 0 ? 0 : Double(known) / Double(words)
     }
 
+    /// The token ids of `text`: `[CLS]`, the WordPiece ids of the text (cut so that the whole
+    /// sequence has at most `maxLength` ids), `[SEP]`.
     public func tokenize(_ text: String) -> [Int32] {
         let budget = maxLength - 2
         var ids: [Int32] = [classifierID]

@@ -25,12 +25,7 @@ public enum EmbeddingText {
         var inQuote = false
         for raw in lines {
             var line = raw.trimmingCharacters(in: .whitespaces)
-            if inQuote {
-                while line.hasPrefix(">") { line = String(line.dropFirst()).trimmingCharacters(in: .whitespaces) }
-                append(line, to: &quoted)
-                continue
-            }
-            if line.hasPrefix(">") {
+            if inQuote || line.hasPrefix(">") {
                 while line.hasPrefix(">") { line = String(line.dropFirst()).trimmingCharacters(in: .whitespaces) }
                 append(line, to: &quoted)
                 continue

@@ -58,7 +58,7 @@ final class SearchDatabase: Sendable {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
             // Read-only: the index never writes the user's mail.
             try db.execute(sql: "ATTACH DATABASE ? AS mail", arguments: [Self.readOnlyURI(mailPath)])
-            // Page cache and memory-mapped reads for both files (PRAGMAs apply per schema).
+            // The attached mail's page cache (PRAGMAs apply per schema).
             try db.execute(sql: "PRAGMA mail.cache_size = \(reader ? -8192 : -65536)")
             try RawStatementScan.registerFunctions(db)
             let code = ms_register_bm25(db.sqliteConnection)
@@ -75,14 +75,14 @@ final class SearchDatabase: Sendable {
         if !complete { try pool.write { try $0.execute(sql: Self.schemaSQL) } }
         // Touch the table: a file that is not a database, or a damaged schema, fails here.
         _ = try pool.read { try Int.fetchOne($0, sql: "SELECT rowid FROM email_fts LIMIT 1") }
-        // An index made before the prefix indexes is rebuilt (it is a cache of mail.sqlite).
+        // An index made before the prefix index is rebuilt (it is a cache of mail.sqlite).
         let definition = try pool.read { try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master WHERE name = 'email_fts'") }
         guard definition?.contains("prefix=") == true else { throw OutdatedSchema() }
     }
 
-    /// An index whose FTS5 table lacks the prefix indexes (`prefix='2 3'`).
+    /// An index whose FTS5 table lacks the prefix index (`prefix='2'`).
     struct OutdatedSchema: Error, CustomStringConvertible {
-        var description: String { "it was built without the prefix indexes of this version" }
+        var description: String { "it was built without the prefix index of this version" }
     }
 
     /// The row lengths for `ms_bm25` that belong to the index as `db`'s transaction sees it.

@@ -50,12 +50,12 @@ public final class SearchIndexManager: Sendable {
         let database: SearchDatabase
         do {
             database = try SearchDatabase(url: url, mailURL: mailURL)
-        } catch let outdated as SearchDatabase.OutdatedSchema {
-            notices("Rebuilding the search index at \(url.path) from mail.sqlite: \(outdated). This happens once.")
-            SearchDatabase.removeFiles(at: url)
-            database = try SearchDatabase(url: url, mailURL: mailURL)
         } catch {
-            notices("The search index at \(url.path) could not be read (\(Self.reason(error))); rebuilding it from mail.sqlite.")
+            if let outdated = error as? SearchDatabase.OutdatedSchema {
+                notices("Rebuilding the search index at \(url.path) from mail.sqlite: \(outdated). This happens once.")
+            } else {
+                notices("The search index at \(url.path) could not be read (\(Self.reason(error))); rebuilding it from mail.sqlite.")
+            }
             SearchDatabase.removeFiles(at: url)
             database = try SearchDatabase(url: url, mailURL: mailURL)
         }
