@@ -5,7 +5,7 @@ need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # chromium and chromium-driver: the web UI's browser tests (Tests/Browser, Selenium).
 # dovecot-imapd and openssl: the IMAP tests' real Dovecot and its test CA (Tests/IMAP/dovecot.py).
-for pkg in libsqlite3-dev libopenblas-dev libgumbo-dev pkg-config zstd unzip chromium chromium-driver \
+for pkg in libsqlite3-dev sqlite3 libopenblas-dev libgumbo-dev pkg-config zstd unzip chromium chromium-driver \
            dovecot-imapd openssl; do
   have "$pkg" || need+=("$pkg")
 done

@@ -22,6 +22,9 @@ import SearchIndex
 ///                                           default eval-data/usrp eval-data/enron
 ///     mailsearch-bench embed                query embedding p50/p95, indexing docs/s on real mail, share of the sgemm peak
 ///     mailsearch-bench query-embed          query embedding p50/p95 only
+///     mailsearch-bench embed-mailbox DIR    time to semantic: a whole imported mailbox embedded as `index embed`
+///                                           does it (docs/s, minutes to 100 % and to the last 30 days, share
+///                                           of the sgemm peak, fidelity); `make bench-embed-mailbox`
 ///     mailsearch-bench vector [SIZES…]      top-50 vector scan p50/p95 and int8 recall on random
 ///                                           unit vectors (default 50000 500000)
 ///     mailsearch-bench vector-real DIR…     the same on the embeddings stored in data directories
@@ -74,6 +77,12 @@ struct MailSearchBench {
             vectorBenchmark(sizes: sizes.isEmpty ? [50_000, 500_000] : sizes)
         case "vector-real":
             try realVectorBenchmark(dataDirectories: args)
+        case "embed-mailbox":
+            guard let path = args.first else { throw BenchError("usage: mailsearch-bench embed-mailbox DIR") }
+            let reference = ProcessInfo.processInfo.environment["MAILSEARCH_REFERENCE_DIR"] ?? "../shared/reference"
+            try EmbedMailboxBenchmark.run(directory: URL(fileURLWithPath: path), model: try model(),
+                                          modelDirectory: try modelDirectory(),
+                                          referenceDirectory: URL(fileURLWithPath: reference))
         case "hybrid":
             if let path = args.first, Int(path) == nil {
                 try await hybridBenchmark(directory: URL(fileURLWithPath: path), realVectors: true)
@@ -86,7 +95,7 @@ struct MailSearchBench {
             try importBenchmark(path: "corpora/enron-inbox/maildir", label: "enron")
             try await searchBenchmarks(sizes: [10_000, 50_000, 100_000], enron: true)
         default:
-            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | eval [SET…] | embed | query-embed | vector [SIZES…] | vector-real DIR… | hybrid [SIZE|DIR] | all]")
+            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | eval [SET…] | embed | query-embed | embed-mailbox DIR | vector [SIZES…] | vector-real DIR… | hybrid [SIZE|DIR] | all]")
         }
     }
 
@@ -98,8 +107,13 @@ struct MailSearchBench {
         "invoice for last month's services", "hiring a new engineer", "security audit findings",
     ]
 
+    /// The model under test: `MAILSEARCH_MODEL`, else the default.
+    static func model() throws -> EmbeddingModel {
+        do { return try EmbeddingModel.selected() } catch { throw BenchError("\(error)") }
+    }
+
     static func modelDirectory() throws -> URL {
-        let status = ModelStore().status()
+        let status = ModelStore(model: try model()).status()
         guard status.isInstalled else {
             throw BenchError("no model at \(status.directory): run scripts/install-model.sh first")
         }
@@ -145,19 +159,19 @@ struct MailSearchBench {
             let store = try MailStore(directory: DataDirectory(url: URL(fileURLWithPath: path)), readOnly: true)
             let engine = VectorSearchEngine()
             var rowCount = 0
-            let readMs = try measure { try store.forEachEmbeddingBytes { _, _ in rowCount += 1 } }
+            let readMs = try measure { try store.forEachEmbeddingBytes(model: nil) { _, _ in rowCount += 1 } }
             report(String(format: "reading %d embeddings alone: %.1f ms", rowCount, readMs))
-            let loadMs = try measure { try engine.load(from: store) }
+            let loadMs = try measure { try engine.load(from: store, model: nil) }
             report(String(format: "loading %d embeddings from %@/mail.sqlite (float32 matrix + int8 copy): %.1f ms",
                           engine.count, path, loadMs))
             var stored: [(Int64, [Float])] = []
-            try store.forEachEmbeddingBytes { id, bytes in
+            try store.forEachEmbeddingBytes(model: nil) { id, bytes in
                 guard bytes.count == 384 * 4 else { return }
                 stored.append((id, Array(bytes.bindMemory(to: Float.self))))
             }
             guard !stored.isEmpty else { throw BenchError("\(path) holds no embeddings: run `mailsearch index embed` there first") }
             var queries = stride(from: 0, to: stored.count, by: max(1, stored.count / 100)).prefix(100).map { stored[$0].1 }
-            if let directory = try? modelDirectory(), let embedder = try? MiniLMEmbedder(modelDirectory: directory) {
+            if let directory = try? modelDirectory(), let embedder = try? MiniLMEmbedder(modelDirectory: directory, model: try model()) {
                 queries += try embedder.embed(semanticQueries)
             }
             measureVectorSearch(engine, ids: stored.map(\.0), queries: queries,
@@ -209,12 +223,12 @@ struct MailSearchBench {
         let ids = try await store.database.read { try Int64.fetchAll($0, sql: "SELECT id FROM emails") }
         let vectors = VectorSearchEngine()
         if realVectors {
-            try vectors.load(from: store)
+            try vectors.load(from: store, model: nil)
             guard vectors.count > 0 else { throw BenchError("\(dir.path) holds no embeddings: run `mailsearch index embed` there first") }
         } else {
             vectors.upsert(zip(ids, randomUnitVectors(ids.count)).map { (emailId: $0, vector: $1) })
         }
-        let embedder = try MiniLMEmbedder(modelDirectory: try modelDirectory())
+        let embedder = try MiniLMEmbedder(modelDirectory: try modelDirectory(), model: try model())
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let now = Date()

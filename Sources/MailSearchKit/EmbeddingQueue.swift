@@ -44,7 +44,7 @@ final class EmbeddingQueue: @unchecked Sendable {
     /// - Parameters:
     ///   - makeEmbedders: the encoders to embed with (loaded on the first pass), nil without a model.
     ///   - didCommit: called after each stored batch with its size.
-    init(store: MailStore, vectors: VectorSearchEngine, batchSize: Int, modelName: String = "all-MiniLM-L6-v2",
+    init(store: MailStore, vectors: VectorSearchEngine, batchSize: Int, modelName: String,
          makeEmbedders: @escaping @Sendable () throws -> [any Embedder]?, didCommit: @escaping @Sendable (Int) -> Void) {
         self.store = store
         self.vectors = vectors

@@ -18,8 +18,10 @@ import SearchIndex
 public final class MailSearchService: @unchecked Sendable {
     public struct Configuration: Sendable {
         public var dataDirectory: DataDirectory
-        /// Where the embedding model is (default: `ModelStore`'s directory).
-        public var modelDirectory: URL
+        /// The embedding model (`EmbeddingModel`); nil: `MAILSEARCH_MODEL`, else all-MiniLM-L6-v2.
+        public var model: EmbeddingModel?
+        /// Where the embedding model is; nil: `ModelStore`'s default directory for it.
+        public var modelDirectory: URL?
         /// Open mail.sqlite read-only (commands that change nothing; no recent-search recording).
         public var readOnly: Bool
         /// A fixed semantic similarity floor for searches that do not give their own, or nil: each
@@ -41,7 +43,7 @@ public final class MailSearchService: @unchecked Sendable {
         /// One-line notices for the user (an index rebuilt after damage, E-05).
         public var notices: @Sendable (String) -> Void
 
-        public init(dataDirectory: DataDirectory, modelDirectory: URL? = nil, readOnly: Bool = false,
+        public init(dataDirectory: DataDirectory, model: EmbeddingModel? = nil, modelDirectory: URL? = nil, readOnly: Bool = false,
                     minimumSimilarity: Double? = nil,
                     searchThreads: Int = 2, embeddingThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
                     embeddingBatchSize: Int = 64, backgroundEmbedding: Bool = false,
@@ -49,7 +51,8 @@ public final class MailSearchService: @unchecked Sendable {
                     cacheCapacity: Int = 20, cacheTimeToLive: TimeInterval = 120,
                     notices: @escaping @Sendable (String) -> Void = { _ in }) {
             self.dataDirectory = dataDirectory
-            self.modelDirectory = modelDirectory ?? ModelStore().directory
+            self.model = model
+            self.modelDirectory = modelDirectory
             self.readOnly = readOnly
             self.minimumSimilarity = minimumSimilarity
             self.searchThreads = max(1, searchThreads)
@@ -65,6 +68,9 @@ public final class MailSearchService: @unchecked Sendable {
     }
 
     public let configuration: Configuration
+    /// The embedding model in use, and where its files are (`Configuration.model`, `modelDirectory`).
+    public let model: EmbeddingModel
+    public let modelDirectory: URL
     public let store: MailStore
     public let index: SearchIndexManager
     public let parser: SearchQueryParser
@@ -79,8 +85,15 @@ public final class MailSearchService: @unchecked Sendable {
     public let syncStatus = SyncStatusBoard()
 
     /// Opens the mailbox in `configuration.dataDirectory`, creating it when missing (unless read-only).
+    /// Throws when `Configuration.model` is nil and `MAILSEARCH_MODEL` names no known model.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        do {
+            model = try configuration.model ?? EmbeddingModel.selected()
+        } catch {
+            throw ServiceError.invalid("\(error)", hint: "set MAILSEARCH_MODEL to one of: \(EmbeddingModel.all.map(\.name).joined(separator: ", "))")
+        }
+        modelDirectory = configuration.modelDirectory ?? ModelStore(model: model).directory
         do {
             store = try MailStore(directory: configuration.dataDirectory, readOnly: configuration.readOnly)
         } catch {
@@ -97,19 +110,20 @@ public final class MailSearchService: @unchecked Sendable {
         // Keys are the parsed query, exact: case can change a query's meaning (`a OR b`, `a or b`).
         cache = SearchCache(capacity: configuration.cacheCapacity, timeToLive: configuration.cacheTimeToLive,
                             normalizesKeys: false)
-        let modelDirectory = configuration.modelDirectory
-        semantic = SemanticState(modelDirectory: modelDirectory, vectors: vectors, store: store)
+        let modelDirectory = self.modelDirectory
+        let model = self.model
+        semantic = SemanticState(model: model, modelDirectory: modelDirectory, vectors: vectors, store: store)
         let threads = configuration.embeddingThreads
         let state = self.state
         let categorization = CategorizationQueue(store: store) { changed in if changed > 0 { state.changed() } }
         self.categorization = categorization
         embedding = EmbeddingQueue(
-            store: store, vectors: vectors, batchSize: configuration.embeddingBatchSize,
+            store: store, vectors: vectors, batchSize: configuration.embeddingBatchSize, modelName: model.name,
             makeEmbedders: {
-                guard ModelStore(directory: modelDirectory).status().isInstalled else { return nil }
+                guard ModelStore(directory: modelDirectory, model: model).status().isInstalled else { return nil }
                 // One encoder per thread, each on one BLAS thread: batches are split between them.
                 if threads > 1 { BLAS.setThreadCount(1) }
-                return try (0..<threads).map { _ in try MiniLMEmbedder(modelDirectory: modelDirectory) }
+                return try (0..<threads).map { _ in try MiniLMEmbedder(modelDirectory: modelDirectory, model: model) }
             },
             didCommit: { _ in
                 state.changed()
@@ -509,11 +523,11 @@ public final class MailSearchService: @unchecked Sendable {
 
     public func status() throws -> ServiceStatus {
         let stats = try store.statistics()
-        let embedded = try store.embeddingCount()
+        let embedded = try store.embeddingCount(model: model.name)
         let embeddingBytes = try store.database.read {
             try Int64.fetchOne($0, sql: "SELECT COALESCE(SUM(length(vector)), 0) FROM embeddings") ?? 0
         }
-        let model = ModelStore(directory: configuration.modelDirectory).status()
+        let modelStatus = ModelStore(directory: modelDirectory, model: model).status()
         let indexStatus = try index.status(embeddedEmails: embedded)
         let availability = try semantic.availability()
         return ServiceStatus(
@@ -521,10 +535,10 @@ public final class MailSearchService: @unchecked Sendable {
             emails: stats.emails, threads: stats.threads, accounts: stats.accounts, folders: stats.folders,
             contacts: stats.contacts, unread: stats.unread,
             sizes: ServiceStatus.Sizes(mailDatabase: stats.mailDatabaseBytes, fts5: indexStatus.bytes,
-                                       embeddings: embeddingBytes, model: model.isInstalled ? model.totalBytes : 0),
+                                       embeddings: embeddingBytes, model: modelStatus.isInstalled ? modelStatus.totalBytes : 0),
             keywordIndex: ServiceStatus.KeywordIndex(indexedEmails: indexStatus.indexedEmails, missing: indexStatus.missing,
                                                      orphaned: indexStatus.orphaned, healthy: indexStatus.healthy),
-            embeddedEmails: embedded,
+            embeddingModel: model.name, embeddedEmails: embedded,
             embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
             semanticAvailable: availability == nil, semanticUnavailableReason: availability,
             embedding: embedding.progress, importing: state.importStatus, sync: syncStatus.snapshot,
@@ -577,6 +591,8 @@ public struct ServiceStatus: Sendable, Codable {
     public var emails, threads, accounts, folders, contacts, unread: Int
     public var sizes: Sizes
     public var keywordIndex: KeywordIndex
+    /// The embedding model in use (`MAILSEARCH_MODEL`); `embeddedEmails` counts its vectors.
+    public var embeddingModel: String
     public var embeddedEmails: Int
     public var embeddingCoverage: Double
     /// Whether a semantic search would run now, and if not why.
@@ -646,13 +662,15 @@ final class ServiceState: @unchecked Sendable {
 /// needs them.
 final class SemanticState: @unchecked Sendable {
     private let lock = NSLock()
+    private let model: EmbeddingModel
     private let modelDirectory: URL
     private let vectors: VectorSearchEngine
     private let store: MailStore
     private var embedder: MiniLMEmbedder?
     private var vectorsLoaded = false
 
-    init(modelDirectory: URL, vectors: VectorSearchEngine, store: MailStore) {
+    init(model: EmbeddingModel, modelDirectory: URL, vectors: VectorSearchEngine, store: MailStore) {
+        self.model = model
         self.modelDirectory = modelDirectory
         self.vectors = vectors
         self.store = store
@@ -662,25 +680,25 @@ final class SemanticState: @unchecked Sendable {
     func prepare() throws -> MiniLMEmbedder? {
         try lock.withLock {
             // Without a model the vectors are of no use: do not load them.
-            guard ModelStore(directory: modelDirectory).status().isInstalled else { return nil }
+            guard ModelStore(directory: modelDirectory, model: model).status().isInstalled else { return nil }
             if !vectorsLoaded {
-                try vectors.load(from: store)
+                try vectors.load(from: store, model: model.name)
                 vectorsLoaded = true
             }
-            if embedder == nil { embedder = try MiniLMEmbedder(modelDirectory: modelDirectory) }
+            if embedder == nil { embedder = try MiniLMEmbedder(modelDirectory: modelDirectory, model: model) }
             return embedder
         }
     }
 
     func reloadVectorsIfLoaded() throws {
-        try lock.withLock { if vectorsLoaded { try vectors.load(from: store) } }
+        try lock.withLock { if vectorsLoaded { try vectors.load(from: store, model: model.name) } }
     }
 
     /// Why semantic search cannot run now, or nil when it can.
     func availability() throws -> SemanticSkipReason? {
-        guard ModelStore(directory: modelDirectory).status().isInstalled else { return .modelNotInstalled }
+        guard ModelStore(directory: modelDirectory, model: model).status().isInstalled else { return .modelNotInstalled }
         let loaded = lock.withLock { vectorsLoaded }
-        let count = loaded ? vectors.count : try store.embeddingCount()
+        let count = loaded ? vectors.count : try store.embeddingCount(model: model.name)
         return count == 0 ? .noEmbeddings : nil
     }
 }
@@ -700,8 +718,14 @@ struct PooledSemanticRanker: SemanticRanker {
     }
 
     func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
-        let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: minimumSimilarity)
-        return try await pool.run { try ranker.rankNow(text: text, candidates: candidates, limit: limit) }
+        try await rankWithNearMisses(text: text, candidates: candidates, limit: limit).matches
+    }
+
+    func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
+        let relevance = embedder.map { SemanticRelevance($0.model.relevance) } ?? .calibrated
+        let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: minimumSimilarity,
+                                          relevance: relevance)
+        return try await pool.run { try ranker.rankNowWithNearMisses(text: text, candidates: candidates, limit: limit) }
     }
 }
 

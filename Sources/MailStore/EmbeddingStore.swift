@@ -9,16 +9,20 @@ public struct EmbeddingWork: Sendable, Hashable {
 }
 
 /// Embedding vectors in mail.sqlite (`embeddings`), deleted with their email and account.
+///
+/// One vector per email, tagged with the model that made it. `model` arguments name the model in
+/// use: an email whose vector another model made counts as not embedded (it is embedded again and
+/// its vector replaced), and its old vector is not searched. nil means any model.
 extension MailStore {
-    /// Emails without an embedding, newest first, with the text to embed (`EmbeddingText`;
+    /// Emails without an embedding of `model`, newest first, with the text to embed (`EmbeddingText`;
     /// `clean: false` gives the body's first characters as they are, for comparisons).
-    public func emailsWithoutEmbedding(limit: Int, clean: Bool = true) throws -> [EmbeddingWork] {
+    public func emailsWithoutEmbedding(limit: Int, model: String?, clean: Bool = true) throws -> [EmbeddingWork] {
         try database.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT e.id, e.subject, e.fromName, substr(e.bodyPlain, 1, ?) AS body FROM emails e
-                WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id)
-                ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC LIMIT ?
-                """, arguments: [EmbeddingText.bodyWindow, limit]).map { row in
+                WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?2 IS NULL OR m.model = ?2))
+                ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC LIMIT ?3
+                """, arguments: [EmbeddingText.bodyWindow, model, limit]).map { row in
                 EmbeddingWork(emailId: row["id"], text: EmbeddingText.compose(
                     subject: row["subject"], fromName: row["fromName"], body: row["body"], clean: clean))
             }
@@ -43,13 +47,16 @@ extension MailStore {
     /// during the call (no copy: loading every vector of a large mailbox stays fast).
     /// `expectedCount` is the number of embeddings when the read began, for preallocation.
     public func forEachEmbeddingBytes(
-        expectedCount: ((Int) -> Void)? = nil, _ body: (Int64, UnsafeRawBufferPointer) throws -> Void
+        model: String?, expectedCount: ((Int) -> Void)? = nil, _ body: (Int64, UnsafeRawBufferPointer) throws -> Void
     ) throws {
         try database.read { db in
             if let expectedCount {
-                expectedCount(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM embeddings") ?? 0)
+                expectedCount(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM embeddings WHERE ?1 IS NULL OR model = ?1",
+                                               arguments: [model]) ?? 0)
             }
-            let cursor = try Row.fetchCursor(db, sql: "SELECT emailId, vector FROM embeddings ORDER BY emailId")
+            let cursor = try Row.fetchCursor(db, sql: """
+                SELECT emailId, vector FROM embeddings WHERE ?1 IS NULL OR model = ?1 ORDER BY emailId
+                """, arguments: [model])
             while let row = try cursor.next() {
                 let id: Int64 = row[0]
                 try row.withUnsafeData(atIndex: 1) { data in
@@ -60,16 +67,20 @@ extension MailStore {
         }
     }
 
-    /// How many emails still wait for an embedding.
-    public func emailsWithoutEmbeddingCount() throws -> Int {
+    /// How many emails still wait for an embedding of `model`.
+    public func emailsWithoutEmbeddingCount(model: String?) throws -> Int {
         try database.read { db in
             try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM emails e WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id)
-                """) ?? 0
+                SELECT COUNT(*) FROM emails e
+                WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?1 IS NULL OR m.model = ?1))
+                """, arguments: [model]) ?? 0
         }
     }
 
-    public func embeddingCount() throws -> Int {
-        try database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM embeddings") ?? 0 }
+    /// How many emails have an embedding of `model`.
+    public func embeddingCount(model: String?) throws -> Int {
+        try database.read {
+            try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM embeddings WHERE ?1 IS NULL OR model = ?1", arguments: [model]) ?? 0
+        }
     }
 }

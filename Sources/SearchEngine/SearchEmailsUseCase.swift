@@ -102,7 +102,15 @@ public final class SearchEmailsUseCase: Sendable {
             var semanticHits: [SemanticHit] = []
             if skipReason == nil, let semantic {
                 do {
-                    semanticHits = try await semantic.rank(text: semanticText, candidates: candidates, limit: semanticLimit)
+                    let ranking = try await semantic.rankWithNearMisses(text: semanticText, candidates: candidates,
+                                                                        limit: semanticLimit)
+                    semanticHits = ranking.matches
+                    if !ranking.nearMisses.isEmpty, let depth = ranking.keywordDepth,
+                       let anyWord = FTS5QueryBuilder.anyWordExpression(for: semanticText) {
+                        // Near misses the keyword index agrees with: among the best matches of any of the words.
+                        let agreeing = Set(try await index.topRanked(match: anyWord, limit: depth))
+                        semanticHits += ranking.nearMisses.filter { agreeing.contains($0.emailId) }
+                    }
                     report = SemanticReport(ran: true, matches: semanticHits.count)
                 } catch {
                     report = SemanticReport(ran: false, reason: .failed, error: "\(error)")

@@ -37,11 +37,20 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         try rankNow(text: text, candidates: candidates, limit: limit)
     }
 
+    public func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
+        try rankNowWithNearMisses(text: text, candidates: candidates, limit: limit)
+    }
+
     /// `rank`, on the calling thread (for callers that run it on a thread pool of their own).
     public func rankNow(text: String, candidates: EmailIdSet?, limit: Int) throws -> [SemanticHit] {
-        guard let embedder else { return [] }
-        if let candidates, candidates.isEmpty { return [] }
-        guard let query = try embedder.embed([text]).first else { return [] }
+        try rankNowWithNearMisses(text: text, candidates: candidates, limit: limit).matches
+    }
+
+    /// `rankWithNearMisses`, on the calling thread.
+    public func rankNowWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) throws -> SemanticRanking {
+        guard let embedder else { return SemanticRanking(matches: []) }
+        if let candidates, candidates.isEmpty { return SemanticRanking(matches: []) }
+        guard let query = try embedder.embed([text]).first else { return SemanticRanking(matches: []) }
         let hits = vectors.search(query, k: limit, candidates: candidates)
         var floor: Double
         if let minimumSimilarity {
@@ -54,12 +63,17 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
                 // best match anywhere clears the floor), and then the filtered mail's nearest count
                 // further down — the filter already says much of what the user wants —, though not
                 // far below the best of them (a sender's unrelated mail stays out).
-                guard let best = vectors.search(query, k: 1).first, Double(best.score) >= floor else { return [] }
+                guard let best = vectors.search(query, k: 1).first, Double(best.score) >= floor else {
+                    return SemanticRanking(matches: [])
+                }
                 floor = min(floor, max(floor - relevance.filteredDepth, Double(bestFiltered.score) - relevance.filteredSpan))
             }
         }
-        return hits.filter { Double($0.score) >= floor }
-            .map { SemanticHit(emailId: $0.emailId, similarity: Double($0.score)) }
+        let all = hits.map { SemanticHit(emailId: $0.emailId, similarity: Double($0.score)) }
+        let matches = all.filter { $0.similarity >= floor }
+        guard minimumSimilarity == nil, candidates == nil else { return SemanticRanking(matches: matches) }
+        let nearMisses = all.filter { $0.similarity < floor && $0.similarity >= floor - relevance.agreementDepth }
+        return SemanticRanking(matches: matches, nearMisses: nearMisses, keywordDepth: relevance.agreementKeywordDepth)
     }
 }
 
@@ -90,19 +104,33 @@ public struct SemanticRelevance: Sendable, Hashable {
     public var unknownWordPenalty: Double
     public var filteredDepth: Double
     public var filteredSpan: Double
+    /// Without filters, one of the query's nearest emails up to this far below the floor still
+    /// counts when the keyword index agrees: the email is among the `agreementKeywordDepth` best
+    /// BM25 matches of any of the query's words (`FTS5QueryBuilder.anyWordExpression`).
+    public var agreementDepth: Double
+    public var agreementKeywordDepth: Int
 
     public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double, filteredDepth: Double,
-                filteredSpan: Double) {
+                filteredSpan: Double, agreementDepth: Double = 0, agreementKeywordDepth: Int = 0) {
         self.threshold = threshold
         self.spreadWeight = spreadWeight
         self.unknownWordPenalty = unknownWordPenalty
         self.filteredDepth = filteredDepth
         self.filteredSpan = filteredSpan
+        self.agreementDepth = agreementDepth
+        self.agreementKeywordDepth = agreementKeywordDepth
     }
 
-    /// What ships (README, "Search quality").
-    public static let calibrated = SemanticRelevance(threshold: 0.548, spreadWeight: 3, unknownWordPenalty: 0.1,
-                                                     filteredDepth: 0.3, filteredSpan: 0.2)
+    /// What ships for the default model (README, "Search quality").
+    public static let calibrated = SemanticRelevance(EmbeddingModel.default.relevance)
+
+    /// What ships for `model`: each model is calibrated on its own.
+    public init(_ numbers: EmbeddingModel.Relevance) {
+        self.init(threshold: numbers.threshold, spreadWeight: numbers.spreadWeight,
+                  unknownWordPenalty: numbers.unknownWordPenalty, filteredDepth: numbers.filteredDepth,
+                  filteredSpan: numbers.filteredSpan, agreementDepth: numbers.agreementDepth,
+                  agreementKeywordDepth: numbers.agreementKeywordDepth)
+    }
 
     /// The least similarity a hit of this query needs.
     public func floor(deviation: Double, knownWordShare: Double) -> Double {
@@ -123,12 +151,12 @@ public struct EmbeddingIndexer: Sendable {
     /// Whether the embedded text is the email's own words (`EmbeddingText`) or its body's start as it is.
     public let cleanText: Bool
 
-    public init(store: MailStore, embedder: any Embedder, modelName: String = "all-MiniLM-L6-v2", batchSize: Int = 64,
+    public init(store: MailStore, embedder: any Embedder, modelName: String = EmbeddingModel.default.name, batchSize: Int = 64,
                 cleanText: Bool = true) {
         self.init(store: store, embedders: [embedder], modelName: modelName, batchSize: batchSize, cleanText: cleanText)
     }
 
-    public init(store: MailStore, embedders: [any Embedder], modelName: String = "all-MiniLM-L6-v2", batchSize: Int = 64,
+    public init(store: MailStore, embedders: [any Embedder], modelName: String = EmbeddingModel.default.name, batchSize: Int = 64,
                 cleanText: Bool = true) {
         precondition(!embedders.isEmpty, "EmbeddingIndexer needs at least one embedder")
         self.store = store
@@ -145,13 +173,13 @@ public struct EmbeddingIndexer: Sendable {
     @discardableResult
     public func run(limit: Int? = nil, vectors: VectorSearchEngine? = nil,
                     progress: (Int, Int) -> Void = { _, _ in }, shouldStop: () -> Bool = { false }) throws -> Int {
-        let pending = try store.emailsWithoutEmbeddingCount()
+        let pending = try store.emailsWithoutEmbeddingCount(model: modelName)
         let total = min(pending, limit ?? pending)
         var done = 0
         progress(0, total)
         while !shouldStop(), limit.map({ done < $0 }) ?? true {
             let size = min(batchSize * embedders.count, limit.map { $0 - done } ?? Int.max)
-            let work = try store.emailsWithoutEmbedding(limit: size, clean: cleanText)
+            let work = try store.emailsWithoutEmbedding(limit: size, model: modelName, clean: cleanText)
             guard !work.isEmpty else { break }
             let embedded = try Self.embedInParallel(work.map(\.text), embedders: embedders)
             let items = zip(work, embedded).map { (emailId: $0.emailId, vector: $1) }

@@ -68,6 +68,36 @@ public enum FTS5QueryBuilder {
         "this", "to", "was", "we", "were", "will", "with", "you", "your",
     ]
 
+    /// Function and question words a person's question is full of ("how do i…", "does it…"): with
+    /// `stopWords`, left out of `anyWordExpression`.
+    public static let questionWords: Set<String> = [
+        "about", "all", "any", "been", "but", "can", "could", "did", "do", "does", "get", "got", "had", "her",
+        "here", "his", "how", "if", "into", "just", "may", "me", "might", "must", "my", "no", "not", "our",
+        "over", "shall", "should", "so", "some", "than", "those", "under", "us", "what", "when", "where", "which",
+        "who", "whom", "why", "would", "yes",
+    ]
+
+    /// An expression matching mail that has any of the words the text looks for (exact words, not
+    /// prefixes; phrases as phrases; function and question words and single characters left out),
+    /// or nil when none is left: the keyword side's say on semantic near misses
+    /// (`SearchEmailsUseCase`, `SemanticRelevance.agreementDepth`).
+    public static func anyWordExpression(for text: String) -> String? {
+        var seen = Set<String>()
+        var parts: [String] = []
+        for term in query(for: text, prefix: false).positiveTerms {
+            let words = term.isPhrase ? [term.text] : term.text.split(whereSeparator: { character in
+                !character.unicodeScalars.allSatisfy(isTokenCharacter)
+            }).map(String.init)
+            for word in words {
+                let key = word.lowercased()
+                guard key.count > 1, !stopWords.contains(key), !questionWords.contains(key), seen.insert(key).inserted
+                else { continue }
+                parts.append("\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+            }
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: " OR ")
+    }
+
     /// Compiles `text`.
     /// - Parameter prefix: allow prefix matching (search-as-you-type, FR-SEARCH-06). The last term
     ///   is a prefix whatever its length, since it is the word being typed (a phrase whose closing

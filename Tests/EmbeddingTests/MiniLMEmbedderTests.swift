@@ -28,8 +28,28 @@ final class MiniLMEmbedderTests: XCTestCase {
         try assertMatchesReference(embedder, route: "half-precision kernels")
     }
 
-    private func assertMatchesReference(_ embedder: MiniLMEmbedder, route: String) throws {
-        let references = try ModelTestSupport.reference("embeddings")
+    /// paraphrase-MiniLM-L3-v2 (converted from its wheel's ONNX file) embeds every reference text,
+    /// at its 128 tokens, to the vector onnxruntime computes from that ONNX file (cosine ≥ 0.9999),
+    /// on the float32 path and on the half-precision query kernels.
+    func testParaphraseL3MatchesONNXRuntime() throws {
+        let model = EmbeddingModel.paraphraseMiniLML3
+        let directory = try ModelTestSupport.modelDirectory(for: model)
+        let references = try ModelTestSupport.referenceVectors(of: model).map {
+            ModelTestSupport.Reference(text: $0.text, embedding: $0.embedding)
+        }
+        let embedder = try MiniLMEmbedder(modelDirectory: directory, model: model)
+        XCTAssertEqual(embedder.configuration.layerCount, 3)
+        XCTAssertEqual(embedder.tokenizer.maxLength, 128)
+        try assertMatchesReference(embedder, route: "paraphrase-MiniLM-L3-v2", references: references)
+        let half = try MiniLMEmbedder(modelDirectory: directory, model: model, halfPrecisionTokenLimit: 4096)
+        if half.usesHalfPrecision(tokens: 128) {
+            try assertMatchesReference(half, route: "paraphrase-MiniLM-L3-v2, half-precision kernels", references: references)
+        }
+    }
+
+    private func assertMatchesReference(_ embedder: MiniLMEmbedder, route: String,
+                                        references given: [ModelTestSupport.Reference]? = nil) throws {
+        let references = try given ?? ModelTestSupport.reference("embeddings")
         XCTAssertEqual(references.count, 298)
         let vectors = try embedder.embed(references.map(\.text))
         var minimum = 1.0

@@ -17,7 +17,7 @@ final class ModelStoreTests: XCTestCase {
     func testStatusOfEmptyDirectorySaysWhichFilesAreMissing() throws {
         let status = ModelStore(directory: folder).status()
         XCTAssertFalse(status.isInstalled)
-        XCTAssertEqual(status.problems, ModelFiles.required.map { "missing \($0.name)" })
+        XCTAssertEqual(status.problems, EmbeddingModel.default.required.map { "missing \($0.name)" })
         XCTAssertEqual(status.license, "Apache-2.0")
         XCTAssertEqual(status.totalBytes, 0)
     }

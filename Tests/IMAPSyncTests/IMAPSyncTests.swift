@@ -417,7 +417,7 @@ final class IMAPSyncTests: XCTestCase {
         var request = SearchRequest(text: "report of a message")
         request.recordHistory = false
         _ = try await service.search(request)
-        XCTAssertEqual(try service.store.embeddingCount(), 8)
+        XCTAssertEqual(try service.store.embeddingCount(model: nil), 8)
         let archive = service.messageArchive.root.appendingPathComponent(String(engine.account.id))
         XCTAssertTrue(FileManager.default.fileExists(atPath: archive.path))
 

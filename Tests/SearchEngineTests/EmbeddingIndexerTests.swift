@@ -44,7 +44,7 @@ final class EmbeddingIndexerTests: XCTestCase {
         XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: embedder).run(), 1)
         XCTAssertEqual(embedder.calls, [["Quarterly budget review\nAnn\nNumbers for Q3."]])
         let vectors = VectorSearchEngine()
-        try vectors.load(from: f.store)
+        try vectors.load(from: f.store, model: nil)
         XCTAssertEqual(vectors.search(try embedder.embed(["budget review"])[0], k: 1).first?.emailId, id)
     }
 
@@ -54,12 +54,35 @@ final class EmbeddingIndexerTests: XCTestCase {
         let failing = HashingEmbedder()
         failing.failAfter = 2
         XCTAssertThrowsError(try EmbeddingIndexer(store: f.store, embedder: failing, batchSize: 3).run())
-        XCTAssertEqual(try f.store.embeddingCount(), 6, "two committed batches survive the failure")
+        XCTAssertEqual(try f.store.embeddingCount(model: nil), 6, "two committed batches survive the failure")
         XCTAssertEqual(failing.calls.first?.first?.hasPrefix("mail 0"), true, "newest first")
         let resumed = HashingEmbedder()
         XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: resumed, batchSize: 3).run(), 4)
         XCTAssertEqual(resumed.calls.flatMap { $0 }.count, 4, "only the rest is embedded")
-        XCTAssertEqual(try f.store.embeddingCount(), ids.count)
+        XCTAssertEqual(try f.store.embeddingCount(model: nil), ids.count)
+    }
+
+    /// Another model in use: vectors made by the old one are neither searched nor counted, and
+    /// each email is embedded again (its vector replaced), newest first.
+    func testAnotherModelEmbedsEveryEmailAgainAndSearchesOnlyItsOwnVectors() throws {
+        let f = try SearchFixture()
+        let ids = try f.add([Spec(subject: "budget", daysAgo: 1), Spec(subject: "lunch", daysAgo: 2)])
+        XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: HashingEmbedder(), modelName: "old").run(), 2)
+        XCTAssertEqual(try f.store.embeddingCount(model: "old"), 2)
+        XCTAssertEqual(try f.store.embeddingCount(model: "new"), 0)
+        XCTAssertEqual(try f.store.emailsWithoutEmbeddingCount(model: "new"), 2)
+        let vectors = VectorSearchEngine()
+        try vectors.load(from: f.store, model: "new")
+        XCTAssertEqual(vectors.count, 0, "the old model's vectors are not searched with the new one")
+        XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: HashingEmbedder(), modelName: "new", batchSize: 1)
+            .run(limit: 1), 1)
+        try vectors.load(from: f.store, model: "new")
+        XCTAssertEqual(vectors.count, 1)
+        XCTAssertEqual(try f.store.emailsWithoutEmbedding(limit: 10, model: "new").map(\.emailId), [ids[1]], "newest first")
+        XCTAssertEqual(try f.store.embeddingCount(model: "old"), 1, "one vector per email: replaced")
+        XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: HashingEmbedder(), modelName: "new").run(), 1)
+        XCTAssertEqual(try f.store.embeddingCount(model: "new"), 2)
+        XCTAssertEqual(try f.store.embeddingCount(model: nil), 2)
     }
 
     func testRankerReportsWhyItCannotRun() async throws {

@@ -184,7 +184,7 @@ final class SemanticFloorWithRealModelTests: XCTestCase {
         let ids = try f.add(Self.mailbox)
         try EmbeddingIndexer(store: f.store, embedder: embedder).run()
         let vectors = VectorSearchEngine()
-        try vectors.load(from: f.store)
+        try vectors.load(from: f.store, model: nil)
         let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors)
         let useCase = f.useCase(semantic: ranker)
 
@@ -253,7 +253,7 @@ final class SemanticRecallOnRealMailTests: XCTestCase {
         let embedded = try embedder.embed(texts)
         try f.store.saveEmbeddings(zip(chosen, embedded).map { (emailId: $0["id"], vector: $1) }, model: "all-MiniLM-L6-v2")
         let vectors = VectorSearchEngine()
-        try vectors.load(from: f.store)
+        try vectors.load(from: f.store, model: nil)
 
         let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors)
         let r = try await f.useCase(semantic: ranker).search(question.query, mode: .semantic)

@@ -60,3 +60,59 @@ final class SemanticRelevanceTests: XCTestCase {
         XCTAssertEqual(try fixed.rankNow(text: "vague", candidates: EmailIdSet([2, 3]), limit: 10).map(\.emailId), [2])
     }
 }
+
+/// Near misses: the nearest emails just below the floor count when the keyword index agrees.
+final class SemanticAgreementTests: XCTestCase {
+    /// A ranker with fixed matches and near misses.
+    struct NearMissRanker: SemanticRanker {
+        let matches: [Int64]
+        let nearMisses: [Int64]
+        var unavailableReason: SemanticSkipReason? { nil }
+        func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
+            try await rankWithNearMisses(text: text, candidates: candidates, limit: limit).matches
+        }
+        func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
+            SemanticRanking(matches: matches.map { SemanticHit(emailId: $0, similarity: 0.6) },
+                            nearMisses: nearMisses.map { SemanticHit(emailId: $0, similarity: 0.3) }, keywordDepth: 100)
+        }
+    }
+
+    func testANearMissCountsOnlyWhenItHasOneOfTheQuerysWords() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([
+            .init(subject: "Docker and the FPGA offload", body: "Running the image inside a container."),
+            .init(subject: "Lunch on Friday", body: "Shall we meet at noon?"),
+            .init(subject: "Hardware notes", body: "The board arrived today."),
+        ])
+        let ranker = NearMissRanker(matches: [], nearMisses: [ids[0], ids[1]])
+        let response = try await f.useCase(semantic: ranker).search(
+            "does the offload work from a container", mode: .semantic)
+        // ids[0] has "offload" and "container"; ids[1] has none of the words.
+        XCTAssertEqual(response.results.map(\.emailId), [ids[0]])
+        XCTAssertEqual(response.semantic.matches, 1)
+    }
+
+    func testTheRankerGivesNearMissesOnlyWithoutFiltersAndWithoutAFixedFloor() throws {
+        let vectors = VectorSearchEngine(dimension: 4)
+        vectors.upsert([(1, [1, 0, 0, 0]), (2, SemanticRelevanceTests.unit([0.45, 0.893, 0, 0])), (3, [0, 0, 1, 0])])
+        let embedder = SemanticRelevanceTests.FixedEmbedder(vectors: ["twin": [1, 0, 0, 0]])
+        let relevance = SemanticRelevance(threshold: 0.6, spreadWeight: 0, unknownWordPenalty: 0, filteredDepth: 0,
+                                          filteredSpan: 0, agreementDepth: 0.2, agreementKeywordDepth: 50)
+        let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, relevance: relevance)
+        let ranking = try ranker.rankNowWithNearMisses(text: "twin", candidates: nil, limit: 10)
+        XCTAssertEqual(ranking.matches.map(\.emailId), [1])
+        XCTAssertEqual(ranking.nearMisses.map(\.emailId), [2], "0.45 is within 0.2 of the floor 0.6; 0 is not")
+        XCTAssertEqual(ranking.keywordDepth, 50)
+        XCTAssertEqual(try ranker.rankNowWithNearMisses(text: "twin", candidates: EmailIdSet([1, 2, 3]), limit: 10).nearMisses, [])
+        let fixed = VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: 0.6, relevance: relevance)
+        XCTAssertEqual(try fixed.rankNowWithNearMisses(text: "twin", candidates: nil, limit: 10).nearMisses, [])
+    }
+
+    func testAnyWordExpressionLeavesOutFunctionWordsAndKeepsPhrases() {
+        XCTAssertEqual(FTS5QueryBuilder.anyWordExpression(for: "how do I offload work from a Docker container"),
+                       "\"offload\" OR \"work\" OR \"Docker\" OR \"container\"")
+        XCTAssertEqual(FTS5QueryBuilder.anyWordExpression(for: "\"natural gas\" prices -draft"),
+                       "\"natural gas\" OR \"prices\"")
+        XCTAssertNil(FTS5QueryBuilder.anyWordExpression(for: "what is it"))
+    }
+}

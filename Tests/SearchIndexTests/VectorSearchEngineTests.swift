@@ -119,13 +119,13 @@ final class VectorSearchEngineTests: XCTestCase {
         }, accountId: account)
         let ids = result.inserted.map(\.id)
         try store.saveEmbeddings(ids.enumerated().map { (emailId: $1, vector: unit([Float($0 + 1), 1])) }, model: "test")
-        XCTAssertEqual(try store.emailsWithoutEmbedding(limit: 10).count, 0)
+        XCTAssertEqual(try store.emailsWithoutEmbedding(limit: 10, model: nil).count, 0)
         let engine = VectorSearchEngine()
-        try engine.load(from: store)
+        try engine.load(from: store, model: nil)
         XCTAssertEqual(engine.count, 3)
         try store.deleteEmail(id: ids[0])
-        XCTAssertEqual(try store.embeddingCount(), 2, "the embedding is deleted with its email")
+        XCTAssertEqual(try store.embeddingCount(model: nil), 2, "the embedding is deleted with its email")
         try store.deleteAccount(id: account)
-        XCTAssertEqual(try store.embeddingCount(), 0, "and with its account (AC-S-09)")
+        XCTAssertEqual(try store.embeddingCount(model: nil), 0, "and with its account (AC-S-09)")
     }
 }

