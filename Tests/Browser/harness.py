@@ -201,8 +201,9 @@ def seed(binary, model_dir, work, hit_host, log, reuse_dir=None):
 # MARK: mailsearch serve
 
 class Server:
-    def __init__(self, binary, data_dir, model_dir, log_path, web_dir=None, extra_args=()):
+    def __init__(self, binary, data_dir, model_dir, log_path, web_dir=None, extra_args=(), background_embedding=False):
         self.binary, self.data_dir, self.model_dir = binary, data_dir, model_dir
+        self.background_embedding = background_embedding
         self.log_path, self.web_dir, self.extra_args = log_path, web_dir, list(extra_args)
         self.process = None
         self.base = None
@@ -210,7 +211,7 @@ class Server:
     def start(self, timeout=60):
         env = dict(os.environ, MAILSEARCH_DATA_DIR=self.data_dir, MAILSEARCH_MODEL_DIR=self.model_dir)
         env.pop("MAILSEARCH_TOKEN", None)
-        cmd = [self.binary, "serve", "--port", "0", "--no-background-embedding"]
+        cmd = [self.binary, "serve", "--port", "0"] + ([] if self.background_embedding else ["--no-background-embedding"])
         if self.web_dir:
             cmd += ["--web-dir", self.web_dir]
         cmd += self.extra_args

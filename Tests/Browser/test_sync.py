@@ -35,6 +35,36 @@ class SyncStatusTests(UITestCase):
         method()
         self.assert_console_clean("the search page of a syncing mailbox")
 
+    def test_embedding_progress(self):
+        # A mailbox imported without embeddings, served with background embedding: the page says how
+        # much of the mail semantic search covers while it grows, and says nothing once it is done.
+        work = tempfile.mkdtemp(prefix="mailsearch-browser-embed-")
+        main_server = self.ctx.server
+        server = None
+        try:
+            data = os.path.join(work, "data")
+            env = dict(os.environ, MAILSEARCH_DATA_DIR=data)
+            mbox = os.path.join(work, "demo.mbox")
+            subprocess.run([main_server.binary, "demo", "--count", "600", "--output", mbox], env=env, check=True,
+                           capture_output=True, timeout=120)
+            subprocess.run([main_server.binary, "import", mbox, "--account", "demo"], env=env, check=True,
+                           capture_output=True, timeout=300)
+            server = harness.Server(main_server.binary, data, main_server.model_dir, os.path.join(work, "serve.log"),
+                                    background_embedding=True).start()
+            self.ctx.server = server
+            self.open("/")
+            line_js = ("const l = document.querySelector('#sync-status .embedding-progress');"
+                       "return l && !document.querySelector('#sync-status').hidden ? l.textContent : null;")
+            text = self.wait(lambda: self.js(line_js), 30, "no embedding progress on the page")
+            self.assertRegex(text, r"^Semantic search: [\d,]+ of 600 emails, newest first")
+            self.wait(lambda: server.get_json("/api/status")["embeddedEmails"] == 600, 240, "the embedding never finished")
+            self.wait(lambda: self.js(line_js) is None, 20, "the progress line stayed after the embedding ended")
+        finally:
+            self.ctx.server = main_server
+            if server:
+                server.stop()
+            shutil.rmtree(work, ignore_errors=True)
+
     def test_sync_status_and_new_mail(self):
         # The demo mailbox has no IMAP account: no status line.
         self.open("/")

@@ -1,8 +1,10 @@
 // The sync status (#sync-status, under the folder list): each IMAP account's state from
 // GET /api/status (spec 001 §5.2.2) — syncing a folder with its progress and rate, listening for
-// new mail, up to date, or the error and when the next attempt comes. While a sync runs, the
-// status is read every second and onProgress() is called as mail arrives (searches show what is
-// indexed so far, E-06); otherwise every 15 seconds. Nothing is shown without IMAP accounts.
+// new mail, up to date, or the error and when the next attempt comes —, and while mail is being
+// embedded, how much of it semantic search covers (newest first), the rate and the time left.
+// While a sync or the embedding runs, the status is read every second and onProgress() is called
+// as mail arrives (searches show what is indexed so far, E-06); otherwise every 15 seconds.
+// Nothing is shown without IMAP accounts and embedding work.
 
 import { getJSON } from './api.js';
 import { el, clear } from './dom.js';
@@ -38,8 +40,9 @@ export class SyncStatus {
     try {
       const status = await getJSON('/api/status');
       const accounts = status.sync ?? [];
-      busy = accounts.some((a) => BUSY.has(a.state));
-      this.render(accounts);
+      const embedding = status.embedding?.state === 'running' ? status : null;
+      busy = accounts.some((a) => BUSY.has(a.state)) || embedding !== null;
+      this.render(accounts, embedding);
       // Another pass ended or another batch is stored: the folder counts and results may change.
       const signature = `${status.emails}`;
       if (this.seen && signature !== this.seen) this.hooks.onProgress();
@@ -51,9 +54,13 @@ export class SyncStatus {
     this.timer = setTimeout(() => this.poll(), busy ? 1000 : 15000);
   }
 
-  render(accounts) {
+  render(accounts, embedding) {
     clear(this.box);
-    this.box.hidden = accounts.length === 0;
+    this.box.hidden = accounts.length === 0 && !embedding;
+    if (embedding) {
+      this.box.append(el('div', { class: 'sync-line embedding-progress', 'data-state': 'embedding',
+                                  text: describeEmbedding(embedding) }));
+    }
     for (const account of accounts) {
       const line = el('div', { class: `sync-line sync-${account.state}`, 'data-account': account.account,
                                'data-state': account.state });
@@ -65,6 +72,18 @@ export class SyncStatus {
       this.box.append(line);
     }
   }
+}
+
+/** "Semantic search: 1,234 of 44,715 emails · 38 docs/s · about 19 min left" (newest first). */
+function describeEmbedding(status) {
+  const e = status.embedding;
+  let text = `Semantic search: ${status.embeddedEmails.toLocaleString()} of ${status.emails.toLocaleString()} emails, newest first`;
+  if (e.docsPerSecond) text += ` · ${Math.round(e.docsPerSecond)} docs/s`;
+  if (e.etaSeconds != null) {
+    const minutes = Math.round(e.etaSeconds / 60);
+    text += minutes >= 1 ? ` · about ${minutes} min left` : ' · under a minute left';
+  }
+  return text;
 }
 
 function describe(a) {
