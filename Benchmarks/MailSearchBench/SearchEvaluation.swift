@@ -293,8 +293,9 @@ enum SearchEvaluation {
             let sampled = vectors.background(q)
             var anyWordRank: [Int64: Int] = [:]
             if let anyWord = FTS5QueryBuilder.anyWordExpression(for: text) {
-                for (rank, id) in try await useCase.index.topRanked(match: anyWord, limit: 1000).enumerated() {
-                    anyWordRank[id] = rank
+                let ranking = KeywordRanking(hits: try await useCase.index.keywordMatches(match: anyWord, candidates: nil))
+                for (rank, hit) in ranking.top(1000).enumerated() {
+                    anyWordRank[hit.emailId] = rank
                 }
             }
             var hits = vectors.search(q, k: 100, exact: true).map { hit -> [String: Any] in

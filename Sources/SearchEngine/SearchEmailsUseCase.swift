@@ -108,7 +108,8 @@ public final class SearchEmailsUseCase: Sendable {
                     if !ranking.nearMisses.isEmpty, let depth = ranking.keywordDepth,
                        let anyWord = FTS5QueryBuilder.anyWordExpression(for: semanticText) {
                         // Near misses the keyword index agrees with: among the best matches of any of the words.
-                        let agreeing = Set(try await index.topRanked(match: anyWord, limit: depth))
+                        let anyWordHits = KeywordRanking(hits: try await index.keywordMatches(match: anyWord, candidates: nil))
+                        let agreeing = Set(anyWordHits.top(depth).map(\.emailId))
                         semanticHits += ranking.nearMisses.filter { agreeing.contains($0.emailId) }
                     }
                     report = SemanticReport(ran: true, matches: semanticHits.count)

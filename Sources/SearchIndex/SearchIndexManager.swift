@@ -179,11 +179,6 @@ public final class SearchIndexManager: Sendable {
 
     /// Every email that matches `match` (an FTS5 expression) and is in `candidates` (all emails
     /// when nil), with its BM25 rank, unordered: see `FTS5Manager.matches`.
-    /// The `limit` best BM25 matches of `match` over all mail, best first (no filters, no grouping).
-    public func topRanked(match: String, limit: Int) async throws -> [Int64] {
-        try await read { db in try FTS5Manager.topRanked(match: match, limit: limit, db: db).map(\.emailId) }
-    }
-
     public func keywordMatches(match: String, candidates: EmailIdSet?) async throws -> [KeywordHit] {
         try await readIndex { database, db in
             try FTS5Manager.matches(match: match, candidates: candidates, lengths: database.documentLengths(db), db: db)
