@@ -103,6 +103,9 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // SMTP's protocol layer: reply framing, EHLO capabilities, command encoding, SASL, dot-stuffing,
+        // envelope addresses that cannot inject a line. Pure: no NIO, no dependencies.
+        .target(name: "SMTPProtocol"),
         // The sync engine (spec 001 §5.2): accounts, per-folder UID state, initial and incremental
         // sync, flags, reconciliation, IDLE; writes through MailSearchService.
         .target(
@@ -132,6 +135,7 @@ let package = Package(
         .testTarget(name: "CategorizationTests", dependencies: ["Categorization", "MailParsing", "MailModel"]),
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["HTMLSanitizer", "CGumbo"]),
         .testTarget(name: "IMAPProtocolTests", dependencies: ["IMAPProtocol"]),
+        .testTarget(name: "SMTPProtocolTests", dependencies: ["SMTPProtocol"]),
         // Against a real Dovecot, started by Tests/IMAP/dovecot.py.
         .testTarget(
             name: "IMAPSyncTests",
