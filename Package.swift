@@ -106,6 +106,9 @@ let package = Package(
         // SMTP's protocol layer: reply framing, EHLO capabilities, command encoding, SASL, dot-stuffing,
         // envelope addresses that cannot inject a line. Pure: no NIO, no dependencies.
         .target(name: "SMTPProtocol"),
+        // Outgoing mail as RFC 5322 + MIME bytes: headers (RFC 2047), Message-ID, reply headers, text, HTML,
+        // attachments. Pure: no I/O.
+        .target(name: "MailComposition", dependencies: ["SMTPProtocol"]),
         // The sync engine (spec 001 §5.2): accounts, per-folder UID state, initial and incremental
         // sync, flags, reconciliation, IDLE; writes through MailSearchService.
         .target(
@@ -136,6 +139,8 @@ let package = Package(
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["HTMLSanitizer", "CGumbo"]),
         .testTarget(name: "IMAPProtocolTests", dependencies: ["IMAPProtocol"]),
         .testTarget(name: "SMTPProtocolTests", dependencies: ["SMTPProtocol"]),
+        // The message builder, its output read back by the project's own MIME parser.
+        .testTarget(name: "MailCompositionTests", dependencies: ["MailComposition", "SMTPProtocol", "MailParsing"]),
         // Against a real Dovecot, started by Tests/IMAP/dovecot.py.
         .testTarget(
             name: "IMAPSyncTests",
