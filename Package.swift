@@ -106,6 +106,16 @@ let package = Package(
         // SMTP's protocol layer: reply framing, EHLO capabilities, command encoding, SASL, dot-stuffing,
         // envelope addresses that cannot inject a line. Pure: no NIO, no dependencies.
         .target(name: "SMTPProtocol"),
+        // The SMTP client on SwiftNIO + NIOSSL: implicit TLS or STARTTLS, AUTH, SIZE, per-recipient results, timeouts.
+        .target(
+            name: "SMTPClient",
+            dependencies: [
+                "SMTPProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // Outgoing mail as RFC 5322 + MIME bytes: headers (RFC 2047), Message-ID, reply headers, text, HTML,
         // attachments. Pure: no I/O.
         .target(name: "MailComposition", dependencies: ["SMTPProtocol"]),
