@@ -130,6 +130,7 @@ let package = Package(
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
                 "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer", "IMAPSync", "IMAPProtocol",
+                "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
