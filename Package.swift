@@ -150,6 +150,16 @@ let package = Package(
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["HTMLSanitizer", "CGumbo"]),
         .testTarget(name: "IMAPProtocolTests", dependencies: ["IMAPProtocol"]),
         .testTarget(name: "SMTPProtocolTests", dependencies: ["SMTPProtocol"]),
+        // The SMTP channel handler driven with bytes in an EmbeddedChannel (framing, STARTTLS, timeouts).
+        .testTarget(
+            name: "SMTPClientTests",
+            dependencies: [
+                "SMTPClient", "SMTPProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // The message builder, its output read back by the project's own MIME parser.
         .testTarget(name: "MailCompositionTests", dependencies: ["MailComposition", "SMTPProtocol", "MailParsing"]),
         // Against a real Dovecot, started by Tests/IMAP/dovecot.py.

@@ -32,7 +32,8 @@ final class SMTPChannelHandler: ChannelDuplexHandler {
 
     private var timeout: TimeAmount?
     private var waitingFor = ""
-    private var lastActivity = NIODeadline.now()
+    /// The event loop's time of the last bytes read or written (its clock: virtual in tests).
+    private var lastActivity = NIODeadline.uptimeNanoseconds(0)
     private var timer: Scheduled<Void>?
 
     init(queue: SMTPReplyQueue, endpoint: String, greetingTimeout: TimeAmount) {
@@ -56,7 +57,7 @@ final class SMTPChannelHandler: ChannelDuplexHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !failed else { return }
         var buffer = unwrapInboundIn(data)
-        lastActivity = .now()
+        lastActivity = context.eventLoop.now
         guard let bytes = buffer.readBytes(length: buffer.readableBytes), !bytes.isEmpty else { return }
         framer.append(bytes)
         while true {
@@ -121,7 +122,8 @@ final class SMTPChannelHandler: ChannelDuplexHandler {
             arm(responseTimeout, waitingFor: waitingFor, context: context)
             // A large message going out is progress too: the silence counts from when it was written.
             let written = promise ?? context.eventLoop.makePromise()
-            written.futureResult.assumeIsolated().whenSuccess { [self] in lastActivity = .now() }
+            let eventLoop = context.eventLoop
+            written.futureResult.assumeIsolated().whenSuccess { [self] in lastActivity = eventLoop.now }
             context.write(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: written)
         case .disarm:
             timeout = nil
@@ -139,7 +141,7 @@ final class SMTPChannelHandler: ChannelDuplexHandler {
     private func arm(_ responseTimeout: TimeAmount, waitingFor: String, context: ChannelHandlerContext) {
         timeout = responseTimeout
         self.waitingFor = waitingFor
-        lastActivity = .now()
+        lastActivity = context.eventLoop.now
         timer?.cancel()
         schedule(at: lastActivity + responseTimeout, context: context)
     }
@@ -154,7 +156,7 @@ final class SMTPChannelHandler: ChannelDuplexHandler {
         timer = nil
         guard let timeout, !failed else { return }
         let deadline = lastActivity + timeout
-        if deadline > .now() {
+        if deadline > context.eventLoop.now {
             schedule(at: deadline, context: context)
             return
         }

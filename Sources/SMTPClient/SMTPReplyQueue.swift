@@ -40,6 +40,14 @@ final class SMTPReplyQueue: Sendable {
 
     var failure: SMTPClientError? { state.withLockedValue { $0.failure } }
 
+    /// The replies buffered now, without waiting (for tests of the channel handler).
+    func drainBuffered() -> [SMTPReply] {
+        state.withLockedValue { state in
+            defer { state.buffer.removeAll() }
+            return state.buffer
+        }
+    }
+
     /// The next reply; throws the queue's failure once the buffer is empty, `.cancelled` when the
     /// task is cancelled (the caller then closes the connection: a reply may still be on its way).
     func next() async throws(SMTPClientError) -> SMTPReply {
