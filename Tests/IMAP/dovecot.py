@@ -101,6 +101,22 @@ def find_binaries(submission=False):
     return found
 
 
+def ensure_installed(submission=False):
+    """find_binaries(), after running scripts/install-deps.sh once when something is missing (it installs only
+    what is missing, with apt-get, as root or through sudo). Still missing afterwards: DovecotMissing, never a
+    skip. MAILSEARCH_NO_INSTALL=1 only looks."""
+    try:
+        return find_binaries(submission=submission)
+    except DovecotMissing:
+        script = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                              "scripts", "install-deps.sh")
+        if os.environ.get("MAILSEARCH_NO_INSTALL") == "1" or not os.access(script, os.X_OK):
+            raise
+        print(f"Dovecot's packages are missing: running {script}", file=sys.stderr, flush=True)
+        subprocess.run([script], check=False)
+        return find_binaries(submission=submission)
+
+
 def free_ports(count, host="127.0.0.1"):
     """`count` distinct ports nobody listens on now (all bound at once, so they differ)."""
     sockets = []

@@ -284,6 +284,23 @@ class PrerequisiteTests(unittest.TestCase):
                 Dovecot(submission=True)
         self.assertIn("dovecot-submissiond", str(caught.exception))
 
+    def test_ensure_installed_runs_the_install_script_once_then_fails_if_still_missing(self):
+        missing = DovecotMissing("submission (dovecot-submissiond) not found")
+        with mock.patch.object(dovecot, "find_binaries", side_effect=missing) as find, \
+                mock.patch.object(dovecot.subprocess, "run") as run, \
+                mock.patch.dict(os.environ, {"MAILSEARCH_NO_INSTALL": ""}):
+            with self.assertRaises(DovecotMissing):
+                dovecot.ensure_installed(submission=True)
+        self.assertEqual(run.call_count, 1)
+        self.assertTrue(run.call_args.args[0][0].endswith("scripts/install-deps.sh"))
+        self.assertEqual(find.call_count, 2)
+        with mock.patch.object(dovecot, "find_binaries", side_effect=missing), \
+                mock.patch.object(dovecot.subprocess, "run") as run, \
+                mock.patch.dict(os.environ, {"MAILSEARCH_NO_INSTALL": "1"}):
+            with self.assertRaises(DovecotMissing):
+                dovecot.ensure_installed(submission=True)
+        self.assertEqual(run.call_count, 0)
+
 
 class ControlModeTests(unittest.TestCase):
     """The command line's JSON control mode, which tests in other languages (Swift) drive."""

@@ -5,8 +5,9 @@ INBOX, where each test reads the message back over IMAP.
 
     python3 Tests/IMAP/test_smtp_send.py [--binary .build/debug/mailsearch]
 
-No Dovecot (or no dovecot-submissiond / dovecot-lmtpd) and no built binary are failures, never skips: run
-scripts/install-deps.sh and `swift build --product mailsearch`.
+Missing Dovecot packages (dovecot-imapd, dovecot-submissiond, dovecot-lmtpd) are installed first by
+scripts/install-deps.sh; when that cannot install them, and when the binary is not built, the tests fail, never
+skip (MAILSEARCH_NO_INSTALL=1: do not try to install).
 """
 import argparse
 import email
@@ -33,8 +34,9 @@ BINARY = os.environ.get("MAILSEARCH_BINARY", os.path.join(ROOT, ".build", "debug
 
 
 def setUpModule():
-    # Raises DovecotMissing naming the package: unittest counts it as an error, not a skip.
-    dovecot.find_binaries(submission=True)
+    # Installs what is missing (scripts/install-deps.sh); still missing: DovecotMissing naming the packages, which
+    # unittest counts as an error, not a skip.
+    dovecot.ensure_installed(submission=True)
     if not os.access(BINARY, os.X_OK):
         raise FileNotFoundError(f"{BINARY} is not built: run `swift build --product mailsearch` (or pass --binary)")
 
@@ -322,6 +324,62 @@ class ScriptedServerTests(unittest.TestCase):
         done, _ = self.run_send(port, "--tls", "starttls", "--user", "a", "--password-env", "HOME")
         self.assertEqual(done.returncode, 1)
         self.assertIn("does not offer STARTTLS; refusing to go on without TLS", done.stderr.decode())
+
+    def test_auth_login_and_the_mail_from_parameters_on_the_wire(self):
+        received = []
+
+        def script(conn):
+            f = conn.makefile("rb")
+
+            def expect():
+                line = f.readline()
+                received.append(line)
+                return line
+
+            conn.sendall(b"220 old.example ESMTP\r\n")
+            expect()  # EHLO
+            conn.sendall(b"250-old.example\r\n250-AUTH LOGIN\r\n250-SIZE 100000\r\n250 8BITMIME\r\n")
+            expect()  # AUTH LOGIN
+            conn.sendall(b"334 VXNlcm5hbWU6\r\n")
+            expect()
+            conn.sendall(b"334 UGFzc3dvcmQ6\r\n")
+            expect()
+            conn.sendall(b"235 2.7.0 Authentication successful\r\n")
+            expect()  # MAIL FROM
+            conn.sendall(b"250 2.1.0 Ok\r\n")
+            expect()  # RCPT TO
+            conn.sendall(b"250 2.1.5 Ok\r\n")
+            expect()  # DATA
+            conn.sendall(b"354 End data with <CR><LF>.<CR><LF>\r\n")
+            while True:
+                line = expect()
+                if line in (b".\r\n", b""):
+                    break
+            conn.sendall(b"250 2.0.0 Ok: queued as ABC123\r\n")
+            expect()  # QUIT
+            conn.sendall(b"221 2.0.0 Bye\r\n")
+
+        port = self.serve(script)
+        with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as body:
+            body.write("Grüße\n.hidden dot\n")
+        self.addCleanup(os.unlink, body.name)
+        env = dict(os.environ, SCRIPTED_PW="pässword")
+        done = subprocess.run([BINARY, "send", "--smtp", f"127.0.0.1:{port}", "--tls", "none", "--user", "alice",
+                               "--password-env", "SCRIPTED_PW", "--from", "a@example.org", "--to", "b@example.org",
+                               "--subject", "wire", "--body-file", body.name, "--eight-bit", "--json"],
+                              capture_output=True, env=env, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr.decode())
+        self.assertEqual(json.loads(done.stdout)["reply"], "250 2.0.0 Ok: queued as ABC123")
+        self.assertEqual(received[0], b"EHLO [127.0.0.1]\r\n")
+        self.assertEqual(received[1:4], [b"AUTH LOGIN\r\n", b"YWxpY2U=\r\n", b"cMOkc3N3b3Jk\r\n"])
+        size = json.loads(done.stdout)["size"]
+        self.assertEqual(received[4], f"MAIL FROM:<a@example.org> SIZE={size} BODY=8BITMIME\r\n".encode())
+        self.assertEqual(received[5:7], [b"RCPT TO:<b@example.org>\r\n", b"DATA\r\n"])
+        data = b"".join(received[7:-1])
+        self.assertIn(b"Content-Transfer-Encoding: 8bit\r\n", data)
+        self.assertIn("\r\nGrüße\r\n..hidden dot\r\n".encode(), data, "8-bit text as is, the dot stuffed")
+        self.assertTrue(data.endswith(b"\r\n.\r\n"))
+        self.assertEqual(received[-1], b"QUIT\r\n")
 
     def test_a_server_that_is_not_smtp_is_named(self):
         port = self.serve(lambda conn: (conn.sendall(b"* OK IMAP4rev1 ready\r\n"), time.sleep(2)))
