@@ -11,7 +11,7 @@ MODELS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models
 # MAILSEARCH_MODEL=paraphrase-MiniLM-L3-v2 make eval (or run, bench…) uses the other model.
 export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM-L6-v2)
 
-.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync eval eval-cross thread-agreement fuzz-mime fuzz-query fuzz-imap clean
+.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync eval eval-cross thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -166,6 +166,10 @@ fuzz-query: deps
 ## make fuzz-imap [FUZZ_SECONDS=600]: libFuzzer over the IMAP framer, parser and encoder, seeded from Tests/Fixtures/imap.
 fuzz-imap: deps
 	./Fuzz/run-imap-fuzzer.sh $(FUZZ_SECONDS)
+
+## make fuzz-smtp [FUZZ_SECONDS=600]: libFuzzer over the SMTP reply framer, addresses, commands and dot-stuffing.
+fuzz-smtp: deps
+	./Fuzz/run-smtp-fuzzer.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build $(DEMO_DIR)
