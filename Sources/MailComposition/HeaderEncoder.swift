@@ -36,22 +36,27 @@ enum HeaderEncoder {
         }))
     }
 
-    /// Unstructured text (Subject): as is when it is printable ASCII, else encoded words.
+    /// Unstructured text (Subject): as is when it is printable ASCII that folding can keep under
+    /// SMTP's line limit, else encoded words (which can always be folded).
     static func unstructured(_ text: String) -> String {
         let clean = sanitized(text)
-        if clean.unicodeScalars.allSatisfy({ $0.isASCII }) && !clean.contains("=?") { return clean }
+        if clean.unicodeScalars.allSatisfy({ $0.isASCII }) && !clean.contains("=?")
+            && !clean.split(separator: " ").contains(where: { $0.utf8.count > 900 }) {
+            return clean
+        }
         return encodedWords(clean)
     }
 
     /// RFC 2047 `=?UTF-8?B?…?=` words of at most 75 characters, separated by spaces (which
     /// decoders drop between adjacent encoded words), never splitting a character.
     static func encodedWords(_ text: String) -> String {
-        // 75 - len("=?UTF-8?B?") - len("?=") = 63 base64 characters = 45 bytes at most.
+        // An encoded word may have 75 characters; 42 bytes (56 base64 characters, 68 in all) keep a first
+        // word after `Reply-To: ` under 78 too.
         var words: [String] = []
         var chunk: [UInt8] = []
         for character in text {
             let bytes = Array(String(character).utf8)
-            if chunk.count + bytes.count > 45, !chunk.isEmpty {
+            if chunk.count + bytes.count > 42, !chunk.isEmpty {
                 words.append("=?UTF-8?B?\(Base64.encode(chunk))?=")
                 chunk = []
             }

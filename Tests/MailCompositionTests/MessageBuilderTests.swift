@@ -141,6 +141,14 @@ final class MessageBuilderTests: XCTestCase {
                                                                attachments: [OutgoingAttachment(filename: "x", mimeType: "text/plain\r\nX: y", content: [])])))
     }
 
+    func testAnUnbreakableSubjectStaysUnderTheLineLimit() throws {
+        let subject = String(repeating: "x", count: 2000)
+        let built = try builder.build(OutgoingMessage(from: try mailbox("a@example.org"), to: [try mailbox("b@example.org")],
+                                                      subject: subject, date: date, textBody: "x"))
+        XCTAssertLessThanOrEqual(SMTPDataEncoder.longestLine(built.bytes), 78)
+        XCTAssertEqual(MIMEParser.parse(built.bytes).subject, subject)
+    }
+
     func testAMessageNeedsARecipient() throws {
         XCTAssertThrowsError(try builder.build(OutgoingMessage(from: try mailbox("a@example.org")))) { error in
             XCTAssertEqual((error as? MessageBuildError)?.field, "To")
