@@ -162,12 +162,12 @@ let package = Package(
         ),
         // The message builder, its output read back by the project's own MIME parser.
         .testTarget(name: "MailCompositionTests", dependencies: ["MailComposition", "SMTPProtocol", "MailParsing"]),
-        // Against a real Dovecot, started by Tests/IMAP/dovecot.py.
+        // Against a real Dovecot, started by Tests/IMAP/dovecot.py (IMAP, and SMTP through its submission service).
         .testTarget(
             name: "IMAPSyncTests",
             dependencies: [
                 "IMAPSync", "IMAPClient", "IMAPProtocol", "MailSearchKit", "MailStore", "MailModel", "SearchEngine",
-                "MailParsing", "Embedding", grdb,
+                "MailParsing", "Embedding", "SMTPClient", "SMTPProtocol", "MailComposition", grdb,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),

@@ -6,13 +6,14 @@ import SMTPProtocol
 
 /// One SMTP session on SwiftNIO: connect (implicit TLS or STARTTLS), EHLO, AUTH, then any number
 /// of messages, then QUIT. Commands go one at a time (no pipelining: each reply is read before
-/// the next command, which every server accepts). Not for concurrent use from several tasks.
-/// Every error is an `SMTPClientError`.
+/// the next command, which every server accepts). May be used from any task: logins, messages and
+/// QUIT wait for one another, in the order they asked. Every error is an `SMTPClientError`.
 public final class SMTPConnection: Sendable {
     public let configuration: SMTPClientConfiguration
     let channel: any Channel
     let queue: SMTPReplyQueue
     private let state: LockedBox<State>
+    private let gate = SessionGate()
 
     private struct State {
         var capabilities = SMTPCapabilities()
@@ -157,6 +158,10 @@ public final class SMTPConnection: Sendable {
     /// AUTH: for a password PLAIN when offered, else LOGIN; for a token XOAUTH2. A refusal is
     /// `.authenticationFailed` with the server's reply.
     public func authenticate(_ authentication: SMTPAuthentication) async throws(SMTPClientError) {
+        try await withGate { () async throws(SMTPClientError) in try await self.login(authentication) }
+    }
+
+    private func login(_ authentication: SMTPAuthentication) async throws(SMTPClientError) {
         guard !state.withLockedValue({ $0.authenticated }) else { return }
         let offered = capabilities.authMechanisms
         let user = authentication.user
@@ -216,6 +221,13 @@ public final class SMTPConnection: Sendable {
     /// before anything is sent (`.messageTooLarge`).
     public func send(message: [UInt8], from sender: SMTPAddress, to recipients: [SMTPAddress],
                      requiresSMTPUTF8: Bool = false) async throws(SMTPClientError) -> SMTPSendResult {
+        try await withGate { () async throws(SMTPClientError) in
+            try await self.transaction(message: message, from: sender, to: recipients, requiresSMTPUTF8: requiresSMTPUTF8)
+        }
+    }
+
+    private func transaction(message: [UInt8], from sender: SMTPAddress, to recipients: [SMTPAddress],
+                             requiresSMTPUTF8: Bool) async throws(SMTPClientError) -> SMTPSendResult {
         guard !recipients.isEmpty else {
             throw SMTPClientError(kind: .invalidArgument, message: "a message needs at least one recipient")
         }
@@ -279,10 +291,12 @@ public final class SMTPConnection: Sendable {
         return SMTPSendResult(accepted: accepted, rejected: rejected, finalReply: final)
     }
 
-    /// QUIT (best effort, a few seconds at most), then close. Never throws.
+    /// QUIT (best effort, a few seconds at most), then close. Never throws. When another operation
+    /// is under way, closes at once (that operation then fails with `.connectionClosed`).
     public func quit() async {
-        if queue.failure == nil && !state.withLockedValue({ $0.closedByClient }) {
+        if queue.failure == nil && !state.withLockedValue({ $0.closedByClient }), gate.tryAcquire() {
             _ = try? await exchange(try SMTPCommand.quit.encoded(), name: "QUIT", timeout: min(responseTimeout, .seconds(5)))
+            gate.release()
         }
         await close()
     }
@@ -300,6 +314,14 @@ public final class SMTPConnection: Sendable {
     }
 
     // MARK: Internals
+
+    private func withGate<T>(_ body: () async throws(SMTPClientError) -> T) async throws(SMTPClientError) -> T {
+        guard await gate.acquire() else {
+            throw SMTPClientError(kind: .cancelled, message: "cancelled while waiting for an earlier command on \(endpoint) to finish")
+        }
+        defer { gate.release() }
+        return try await body()
+    }
 
     /// RSET after a refused transaction, best effort: the session stays usable for another message.
     private func reset() async {
