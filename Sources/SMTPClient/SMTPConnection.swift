@@ -258,7 +258,7 @@ public final class SMTPConnection: Sendable {
             await reset()
             throw SMTPClientError(kind: .senderRejected,
                                   message: "the server \(endpoint) refused the sender \(sender.address); nothing was sent"
-                                      + (mail.code == 530 ? " (it wants a login: give --user and --password-file)" : ""),
+                                      + (mail.code == 530 ? " (it wants a login: give --user and --password-file)" : Self.later(mail)),
                                   reply: mail)
         }
         var accepted: [SMTPAddress] = []
@@ -280,13 +280,15 @@ public final class SMTPConnection: Sendable {
         let data = try await command(.data)
         guard data.code == 354 else {
             await reset()
-            throw SMTPClientError(kind: .messageRejected, message: "the server \(endpoint) refused DATA; nothing was sent", reply: data)
+            throw SMTPClientError(kind: .messageRejected, message: "the server \(endpoint) refused DATA; nothing was sent" + Self.later(data),
+                                  reply: data)
         }
         let final = try await exchange(SMTPDataEncoder.encode(message), name: "the message's data",
                                        timeout: TimeAmount(configuration.dataTimeout))
         guard final.isPositiveCompletion else {
             throw SMTPClientError(kind: .messageRejected,
-                                  message: "the server \(endpoint) refused the message after receiving it; it was not sent", reply: final)
+                                  message: "the server \(endpoint) refused the message after receiving it; it was not sent" + Self.later(final),
+                                  reply: final)
         }
         return SMTPSendResult(accepted: accepted, rejected: rejected, finalReply: final)
     }
@@ -380,6 +382,11 @@ public final class SMTPConnection: Sendable {
         queue.fail(error)
         await close()
         return error
+    }
+
+    /// For a 4xx reply: the server's failure is temporary.
+    static func later(_ reply: SMTPReply) -> String {
+        reply.isTransientFailure ? " (a temporary refusal: try again later)" : ""
     }
 
     static func bytes(_ count: Int) -> String {

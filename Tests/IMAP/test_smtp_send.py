@@ -381,6 +381,28 @@ class ScriptedServerTests(unittest.TestCase):
         self.assertTrue(data.endswith(b"\r\n.\r\n"))
         self.assertEqual(received[-1], b"QUIT\r\n")
 
+    def test_a_temporary_refusal_after_the_data_says_to_try_again(self):
+        def script(conn):
+            f = conn.makefile("rb")
+            conn.sendall(b"220 busy.example ESMTP\r\n")
+            f.readline()
+            conn.sendall(b"250-busy.example\r\n250 ENHANCEDSTATUSCODES\r\n")
+            for reply in (b"250 2.1.0 Ok\r\n", b"250 2.1.5 Ok\r\n", b"354 go\r\n"):
+                f.readline()
+                conn.sendall(reply)
+            while f.readline() not in (b".\r\n", b""):
+                pass
+            conn.sendall(b"451 4.3.0 Queue full, try again later\r\n")
+            f.readline()
+            conn.sendall(b"221 Bye\r\n")
+
+        port = self.serve(script)
+        done, _ = self.run_send(port, "--tls", "none")
+        self.assertEqual(done.returncode, 1)
+        err = done.stderr.decode()
+        self.assertIn(f"the server 127.0.0.1:{port} refused the message after receiving it; it was not sent "
+                      "(a temporary refusal: try again later) (the server said: 451 4.3.0 Queue full, try again later)", err)
+
     def test_a_server_that_is_not_smtp_is_named(self):
         port = self.serve(lambda conn: (conn.sendall(b"* OK IMAP4rev1 ready\r\n"), time.sleep(2)))
         done, _ = self.run_send(port, "--tls", "none")
