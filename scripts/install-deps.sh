@@ -5,12 +5,15 @@ need=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 # chromium and chromium-driver: the web UI's browser tests (Tests/Browser, Selenium).
 # dovecot-imapd and openssl: the IMAP tests' real Dovecot and its test CA (Tests/IMAP/dovecot.py).
+# dovecot-submissiond and dovecot-lmtpd: the SMTP tests' server, Dovecot's submission service delivering
+# through LMTP (Tests/IMAP/test_smtp_send.py; Postfix cannot run unprivileged).
+dovecot_packages=(dovecot-imapd dovecot-submissiond dovecot-lmtpd)
 for pkg in libsqlite3-dev sqlite3 libopenblas-dev libgumbo-dev pkg-config zstd unzip chromium chromium-driver \
-           dovecot-imapd openssl; do
+           "${dovecot_packages[@]}" openssl; do
   have "$pkg" || need+=("$pkg")
 done
 new_dovecot=0
-have dovecot-imapd || new_dovecot=1
+for pkg in "${dovecot_packages[@]}"; do have "$pkg" || new_dovecot=1; done
 # Selenium, for the browser tests, comes from PyPI through pip.
 selenium=1
 python3 -c 'import selenium' 2>/dev/null || selenium=0
@@ -23,8 +26,8 @@ if ((${#need[@]})); then
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
-# The IMAP tests start Dovecots of their own, unprivileged and on free ports. The system service the package
-# may have just started (where init scripts may run) would only hold ports 143/993: stop it, and keep it
+# The IMAP and SMTP tests start Dovecots of their own, unprivileged and on free ports. The system service the
+# packages may have just started (where init scripts may run) would only hold ports 143/993/587: stop it, and keep it
 # from starting at boot. A Dovecot that was there before this script is left alone.
 if ((new_dovecot)); then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

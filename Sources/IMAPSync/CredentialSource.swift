@@ -74,3 +74,11 @@ enum CredentialSource {
         var data = Data()
     }
 }
+
+extension IMAPSyncEngine {
+    /// The account's password or token, read now from its command or environment variable (for
+    /// sending through the account's SMTP server with the same login). Never stored.
+    public static func credentials(accountName: String, settings: IMAPAccountSettings) throws -> IMAPAuthentication {
+        try CredentialSource.authentication(account: accountName, settings: settings)
+    }
+}

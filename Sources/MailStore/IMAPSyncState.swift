@@ -20,10 +20,15 @@ public struct IMAPAccountSettings: Sendable, Hashable, Codable {
     public var caFile: String?
     /// Mail of the last N days is synced; nil syncs everything.
     public var syncWindowDays: Int?
+    /// The SMTP server that sends this account's mail (same user and credentials); nil when none was given.
+    public var smtpHost: String?
+    public var smtpPort: Int?
+    /// `tls` (implicit TLS, port 465), `startTLS` (port 587) or `plaintext`.
+    public var smtpSecurity: String?
 
     public init(host: String, port: Int, security: String, username: String, passwordCommand: String? = nil,
                 passwordEnvironment: String? = nil, oauthTokenCommand: String? = nil, caFile: String? = nil,
-                syncWindowDays: Int? = 30) {
+                syncWindowDays: Int? = 30, smtpHost: String? = nil, smtpPort: Int? = nil, smtpSecurity: String? = nil) {
         self.host = host
         self.port = port
         self.security = security
@@ -33,6 +38,9 @@ public struct IMAPAccountSettings: Sendable, Hashable, Codable {
         self.oauthTokenCommand = oauthTokenCommand
         self.caFile = caFile
         self.syncWindowDays = syncWindowDays
+        self.smtpHost = smtpHost
+        self.smtpPort = smtpPort
+        self.smtpSecurity = smtpSecurity
     }
 }
 
@@ -116,10 +124,12 @@ extension MailStore {
             let id = db.lastInsertedRowID
             try db.execute(sql: """
                 INSERT INTO imap_accounts (accountId, host, port, security, username, passwordCommand, passwordEnvironment,
-                    oauthTokenCommand, caFile, syncWindowDays) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    oauthTokenCommand, caFile, syncWindowDays, smtpHost, smtpPort, smtpSecurity)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [id, settings.host, settings.port, settings.security, settings.username,
                                  settings.passwordCommand, settings.passwordEnvironment, settings.oauthTokenCommand,
-                                 settings.caFile, settings.syncWindowDays])
+                                 settings.caFile, settings.syncWindowDays, settings.smtpHost, settings.smtpPort,
+                                 settings.smtpSecurity])
             return Self.account(from: try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [id])!)
         }
     }
@@ -129,7 +139,8 @@ extension MailStore {
         try database.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.*, i.host AS iHost, i.port AS iPort, i.security, i.username, i.passwordCommand,
-                    i.passwordEnvironment, i.oauthTokenCommand, i.caFile, i.syncWindowDays
+                    i.passwordEnvironment, i.oauthTokenCommand, i.caFile, i.syncWindowDays, i.smtpHost, i.smtpPort,
+                    i.smtpSecurity
                 FROM accounts a JOIN imap_accounts i ON i.accountId = a.id ORDER BY a.id
                 """).map { row in
                 (Self.account(from: row),
@@ -137,7 +148,8 @@ extension MailStore {
                                      username: row["username"], passwordCommand: row["passwordCommand"],
                                      passwordEnvironment: row["passwordEnvironment"],
                                      oauthTokenCommand: row["oauthTokenCommand"], caFile: row["caFile"],
-                                     syncWindowDays: row["syncWindowDays"]))
+                                     syncWindowDays: row["syncWindowDays"], smtpHost: row["smtpHost"],
+                                     smtpPort: row["smtpPort"], smtpSecurity: row["smtpSecurity"]))
             }
         }
     }

@@ -212,6 +212,14 @@ enum MailSchema {
         migrator.registerMigration("v-categories") { db in
             try CategoryTable.create(db)
         }
+        migrator.registerMigration("v-smtp-accounts") { db in
+            // Where an IMAP account sends mail (additive: accounts added before have none).
+            try db.execute(sql: """
+                ALTER TABLE imap_accounts ADD COLUMN smtpHost TEXT;
+                ALTER TABLE imap_accounts ADD COLUMN smtpPort INTEGER;
+                ALTER TABLE imap_accounts ADD COLUMN smtpSecurity TEXT;
+                """)
+        }
         return migrator
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import IMAPSync
 import MailModel
 import MailStore
+import SMTPClient
 
 struct AccountAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,6 +14,9 @@ struct AccountAddCommand: AsyncParsableCommand {
               mailsearch account add work --imap imap.example.com --user me@example.com --password-command 'pass show mail/work'
               mailsearch account add home --imap mail.home.lan:143 --starttls --ca-file ~/home-ca.pem --user me --password-env HOME_IMAP_PASSWORD
               mailsearch account add gmail --imap imap.gmail.com --user me@gmail.com --oauth-token-command 'oauth2-token gmail' --sync-window 90
+              mailsearch account add work --imap imap.example.com --smtp smtp.example.com:587 --user me@example.com --password-command 'pass show mail/work'
+
+            With --smtp, the account also sends (mailsearch send --account NAME) through that server, with the same user and password.
             """)
 
     @Argument(help: "A name for the account (how searches, folders and `sync` name it).")
@@ -45,6 +49,14 @@ struct AccountAddCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The account's own address (default: the user name when it is an address).", valueName: "address"))
     var email: String?
 
+    @Option(help: ArgumentHelp("The SMTP server that sends this account's mail: HOST or HOST:PORT (port 587 with STARTTLS, or 465 with --smtp-tls implicit).",
+                               valueName: "host[:port]"))
+    var smtp: String?
+
+    @Option(help: ArgumentHelp("implicit (TLS from the start), starttls or none. Default: implicit on port 465, else starttls.",
+                               valueName: "implicit|starttls|none"))
+    var smtpTls: String?
+
     @Flag(help: "Save the account without trying to log in first.")
     var noCheck = false
 
@@ -60,6 +72,15 @@ struct AccountAddCommand: AsyncParsableCommand {
         }
         guard syncWindow == "all" || [7, 14, 30, 60, 90].contains(Int(syncWindow) ?? 0) else {
             throw ValidationError("--sync-window must be 7, 14, 30, 60, 90 or all")
+        }
+        if let smtp, (try? Self.endpoint(smtp, starttls: true)) == nil {
+            throw ValidationError("--smtp must be HOST or HOST:PORT with a port from 1 to 65535, not \"\(smtp)\"")
+        }
+        if let smtpTls, SendCommand.security(smtpTls) == nil {
+            throw ValidationError("--smtp-tls must be implicit, starttls or none, not \"\(smtpTls)\"")
+        }
+        if smtpTls != nil && smtp == nil {
+            throw ValidationError("--smtp-tls needs --smtp")
         }
         if let caFile, !FileManager.default.isReadableFile(atPath: caFile) {
             throw ValidationError("cannot read the CA file \(caFile)")
@@ -86,11 +107,20 @@ struct AccountAddCommand: AsyncParsableCommand {
 
     func run() async throws {
         let (host, port) = try Self.endpoint(imap, starttls: starttls)
+        var smtpServer: (host: String, port: Int, security: SMTPSecurity)?
+        if let smtp {
+            let given = smtpTls.flatMap(SendCommand.security)
+            let (smtpHost, parsedPort) = try Self.endpoint(smtp, starttls: true)
+            let hasPort = smtp.hasSuffix(":\(parsedPort)")
+            let security = given ?? (hasPort && parsedPort == 465 ? .tls : .startTLS)
+            smtpServer = (smtpHost, hasPort ? parsedPort : security.defaultPort, security)
+        }
         let settings = IMAPAccountSettings(
             host: host, port: port, security: starttls ? "startTLS" : "tls", username: user,
             passwordCommand: passwordCommand, passwordEnvironment: passwordEnvironment, oauthTokenCommand: oauthTokenCommand,
             caFile: caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
-            syncWindowDays: syncWindow == "all" ? nil : Int(syncWindow))
+            syncWindowDays: syncWindow == "all" ? nil : Int(syncWindow),
+            smtpHost: smtpServer?.host, smtpPort: smtpServer?.port, smtpSecurity: smtpServer?.security.rawValue)
         let store = try global.openStore()
         if try store.findAccount(named: name) != nil {
             throw CLIError("an account named \"\(name)\" exists already; `mailsearch account list` shows the accounts")
@@ -100,6 +130,9 @@ struct AccountAddCommand: AsyncParsableCommand {
                 _ = try await IMAPSyncEngine.checkLogin(accountName: name, settings: settings)
             } catch let error as SyncError {
                 throw CLIError("\(error.description); the account was not saved (--no-check saves it anyway)")
+            }
+            if let smtpServer {
+                try await checkSMTP(smtpServer, settings: settings)
             }
         }
         let address = email ?? (user.contains("@") ? user : nil)
@@ -112,7 +145,44 @@ struct AccountAddCommand: AsyncParsableCommand {
         if global.json { return try Output.printJSON(AccountListCommand.Line(account: account, settings: settings, emails: 0)) }
         let window = settings.syncWindowDays.map { "the last \($0) days" } ?? "all mail"
         print("Added account \"\(name)\": \(user) on \(host):\(port) (\(starttls ? "STARTTLS" : "TLS")), syncing \(window).")
+        if let smtpServer {
+            print("It sends through \(smtpServer.host):\(smtpServer.port) (\(Self.wording(smtpServer.security))): mailsearch send --account \(name) --to …")
+        }
         print("Sync it now with: mailsearch sync \(name)   (or keep it in sync: mailsearch sync \(name) --watch, or mailsearch serve)")
+    }
+
+    static func wording(_ security: SMTPSecurity) -> String {
+        switch security {
+        case .tls: return "TLS"
+        case .startTLS: return "STARTTLS"
+        case .plaintext: return "no TLS"
+        }
+    }
+
+    /// Connects to the SMTP server and logs in (nothing is sent): the account is saved only if that works.
+    private func checkSMTP(_ server: (host: String, port: Int, security: SMTPSecurity), settings: IMAPAccountSettings) async throws {
+        let authentication: SMTPAuthentication
+        do {
+            switch try IMAPSyncEngine.credentials(accountName: name, settings: settings) {
+            case .password(let user, let password): authentication = .password(user: user, password: password)
+            case .xoauth2(let user, let token): authentication = .xoauth2(user: user, accessToken: token)
+            }
+        } catch {
+            throw CLIError("\(error); the account was not saved")
+        }
+        do {
+            let connection = try await SMTPConnection.connect(SMTPClientConfiguration(
+                host: server.host, port: server.port, security: server.security, caFile: settings.caFile))
+            do {
+                try await connection.authenticate(authentication)
+            } catch {
+                await connection.quit()
+                throw error
+            }
+            await connection.quit()
+        } catch {
+            throw CLIError("SMTP: \(error); the account was not saved (--no-check saves it anyway)")
+        }
     }
 }
 
@@ -155,6 +225,9 @@ struct AccountListCommand: ParsableCommand {
             if let s = line.imap {
                 let window = s.syncWindowDays.map { "last \($0) days" } ?? "all mail"
                 text += "\timap \(s.username)@\(s.host):\(s.port) (\(s.security == "startTLS" ? "STARTTLS" : "TLS"), \(window))"
+                if let smtpHost = s.smtpHost, let smtpPort = s.smtpPort {
+                    text += "\tsmtp \(smtpHost):\(smtpPort)"
+                }
                 text += "\tlast sync \(line.lastSync.map { Output.date($0) } ?? "never")"
             } else {
                 text += "\timported"

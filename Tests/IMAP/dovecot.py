@@ -16,6 +16,14 @@ because Dovecot refuses to run its login processes as root and to give mail to u
 (`DIR/home/USER/Maildir`), the hierarchy separator is "/", and every user has INBOX, Drafts, Sent, Archive,
 Junk and Trash with their SPECIAL-USE flags.
 
+With submission=True (command line: --submission) it is an SMTP server too, for the sending tests: Dovecot's
+submission service (dovecot-submissiond) on `submission_port` (STARTTLS, like 587) and `submissions_port`
+(implicit TLS, like 465), AUTH with the same users, SIZE `max_mail_size`, relaying each message through
+lmtp_relay.py to Dovecot's LMTP (dovecot-lmtpd), which delivers into the recipients' INBOX; an unknown recipient
+is refused at RCPT TO. (Postfix would be the usual relay, but its master refuses to run as anyone but root.)
+    with Dovecot(submission=True) as server:
+        client = server.smtp("alice")                  # smtplib, STARTTLS and logged in
+
 Dovecot missing is an error (DovecotMissing), never a reason to skip: scripts/install-deps.sh installs it.
 
 Command line, for manual use and for test programs in other languages (see `main`):
@@ -34,6 +42,7 @@ import pwd
 import re
 import shutil
 import signal
+import smtplib
 import socket
 import ssl
 import stat
@@ -43,6 +52,8 @@ import tempfile
 import time
 
 INSTALL_HINT = "run scripts/install-deps.sh (Debian: apt-get install dovecot-imapd openssl)"
+SUBMISSION_INSTALL_HINT = ("run scripts/install-deps.sh (Debian: apt-get install dovecot-imapd dovecot-submissiond "
+                           "dovecot-lmtpd openssl)")
 DEFAULT_USERS = {"alice": "alice-password", "bob": "bob-password"}
 # The folders every user has, with their RFC 6154 SPECIAL-USE flag (INBOX has none).
 SPECIAL_USE = {"Drafts": "\\Drafts", "Sent": "\\Sent", "Archive": "\\Archive", "Junk": "\\Junk", "Trash": "\\Trash"}
@@ -61,15 +72,22 @@ class DovecotError(RuntimeError):
     """Dovecot did not start, or a doveadm/dovecot-lda command failed; the message carries its output."""
 
 
-def find_binaries():
+def find_binaries(submission=False):
     """The programs the harness runs, or DovecotMissing naming what is missing. /usr/sbin is not on a
-    normal user's PATH on Debian, so the usual places are looked at first."""
+    normal user's PATH on Debian, so the usual places are looked at first. submission: also Dovecot's
+    submission service and LMTP server (the SMTP tests' peer)."""
     wanted = {
         "dovecot": ["/usr/sbin/dovecot"],
         "doveadm": ["/usr/bin/doveadm"],
         "dovecot-lda": ["/usr/lib/dovecot/dovecot-lda"],
         "openssl": ["/usr/bin/openssl"],
     }
+    if submission:
+        wanted.update({
+            "submission (dovecot-submissiond)": ["/usr/lib/dovecot/submission"],
+            "submission-login (dovecot-submissiond)": ["/usr/lib/dovecot/submission-login"],
+            "lmtp (dovecot-lmtpd)": ["/usr/lib/dovecot/lmtp"],
+        })
     found, missing = {}, []
     for name, candidates in wanted.items():
         path = next((p for p in candidates if os.access(p, os.X_OK)), None) or shutil.which(name)
@@ -78,8 +96,25 @@ def find_binaries():
         else:
             missing.append(name)
     if missing:
-        raise DovecotMissing(f"{', '.join(missing)} not found: the IMAP tests need a real Dovecot; {INSTALL_HINT}")
+        hint = SUBMISSION_INSTALL_HINT if submission else INSTALL_HINT
+        raise DovecotMissing(f"{', '.join(missing)} not found: the IMAP and SMTP tests need a real Dovecot; {hint}")
     return found
+
+
+def ensure_installed(submission=False):
+    """find_binaries(), after running scripts/install-deps.sh once when something is missing (it installs only
+    what is missing, with apt-get, as root or through sudo). Still missing afterwards: DovecotMissing, never a
+    skip. MAILSEARCH_NO_INSTALL=1 only looks."""
+    try:
+        return find_binaries(submission=submission)
+    except DovecotMissing:
+        script = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                              "scripts", "install-deps.sh")
+        if os.environ.get("MAILSEARCH_NO_INSTALL") == "1" or not os.access(script, os.X_OK):
+            raise
+        print(f"Dovecot's packages are missing: running {script}", file=sys.stderr, flush=True)
+        subprocess.run([script], check=False)
+        return find_binaries(submission=submission)
 
 
 def free_ports(count, host="127.0.0.1"):
@@ -220,11 +255,19 @@ class Dovecot:
     workdir: the directory to use (default: a new temporary one in `parent`, default the system's temporary
         directory; removed at close() unless keep).
     extra_config: text appended to dovecot.conf, for a test that needs another setting (a later setting wins).
+    submission: also an SMTP server for sending tests — Dovecot's submission service on `submission_port`
+        (plaintext with STARTTLS, like 587) and `submissions_port` (implicit TLS, like 465), AUTH PLAIN/LOGIN
+        with the same users and certificate, SIZE `max_mail_size`; it relays every message through
+        lmtp_relay.LMTPRelay (`relay_port`) to Dovecot's LMTP (`lmtp_port`), which delivers into the
+        recipients' INBOX (`user@anydomain` is the user `user`; an unknown user is refused at RCPT TO).
     """
 
     def __init__(self, users=None, mail=None, *, workdir=None, parent=None, keep=False, extra_config="",
-                 startup_timeout=20):
-        self.bin = find_binaries()
+                 startup_timeout=20, submission=False, max_mail_size=2_000_000):
+        self.bin = find_binaries(submission=submission)
+        self.submission = submission
+        self.max_mail_size = max_mail_size
+        self.relay = None
         self.users = dict(DEFAULT_USERS if users is None else users)
         for name, password in self.users.items():
             self._check_credentials(name, password)
@@ -233,6 +276,9 @@ class Dovecot:
         self.startup_timeout = startup_timeout
         self.host = "127.0.0.1"
         self.port, self.tls_port = free_ports(2)
+        self.submission_port = self.submissions_port = self.lmtp_port = self.relay_port = None
+        if submission:
+            self.submission_port, self.submissions_port, self.lmtp_port, self.relay_port = free_ports(4)
         self.user_name, self.uid, self.group_name, self.gid, self._drop = _service_account()
         if workdir:
             os.makedirs(workdir, exist_ok=True)
@@ -286,12 +332,17 @@ class Dovecot:
                                      env=self._env(), **self._drop_kwargs())
         deadline = time.monotonic() + self.startup_timeout
         pending = {"plaintext": self.port, "implicit TLS": self.tls_port}
+        if self.submission:
+            pending.update({"submission": self.submission_port, "submissions (implicit TLS)": self.submissions_port})
+            if self.relay is None:
+                from lmtp_relay import LMTPRelay
+                self.relay = LMTPRelay(self.host, self.relay_port, self.host, self.lmtp_port)
         while pending:
             if self.proc.poll() is not None:
                 self._forget_process()
                 raise DovecotError(f"dovecot exited with status {self.proc.returncode} while starting\n{self.log_tail()}")
             for label, port in list(pending.items()):
-                if self._greets(port, tls=label == "implicit TLS"):
+                if self._greets(port, tls="implicit TLS" in label, smtp=label.startswith("submission")):
                     del pending[label]
             if pending and time.monotonic() > deadline:
                 self.kill()
@@ -346,6 +397,9 @@ class Dovecot:
         else:
             self.kill()
             shutil.rmtree(self.dir, ignore_errors=True)
+        if self.relay is not None:
+            self.relay.close()
+            self.relay = None
 
     @property
     def running(self):
@@ -520,6 +574,23 @@ class Dovecot:
                 raise
         return client
 
+    def smtp(self, user=None, password=None, security="starttls"):
+        """An smtplib client of the submission service, logged in when a user is given. security: "starttls"
+        (submission_port, then STARTTLS), "plain" (submission_port, no TLS) or "tls" (submissions_port)."""
+        if not self.submission:
+            raise ValueError("this Dovecot was started without submission=True")
+        if security == "tls":
+            client = smtplib.SMTP_SSL(self.host, self.submissions_port, context=self.ssl_context(), timeout=30)
+        else:
+            client = smtplib.SMTP(self.host, self.submission_port, timeout=30)
+            if security == "starttls":
+                client.starttls(context=self.ssl_context())
+            elif security != "plain":
+                raise ValueError(security)
+        if user is not None:
+            client.login(user, self.users[user] if password is None else password)
+        return client
+
     def log_tail(self, lines=30):
         chunks = []
         for path in (os.path.join(self.dir, "dovecot.stderr"), self.log_path):
@@ -534,7 +605,10 @@ class Dovecot:
         """What a client needs, as a dict (the CLI prints it)."""
         return {"host": self.host, "port": self.port, "tls_port": self.tls_port, "ca_file": self.ca_file,
                 "users": self.users, "dir": self.dir, "log": self.log_path, "pid": self.pid,
-                "separator": SEPARATOR, "dovecot_user": self.user_name}
+                "separator": SEPARATOR, "dovecot_user": self.user_name,
+                "submission_port": self.submission_port, "submissions_port": self.submissions_port,
+                "lmtp_port": self.lmtp_port, "relay_port": self.relay_port,
+                "max_mail_size": self.max_mail_size if self.submission else None}
 
     # -- internals -------------------------------------------------------------------------------------
 
@@ -579,14 +653,16 @@ class Dovecot:
             self._stderr.close()
             self._stderr = None
 
-    def _greets(self, port, tls):
-        """True if the port accepts a connection and the server says `* OK` (after the TLS handshake)."""
+    def _greets(self, port, tls, smtp=False):
+        """True if the port accepts a connection and the server says `* OK` (SMTP: `220`), after the TLS
+        handshake when tls."""
+        greeting = b"220 " if smtp else b"* OK"
         try:
             with socket.create_connection((self.host, port), timeout=2) as raw:
                 if not tls:
-                    return raw.recv(256).startswith(b"* OK")
+                    return raw.recv(256).startswith(greeting)
                 with self.ssl_context().wrap_socket(raw, server_hostname=self.host) as sock:
-                    return sock.recv(256).startswith(b"* OK")
+                    return sock.recv(256).startswith(greeting)
         except (OSError, ssl.SSLError):
             return False
 
@@ -691,6 +767,42 @@ class Dovecot:
                 pass
         os.rename(tmp, os.path.join(path, "cur", f"{base}:2,{letters}"))
 
+    def _submission_config(self):
+        """The submission service and LMTP, when asked for (see the class's docstring)."""
+        if not self.submission:
+            return ""
+        return f"""# Sending tests: Dovecot's submission service (the SMTP server under test) relays to lmtp_relay.py on
+# {self.relay_port}, which replays the session on Dovecot's LMTP on {self.lmtp_port}, which delivers into the Maildirs.
+protocols = imap lmtp submission
+# The submission service's SIZE (RFC 1870): larger messages are refused at MAIL FROM.
+submission_max_mail_size = {self.max_mail_size}
+submission_relay_host = {self.host}
+submission_relay_port = {self.relay_port}
+submission_relay_ssl = no
+service submission-login {{
+  chroot =
+  inet_listener submission {{
+    address = {self.host}
+    port = {self.submission_port}
+  }}
+  inet_listener submissions {{
+    address = {self.host}
+    port = {self.submissions_port}
+    ssl = yes
+  }}
+}}
+service lmtp {{
+  inet_listener lmtp {{
+    address = {self.host}
+    port = {self.lmtp_port}
+  }}
+}}
+protocol lmtp {{
+  # RCPT TO:<bob@example.com> is the user bob (the passwd-file holds bare names); unknown users are refused.
+  auth_username_format = %Ln
+}}
+"""
+
     def _write_config(self):
         d = self.dir
         mailboxes = "".join(
@@ -773,6 +885,7 @@ service anvil {{
     mode = 0
   }}
 }}
+{self._submission_config()}
 {self.extra_config}
 """
         self._write_owned(self.conf, conf.encode())
@@ -867,6 +980,10 @@ def main(argv=None):
     parser.add_argument("--dir", help="working directory (default: a new temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the working directory at the end")
     parser.add_argument("--control", action="store_true", help="JSON control mode on stdin/stdout (below)")
+    parser.add_argument("--submission", action="store_true",
+                        help="also an SMTP server: Dovecot's submission service relaying to LMTP delivery (see the Dovecot class)")
+    parser.add_argument("--max-mail-size", type=int, default=2_000_000, metavar="BYTES",
+                        help="the submission service's SIZE (with --submission; default 2000000)")
     args = parser.parse_args(argv)
 
     users = dict(u.split(":", 1) for u in args.user) if args.user else None
@@ -877,7 +994,8 @@ def main(argv=None):
         return (user or first), path
 
     try:
-        server = Dovecot(users=users, workdir=args.dir, keep=args.keep)
+        server = Dovecot(users=users, workdir=args.dir, keep=args.keep, submission=args.submission,
+                         max_mail_size=args.max_mail_size)
     except DovecotMissing as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -909,6 +1027,9 @@ def main(argv=None):
             info = server.describe()
             print(f"Dovecot {info['pid']} on {info['host']}: plaintext+STARTTLS port {info['port']}, "
                   f"implicit TLS port {info['tls_port']}")
+            if info["submission_port"]:
+                print(f"SMTP submission: STARTTLS port {info['submission_port']}, implicit TLS port "
+                      f"{info['submissions_port']} (SIZE {info['max_mail_size']}; delivers into the users' INBOX)")
             print(f"CA certificate: {info['ca_file']}")
             for name, password in server.users.items():
                 print(f"user {name} password {password}")

@@ -10,6 +10,7 @@ import imaplib
 import json
 import os
 import re
+import smtplib
 import socket
 import ssl
 import subprocess
@@ -275,6 +276,31 @@ class PrerequisiteTests(unittest.TestCase):
                 Dovecot()
         self.assertIn("scripts/install-deps.sh", str(caught.exception))
 
+    def test_missing_submission_service_is_an_error_that_names_the_packages(self):
+        real_access = os.access
+        with mock.patch.object(dovecot.os, "access", side_effect=lambda p, m: "submission" not in p and real_access(p, m)), \
+                mock.patch.object(dovecot.shutil, "which", return_value=None):
+            with self.assertRaises(DovecotMissing) as caught:
+                Dovecot(submission=True)
+        self.assertIn("dovecot-submissiond", str(caught.exception))
+
+    def test_ensure_installed_runs_the_install_script_once_then_fails_if_still_missing(self):
+        missing = DovecotMissing("submission (dovecot-submissiond) not found")
+        with mock.patch.object(dovecot, "find_binaries", side_effect=missing) as find, \
+                mock.patch.object(dovecot.subprocess, "run") as run, \
+                mock.patch.dict(os.environ, {"MAILSEARCH_NO_INSTALL": ""}):
+            with self.assertRaises(DovecotMissing):
+                dovecot.ensure_installed(submission=True)
+        self.assertEqual(run.call_count, 1)
+        self.assertTrue(run.call_args.args[0][0].endswith("scripts/install-deps.sh"))
+        self.assertEqual(find.call_count, 2)
+        with mock.patch.object(dovecot, "find_binaries", side_effect=missing), \
+                mock.patch.object(dovecot.subprocess, "run") as run, \
+                mock.patch.dict(os.environ, {"MAILSEARCH_NO_INSTALL": "1"}):
+            with self.assertRaises(DovecotMissing):
+                dovecot.ensure_installed(submission=True)
+        self.assertEqual(run.call_count, 0)
+
 
 class ControlModeTests(unittest.TestCase):
     """The command line's JSON control mode, which tests in other languages (Swift) drive."""
@@ -304,6 +330,61 @@ class ControlModeTests(unittest.TestCase):
         proc.stdin.close()  # end of input: it stops Dovecot and removes its directory
         self.assertEqual(proc.wait(timeout=20), 0)
         self.assertFalse(os.path.exists(info["dir"]))
+
+
+class SubmissionTests(unittest.TestCase):
+    """The SMTP side (submission=True) checked with Python's smtplib, so that the sending tests can trust it:
+    Dovecot's submission service, its relay through lmtp_relay.py and Dovecot's LMTP into the INBOX."""
+
+    def setUp(self):
+        dovecot.find_binaries(submission=True)  # DovecotMissing names dovecot-submissiond / dovecot-lmtpd
+        self.server = Dovecot(submission=True, max_mail_size=50_000)
+        self.addCleanup(self.server.close)
+        self.server.start()
+
+    def test_starttls_login_and_delivery_into_the_inbox(self):
+        client = self.server.smtp("alice")
+        self.addCleanup(client.quit)
+        code, text = client.ehlo()
+        self.assertEqual(code, 250)
+        self.assertIn(b"SIZE 50000", text)
+        refused = client.sendmail("alice@example.org", ["bob@example.com", "nobody@example.com"],
+                                  message("via submission", body="line\r\n.\r\n"))
+        self.assertEqual(list(refused), ["nobody@example.com"])
+        self.assertEqual(refused["nobody@example.com"][0], 550)
+        imap = self.server.imap("bob")
+        self.addCleanup(_quietly_logout, imap)
+        imap.select("INBOX")
+        typ, data = imap.fetch("1", "(BODY.PEEK[])")
+        self.assertIn(b"Message-ID: <via.submission@example.com>", data[0][1])
+        self.assertTrue(data[0][1].endswith(b"line\r\n.\r\n"), data[0][1][-40:])
+
+    def test_implicit_tls_and_auth_before_tls(self):
+        client = self.server.smtp("alice", security="tls")
+        client.quit()
+        plain = self.server.smtp(security="plain")
+        self.addCleanup(plain.quit)
+        code, text = plain.ehlo()
+        self.assertIn(b"STARTTLS", text)
+
+    def test_a_message_over_the_size_is_refused(self):
+        client = self.server.smtp("alice")
+        self.addCleanup(client.quit)
+        with self.assertRaises(smtplib.SMTPSenderRefused) as caught:
+            client.sendmail("alice@example.org", ["bob@example.com"], message("big", body="x" * 60_000))
+        self.assertEqual(caught.exception.smtp_code, 552)
+
+    def test_control_mode_describes_the_smtp_ports(self):
+        proc = subprocess.Popen([sys.executable, os.path.join(HERE, "dovecot.py"), "--control", "--submission"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        self.addCleanup(proc.stdout.close)
+        self.addCleanup(proc.kill)
+        info = json.loads(proc.stdout.readline())
+        for key in ("submission_port", "submissions_port", "lmtp_port", "relay_port"):
+            self.assertIsInstance(info[key], int, key)
+        socket.create_connection((info["host"], info["submission_port"]), timeout=5).close()
+        proc.stdin.close()
+        self.assertEqual(proc.wait(timeout=20), 0)
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ final class DovecotServer: @unchecked Sendable {
     let port: Int
     let tlsPort: Int
     let caFile: String
+    /// With `submission: true`: the SMTP ports (STARTTLS and implicit TLS); nil otherwise.
+    let submissionPort: Int?
+    let submissionsPort: Int?
     /// The full description line the harness printed (dir, log, users, separator…).
     let info: [String: Any]
 
@@ -37,9 +40,13 @@ final class DovecotServer: @unchecked Sendable {
     static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    init(users: [String: String] = ["alice": "alice-password", "bob": "bob-password"]) throws {
+    /// With `submission`, also an SMTP server (`submissionPort`: STARTTLS, `submissionsPort`: implicit
+    /// TLS, SIZE `maxMailSize`) that delivers into the users' INBOX (see dovecot.py).
+    init(users: [String: String] = ["alice": "alice-password", "bob": "bob-password"], submission: Bool = false,
+         maxMailSize: Int = 2_000_000) throws {
         let script = Self.repositoryRoot.appendingPathComponent("Tests/IMAP/dovecot.py").path
         var arguments = ["python3", script, "--control"]
+        if submission { arguments += ["--submission", "--max-mail-size", String(maxMailSize)] }
         for name in users.keys.sorted() {
             arguments += ["--user", "\(name):\(users[name] ?? "")"]
         }
@@ -68,6 +75,8 @@ final class DovecotServer: @unchecked Sendable {
         self.port = port
         self.tlsPort = tlsPort
         self.caFile = caFile
+        self.submissionPort = object["submission_port"] as? Int
+        self.submissionsPort = object["submissions_port"] as? Int
     }
 
     deinit {

@@ -1,0 +1,85 @@
+import SMTPProtocol
+
+/// How the connection is protected.
+public enum SMTPSecurity: String, Sendable, Hashable, Codable, CaseIterable {
+    /// TLS from the first byte ("implicit TLS", port 465, RFC 8314).
+    case tls
+    /// Plaintext, then STARTTLS before anything else (ports 587 and 25); refused if the server does not offer it.
+    case startTLS
+    /// No TLS at all: for tests and local relays only.
+    case plaintext
+
+    /// The usual port: 465, 587, or 25 in clear.
+    public var defaultPort: Int {
+        switch self {
+        case .tls: return 465
+        case .startTLS: return 587
+        case .plaintext: return 25
+        }
+    }
+}
+
+public struct SMTPClientConfiguration: Sendable {
+    public var host: String
+    public var port: Int
+    public var security: SMTPSecurity
+    /// A PEM file of extra trusted roots (a self-signed server's CA), trusted on top of the
+    /// system's roots. The host name (or IP address) is always verified.
+    public var caFile: String?
+    /// The name sent with EHLO. Default: `[127.0.0.1]`, which tells the server nothing about this machine.
+    public var clientName: String
+    public var connectTimeout: Duration
+    /// The longest silence from the server while a reply is awaited (every read starts it again).
+    /// Default: 60 s.
+    public var responseTimeout: Duration
+    /// The longest wait for the reply after the message's data (RFC 5321 §4.5.3.2 suggests 10 minutes:
+    /// servers scan the message first). Default: 10 minutes.
+    public var dataTimeout: Duration
+
+    public init(host: String, port: Int? = nil, security: SMTPSecurity, caFile: String? = nil,
+                clientName: String = "[127.0.0.1]", connectTimeout: Duration = .seconds(15),
+                responseTimeout: Duration = .seconds(60), dataTimeout: Duration = .seconds(600)) {
+        self.host = host
+        self.port = port ?? security.defaultPort
+        self.security = security
+        self.caFile = caFile
+        self.clientName = clientName
+        self.connectTimeout = connectTimeout
+        self.responseTimeout = responseTimeout
+        self.dataTimeout = dataTimeout
+    }
+
+    /// `host:port`, for messages (IPv6 addresses in brackets).
+    public var endpoint: String {
+        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+}
+
+/// The credentials of `SMTPConnection.authenticate`.
+public enum SMTPAuthentication: Sendable {
+    /// AUTH PLAIN when the server offers it, else AUTH LOGIN.
+    case password(user: String, password: String)
+    /// AUTH XOAUTH2 (Gmail, Outlook).
+    case xoauth2(user: String, accessToken: String)
+
+    var user: String {
+        switch self {
+        case .password(let user, _), .xoauth2(let user, _): return user
+        }
+    }
+}
+
+/// What one message's transaction came to: the recipients the server took and those it refused,
+/// each with the server's reply. The message went to every accepted recipient.
+public struct SMTPSendResult: Sendable {
+    public var accepted: [SMTPAddress]
+    public var rejected: [(recipient: SMTPAddress, reply: SMTPReply)]
+    /// The server's reply after the data (its queue id is often in the text).
+    public var finalReply: SMTPReply
+
+    public init(accepted: [SMTPAddress], rejected: [(recipient: SMTPAddress, reply: SMTPReply)], finalReply: SMTPReply) {
+        self.accepted = accepted
+        self.rejected = rejected
+        self.finalReply = finalReply
+    }
+}

@@ -1,0 +1,397 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+import SMTPProtocol
+
+/// One SMTP session on SwiftNIO: connect (implicit TLS or STARTTLS), EHLO, AUTH, then any number
+/// of messages, then QUIT. Commands go one at a time (no pipelining: each reply is read before
+/// the next command, which every server accepts). May be used from any task: logins, messages and
+/// QUIT wait for one another, in the order they asked. Every error is an `SMTPClientError`.
+public final class SMTPConnection: Sendable {
+    public let configuration: SMTPClientConfiguration
+    let channel: any Channel
+    let queue: SMTPReplyQueue
+    private let state: LockedBox<State>
+    private let gate = SessionGate()
+
+    private struct State {
+        var capabilities = SMTPCapabilities()
+        var greeting: SMTPReply?
+        var authenticated = false
+        var closedByClient = false
+        /// The last commands sent, names only (never arguments): for tests and debugging.
+        var sent: [String] = []
+    }
+
+    private init(configuration: SMTPClientConfiguration, channel: any Channel, queue: SMTPReplyQueue) {
+        self.configuration = configuration
+        self.channel = channel
+        self.queue = queue
+        self.state = LockedBox(State())
+    }
+
+    deinit {
+        channel.close(promise: nil)
+    }
+
+    private var endpoint: String { configuration.endpoint }
+    private var responseTimeout: TimeAmount { TimeAmount(configuration.responseTimeout) }
+
+    /// What the server offered in its latest EHLO (after STARTTLS: the one over TLS).
+    public var capabilities: SMTPCapabilities { state.withLockedValue { $0.capabilities } }
+
+    /// The last commands sent, as names only (`EHLO`, `AUTH PLAIN`, `RCPT TO`): safe to log.
+    public var sentCommands: [String] { state.withLockedValue { $0.sent } }
+
+    // MARK: Connecting
+
+    /// Connects within `connectTimeout` (TCP, and TLS at once for `.tls`), reads the 220 greeting,
+    /// sends EHLO, and for `.startTLS` upgrades before anything else (`.tlsFailed` when the server
+    /// does not offer STARTTLS: never goes on in clear), then EHLO again over TLS.
+    public static func connect(
+        _ configuration: SMTPClientConfiguration,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) async throws(SMTPClientError) -> SMTPConnection {
+        let endpoint = configuration.endpoint
+        let tlsContext = configuration.security == .plaintext ? nil : try TLSSetup.makeContext(configuration)
+        let host = configuration.host.hasPrefix("[") && configuration.host.hasSuffix("]")
+            ? String(configuration.host.dropFirst().dropLast()) : configuration.host
+        let serverHostname = TLSSetup.serverHostname(for: host)
+        let implicitTLS = configuration.security == .tls ? tlsContext : nil
+        let queue = SMTPReplyQueue()
+        let greetingTimeout = TimeAmount(configuration.responseTimeout)
+        let bootstrap = ClientBootstrap(group: eventLoopGroup)
+            .connectTimeout(TimeAmount(configuration.connectTimeout))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    if let implicitTLS {
+                        try channel.pipeline.syncOperations.addHandler(
+                            NIOSSLClientHandler(context: implicitTLS, serverHostname: serverHostname))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(
+                        SMTPChannelHandler(queue: queue, endpoint: endpoint, greetingTimeout: greetingTimeout))
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try await bootstrap.connect(host: host, port: configuration.port).get()
+        } catch let error as ChannelError {
+            if case .connectTimeout = error {
+                throw SMTPClientError(kind: .timedOut, message: "cannot connect to \(endpoint) within "
+                                      + "\(SMTPChannelHandler.seconds(TimeAmount(configuration.connectTimeout))); check the host name and port")
+            }
+            throw SMTPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(error)")
+        } catch {
+            let classified = SMTPChannelHandler.classify(error, endpoint: endpoint)
+            if classified.kind == .tlsFailed || classified.kind == .certificateRejected { throw classified }
+            throw SMTPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(reason(error)); check the host name and port")
+        }
+        let connection = SMTPConnection(configuration: configuration, channel: channel, queue: queue)
+        do {
+            try await connection.start(tlsContext: tlsContext, serverHostname: serverHostname)
+        } catch {
+            await connection.close()
+            throw error
+        }
+        return connection
+    }
+
+    /// Why a connection attempt failed, in words ("Connection refused", "the host name does not resolve").
+    static func reason(_ error: any Error) -> String {
+        if let failure = error as? NIOConnectionError {
+            if let first = failure.connectionErrors.first { return reason(first.error) }
+            if failure.dnsAError != nil || failure.dnsAAAAError != nil { return "the host name \(failure.host) does not resolve" }
+            return "no address to connect to for \(failure.host)"
+        }
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
+        return "\(error)"
+    }
+
+    private func start(tlsContext: NIOSSLContext?, serverHostname: String?) async throws(SMTPClientError) {
+        let greeting = try await nextReply(waitingFor: "the greeting")
+        try await disarm()
+        guard greeting.code == 220 else {
+            if greeting.code == 554 || greeting.code == 421 {
+                throw SMTPClientError(kind: .connectionClosed, message: "the server \(endpoint) refused the connection", reply: greeting)
+            }
+            throw await violation("the server \(endpoint) did not greet with 220 (is it an SMTP server? check the port)", reply: greeting)
+        }
+        state.withLockedValue { $0.greeting = greeting }
+        try await hello()
+
+        guard configuration.security == .startTLS, let tlsContext else { return }
+        guard capabilities.supportsStartTLS else {
+            throw SMTPClientError(kind: .tlsFailed, message: "the server \(endpoint) does not offer STARTTLS; refusing to go on without TLS "
+                                  + "(use --tls implicit on the TLS port, usually 465)")
+        }
+        do {
+            try await channel.writeAndFlush(SMTPOutbound.startTLS(context: tlsContext, serverHostname: serverHostname)).get()
+        } catch {
+            throw queue.failure ?? SMTPChannelHandler.classify(error, endpoint: endpoint)
+        }
+        let reply = try await command(.startTLS)
+        guard reply.code == 220 else {
+            throw SMTPClientError(kind: .tlsFailed, message: "the server \(endpoint) refused STARTTLS; refusing to go on without TLS", reply: reply)
+        }
+        // What the server said in clear may have been forged: forget it, ask again over TLS.
+        state.withLockedValue { $0.capabilities = SMTPCapabilities() }
+        try await hello()
+    }
+
+    /// EHLO; HELO when the server does not know EHLO (then no extension is used).
+    private func hello() async throws(SMTPClientError) {
+        let reply = try await command(.ehlo(domain: configuration.clientName))
+        if reply.isPositiveCompletion {
+            state.withLockedValue { $0.capabilities = SMTPCapabilities(ehloReply: reply) }
+            return
+        }
+        let helo = try await command(.helo(domain: configuration.clientName))
+        guard helo.isPositiveCompletion else {
+            throw SMTPClientError(kind: .commandFailed, message: "the server \(endpoint) refused EHLO and HELO", reply: helo)
+        }
+        state.withLockedValue { $0.capabilities = SMTPCapabilities() }
+    }
+
+    // MARK: Authentication
+
+    /// AUTH: for a password PLAIN when offered, else LOGIN; for a token XOAUTH2. A refusal is
+    /// `.authenticationFailed` with the server's reply.
+    public func authenticate(_ authentication: SMTPAuthentication) async throws(SMTPClientError) {
+        try await withGate { () async throws(SMTPClientError) in try await self.login(authentication) }
+    }
+
+    private func login(_ authentication: SMTPAuthentication) async throws(SMTPClientError) {
+        guard !state.withLockedValue({ $0.authenticated }) else { return }
+        let offered = capabilities.authMechanisms
+        let user = authentication.user
+        guard !offered.isEmpty else {
+            throw SMTPClientError(kind: .authenticationFailed,
+                                  message: "the server \(endpoint) offers no login (no AUTH in its EHLO reply)"
+                                      + (configuration.security == .plaintext ? "; many servers offer AUTH only over TLS: try --tls starttls" : "")
+                                      + "; leave out --user to send without logging in")
+        }
+        let reply: SMTPReply
+        do {
+            switch authentication {
+            case .password(let user, let password):
+                if offered.contains("PLAIN") {
+                    reply = try await command(.auth(mechanism: "PLAIN", initialResponse: try SMTPSASL.plain(username: user, password: password)))
+                } else if offered.contains("LOGIN") {
+                    let encoded = try SMTPSASL.login(username: user, password: password)
+                    var step = try await command(.auth(mechanism: "LOGIN", initialResponse: nil))
+                    if step.code == 334 { step = try await command(.authResponse(encoded.username)) }
+                    if step.code == 334 { step = try await command(.authResponse(encoded.password)) }
+                    reply = step
+                } else {
+                    throw SMTPClientError(kind: .authenticationFailed,
+                                          message: "the server \(endpoint) offers no password login this client knows "
+                                              + "(it offers \(offered.sorted().joined(separator: " ")); PLAIN or LOGIN is needed)")
+                }
+            case .xoauth2(let user, let accessToken):
+                guard offered.contains("XOAUTH2") else {
+                    throw SMTPClientError(kind: .authenticationFailed,
+                                          message: "the server \(endpoint) does not offer XOAUTH2 (it offers \(offered.sorted().joined(separator: " ")))")
+                }
+                var step = try await command(.auth(mechanism: "XOAUTH2", initialResponse: try SMTPSASL.xoauth2(username: user, accessToken: accessToken)))
+                // A failure comes as a 334 with a JSON error: an empty answer gets the final reply.
+                if step.code == 334 { step = try await command(.authResponse("")) }
+                reply = step
+            }
+        } catch let error as SMTPEncodingError {
+            throw SMTPClientError(kind: .invalidArgument, message: "cannot log in to \(endpoint) as \(user): \(error.description)")
+        } catch let error as SMTPClientError {
+            throw error
+        } catch {
+            throw SMTPClientError(kind: .authenticationFailed, message: "cannot log in to \(endpoint) as \(user): \(error)")
+        }
+        guard reply.code == 235 else {
+            throw SMTPClientError(kind: .authenticationFailed,
+                                  message: "the server \(endpoint) refused the login of \(user); check the user name and password", reply: reply)
+        }
+        state.withLockedValue { $0.authenticated = true }
+    }
+
+    // MARK: Sending
+
+    /// One message: MAIL FROM (SIZE= when offered, BODY=8BITMIME and SMTPUTF8 when the message needs
+    /// them), RCPT TO for each recipient, DATA and the dot-stuffed message. Recipients the server
+    /// refuses are listed in the result and the message goes to the others; when it refuses every
+    /// one, nothing is sent (`.recipientsRejected`). A message over the server's SIZE is refused
+    /// before anything is sent (`.messageTooLarge`).
+    public func send(message: [UInt8], from sender: SMTPAddress, to recipients: [SMTPAddress],
+                     requiresSMTPUTF8: Bool = false) async throws(SMTPClientError) -> SMTPSendResult {
+        try await withGate { () async throws(SMTPClientError) in
+            try await self.transaction(message: message, from: sender, to: recipients, requiresSMTPUTF8: requiresSMTPUTF8)
+        }
+    }
+
+    private func transaction(message: [UInt8], from sender: SMTPAddress, to recipients: [SMTPAddress],
+                             requiresSMTPUTF8: Bool) async throws(SMTPClientError) -> SMTPSendResult {
+        guard !recipients.isEmpty else {
+            throw SMTPClientError(kind: .invalidArgument, message: "a message needs at least one recipient")
+        }
+        let capabilities = self.capabilities
+        let size = SMTPDataEncoder.wireSize(message)
+        if let limit = capabilities.maximumSize, size > limit {
+            throw SMTPClientError(kind: .messageTooLarge,
+                                  message: "the message is \(Self.bytes(size)) and \(endpoint) accepts at most \(Self.bytes(limit)) (its SIZE); "
+                                      + "nothing was sent: make the attachments smaller or share them another way")
+        }
+        let eightBit = SMTPDataEncoder.requires8Bit(message)
+        let utf8 = requiresSMTPUTF8 || sender.requiresSMTPUTF8 || recipients.contains { $0.requiresSMTPUTF8 }
+        if utf8 && !capabilities.supportsSMTPUTF8 {
+            throw SMTPClientError(kind: .unsupported, message: "an address is not ASCII and \(endpoint) does not offer SMTPUTF8; nothing was sent")
+        }
+        if eightBit && !utf8 && !capabilities.supports8BitMIME {
+            throw SMTPClientError(kind: .unsupported, message: "the message has 8-bit text and \(endpoint) does not offer 8BITMIME; "
+                                  + "nothing was sent: send it quoted-printable")
+        }
+        if SMTPDataEncoder.longestLine(message) > 998 {
+            throw SMTPClientError(kind: .invalidArgument, message: "the message has a line longer than 998 bytes, which SMTP cannot carry; nothing was sent")
+        }
+
+        let mail = try await command(.mailFrom(sender, size: capabilities.supportsSize ? size : nil,
+                                               body: eightBit && capabilities.supports8BitMIME ? .eightBitMIME : nil,
+                                               smtpUTF8: utf8))
+        guard mail.isPositiveCompletion else {
+            await reset()
+            throw SMTPClientError(kind: .senderRejected,
+                                  message: "the server \(endpoint) refused the sender \(sender.address); nothing was sent"
+                                      + (mail.code == 530 ? " (it wants a login: give --user and --password-file)" : Self.later(mail)),
+                                  reply: mail)
+        }
+        var accepted: [SMTPAddress] = []
+        var rejected: [(recipient: SMTPAddress, reply: SMTPReply)] = []
+        for recipient in recipients {
+            let reply = try await command(.rcptTo(recipient))
+            if reply.isPositiveCompletion {
+                accepted.append(recipient)
+            } else {
+                rejected.append((recipient, reply))
+            }
+        }
+        guard !accepted.isEmpty else {
+            await reset()
+            let list = rejected.map { "\($0.recipient.address): \($0.reply)" }.joined(separator: "; ")
+            throw SMTPClientError(kind: .recipientsRejected,
+                                  message: "the server \(endpoint) refused every recipient, so nothing was sent: \(list)", rejected: rejected)
+        }
+        let data = try await command(.data)
+        guard data.code == 354 else {
+            await reset()
+            throw SMTPClientError(kind: .messageRejected, message: "the server \(endpoint) refused DATA; nothing was sent" + Self.later(data),
+                                  reply: data)
+        }
+        let final = try await exchange(SMTPDataEncoder.encode(message), name: "the message's data",
+                                       timeout: TimeAmount(configuration.dataTimeout))
+        guard final.isPositiveCompletion else {
+            throw SMTPClientError(kind: .messageRejected,
+                                  message: "the server \(endpoint) refused the message after receiving it; it was not sent" + Self.later(final),
+                                  reply: final)
+        }
+        return SMTPSendResult(accepted: accepted, rejected: rejected, finalReply: final)
+    }
+
+    /// QUIT (best effort, a few seconds at most), then close. Never throws. When another operation
+    /// is under way, closes at once (that operation then fails with `.connectionClosed`).
+    public func quit() async {
+        if queue.failure == nil && !state.withLockedValue({ $0.closedByClient }), gate.tryAcquire() {
+            _ = try? await exchange(try SMTPCommand.quit.encoded(), name: "QUIT", timeout: min(responseTimeout, .seconds(5)))
+            gate.release()
+        }
+        await close()
+    }
+
+    /// Closes the connection now. Idempotent.
+    public func close() async {
+        let already = state.withLockedValue { state in
+            defer { state.closedByClient = true }
+            return state.closedByClient
+        }
+        queue.fail(SMTPClientError(kind: .connectionClosed, message: "the connection to \(endpoint) was closed by the client"))
+        guard !already else { return }
+        channel.close(promise: nil)
+        try? await channel.closeFuture.get()
+    }
+
+    // MARK: Internals
+
+    private func withGate<T>(_ body: () async throws(SMTPClientError) -> T) async throws(SMTPClientError) -> T {
+        guard await gate.acquire() else {
+            throw SMTPClientError(kind: .cancelled, message: "cancelled while waiting for an earlier command on \(endpoint) to finish")
+        }
+        defer { gate.release() }
+        return try await body()
+    }
+
+    /// RSET after a refused transaction, best effort: the session stays usable for another message.
+    private func reset() async {
+        _ = try? await command(.rset)
+    }
+
+    private func command(_ command: SMTPCommand) async throws(SMTPClientError) -> SMTPReply {
+        let bytes: [UInt8]
+        do {
+            bytes = try command.encoded()
+        } catch {
+            throw SMTPClientError(kind: .invalidArgument, message: "cannot send \(command) to \(endpoint): \(error.description)")
+        }
+        return try await exchange(bytes, name: command.description, timeout: responseTimeout)
+    }
+
+    private func exchange(_ bytes: [UInt8], name: String, timeout: TimeAmount) async throws(SMTPClientError) -> SMTPReply {
+        if let failure = queue.failure { throw failure }
+        state.withLockedValue { state in
+            state.sent.append(name)
+            if state.sent.count > 50 { state.sent.removeFirst() }
+        }
+        do {
+            try await channel.writeAndFlush(SMTPOutbound.send(bytes, responseTimeout: timeout, waitingFor: "waiting for the reply to \(name)")).get()
+        } catch {
+            throw queue.failure ?? SMTPChannelHandler.classify(error, endpoint: endpoint)
+        }
+        let reply = try await nextReply(waitingFor: "the reply to \(name)")
+        try await disarm()
+        if reply.code == 421 {
+            // The server is closing the session (RFC 5321 §3.8).
+            await close()
+            throw SMTPClientError(kind: .connectionClosed, message: "the server \(endpoint) is closing the connection (421) after \(name); try again later",
+                                  reply: reply)
+        }
+        return reply
+    }
+
+    private func nextReply(waitingFor: String) async throws(SMTPClientError) -> SMTPReply {
+        do {
+            return try await queue.next()
+        } catch where error.kind == .cancelled {
+            let error = SMTPClientError(kind: .cancelled, message: "cancelled while waiting for \(waitingFor) from \(endpoint); the connection was closed")
+            queue.fail(error)
+            await close()
+            throw error
+        }
+    }
+
+    private func disarm() async throws(SMTPClientError) {
+        channel.write(SMTPOutbound.disarm, promise: nil)
+    }
+
+    private func violation(_ message: String, reply: SMTPReply? = nil) async -> SMTPClientError {
+        let error = SMTPClientError(kind: .protocolViolation, message: message, reply: reply)
+        queue.fail(error)
+        await close()
+        return error
+    }
+
+    /// For a 4xx reply: the server's failure is temporary.
+    static func later(_ reply: SMTPReply) -> String {
+        reply.isTransientFailure ? " (a temporary refusal: try again later)" : ""
+    }
+
+    static func bytes(_ count: Int) -> String {
+        if count >= 1_048_576 { return String(format: "%.1f MB (%d bytes)", Double(count) / 1_048_576, count) }
+        if count >= 1024 { return String(format: "%.1f KB (%d bytes)", Double(count) / 1024, count) }
+        return "\(count) bytes"
+    }
+}
