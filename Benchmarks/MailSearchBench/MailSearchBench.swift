@@ -77,6 +77,9 @@ struct MailSearchBench {
             vectorBenchmark(sizes: sizes.isEmpty ? [50_000, 500_000] : sizes)
         case "vector-real":
             try realVectorBenchmark(dataDirectories: args)
+        case "agreement":
+            try await agreementBenchmark(dataDir: URL(fileURLWithPath: args.first ?? "bench-data/import-enron-indexed"),
+                                         questions: args.count > 1 ? args[1] : "scripts/eval/paraphrase/enron.jsonl")
         case "embed-mailbox":
             guard let path = args.first else { throw BenchError("usage: mailsearch-bench embed-mailbox DIR") }
             let reference = ProcessInfo.processInfo.environment["MAILSEARCH_REFERENCE_DIR"] ?? "../shared/reference"
@@ -95,7 +98,7 @@ struct MailSearchBench {
             try importBenchmark(path: "corpora/enron-inbox/maildir", label: "enron")
             try await searchBenchmarks(sizes: [10_000, 50_000, 100_000], enron: true)
         default:
-            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | eval [SET…] | embed | query-embed | embed-mailbox DIR | vector [SIZES…] | vector-real DIR… | hybrid [SIZE|DIR] | all]")
+            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | eval [SET…] | embed | query-embed | embed-mailbox DIR | agreement [DIR [QUESTIONS]] | vector [SIZES…] | vector-real DIR… | hybrid [SIZE|DIR] | all]")
         }
     }
 
@@ -360,6 +363,32 @@ struct MailSearchBench {
 
     /// Where the time of a keyword search goes: filter candidates, FTS5 matches with BM25, the
     /// conversation map, sorting and fusion, and the whole search (p50 of 20 runs each).
+    /// What the semantic agreement rule adds to a hybrid search that has near misses: the ranking of
+    /// the matches of any of the question's words (`FTS5QueryBuilder.anyWordExpression`, ms_bm25 over
+    /// every match, the best 100 picked by `KeywordRanking`), for each question of a paraphrase set.
+    static func agreementBenchmark(dataDir: URL, questions: String) async throws {
+        let store = try MailStore(directory: DataDirectory(url: dataDir))
+        let index = try SearchIndexManager(store: store)
+        let texts = try String(contentsOfFile: questions, encoding: .utf8).split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["query"] as? String
+        }
+        var samples = Samples()
+        var matches: [Int] = []
+        for _ in 0..<5 {
+            for text in texts {
+                guard let anyWord = FTS5QueryBuilder.anyWordExpression(for: text) else { continue }
+                samples.add(try await measureAsync {
+                    let hits = try await index.keywordMatches(match: anyWord, candidates: nil)
+                    matches.append(hits.count)
+                    _ = KeywordRanking(hits: hits).top(100)
+                })
+            }
+        }
+        let emails = try await store.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM emails") ?? 0 }
+        matches.sort()
+        report("agreement ranking over \(emails) emails, \(texts.count) questions × 5: \(samples.summary()); matches of any word p50 \(matches[matches.count / 2]), max \(matches.last ?? 0)")
+    }
+
     static func keywordPhases(dataDir: URL, queries: [String]) async throws {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
