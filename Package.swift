@@ -94,10 +94,18 @@ let package = Package(
         .target(name: "IMAPProtocol"),
         // The IMAP client on SwiftNIO + NIOSSL: implicit TLS or STARTTLS, commands and their
         // responses, literals, IDLE, timeouts. Framing in channel handlers; the rest is async.
+        // What the mail clients share: TLS contexts, one operation at a time on a connection, a locked value.
+        .target(
+            name: "ClientSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .target(
             name: "IMAPClient",
             dependencies: [
-                "IMAPProtocol",
+                "IMAPProtocol", "ClientSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -110,7 +118,7 @@ let package = Package(
         .target(
             name: "SMTPClient",
             dependencies: [
-                "SMTPProtocol",
+                "SMTPProtocol", "ClientSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),

@@ -1,3 +1,4 @@
+import ClientSupport
 import IMAPProtocol
 import NIOCore
 import NIOPosix
@@ -13,7 +14,7 @@ public final class IMAPConnection: Sendable {
     public let configuration: IMAPClientConfiguration
     let channel: any Channel
     let queue: ResponseQueue
-    private let gate = CommandGate()
+    private let gate = TaskGate()
     private let state: LockedBox<State>
     private let tlsContext: NIOSSLContext?
 

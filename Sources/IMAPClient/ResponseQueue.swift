@@ -1,3 +1,4 @@
+import ClientSupport
 import IMAPProtocol
 import NIOCore
 
@@ -106,67 +107,5 @@ final class ResponseQueue: Sendable {
             return waiter.continuation
         }
         waiter?.resume(returning: .success(wait))
-    }
-}
-
-/// Lets one command at a time onto the connection, in the order the tasks asked.
-final class CommandGate: Sendable {
-    private struct State {
-        var busy = false
-        var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
-        var nextID: UInt64 = 0
-    }
-
-    private let state = LockedBox(State())
-
-    init() {}
-
-    /// Waits for the gate; false when the task was cancelled first.
-    func acquire() async -> Bool {
-        let id = state.withLockedValue { state -> UInt64 in
-            state.nextID += 1
-            return state.nextID
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-                let immediate: Bool? = state.withLockedValue { state in
-                    if Task.isCancelled { return false }
-                    if !state.busy {
-                        state.busy = true
-                        return true
-                    }
-                    state.waiters.append((id, continuation))
-                    return nil
-                }
-                if let immediate { continuation.resume(returning: immediate) }
-            }
-        } onCancel: {
-            let waiter: CheckedContinuation<Bool, Never>? = state.withLockedValue { state in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-                return state.waiters.remove(at: index).continuation
-            }
-            waiter?.resume(returning: false)
-        }
-    }
-
-    /// Takes the gate if it is free.
-    func tryAcquire() -> Bool {
-        state.withLockedValue { state in
-            guard !state.busy else { return false }
-            state.busy = true
-            return true
-        }
-    }
-
-    /// Hands the gate to the next waiter, or frees it.
-    func release() {
-        let next: CheckedContinuation<Bool, Never>? = state.withLockedValue { state in
-            guard !state.waiters.isEmpty else {
-                state.busy = false
-                return nil
-            }
-            return state.waiters.removeFirst().continuation
-        }
-        next?.resume(returning: true)
     }
 }

@@ -1,3 +1,4 @@
+import ClientSupport
 import Foundation
 import NIOCore
 import NIOPosix
@@ -13,7 +14,7 @@ public final class SMTPConnection: Sendable {
     let channel: any Channel
     let queue: SMTPReplyQueue
     private let state: LockedBox<State>
-    private let gate = SessionGate()
+    private let gate = TaskGate()
 
     private struct State {
         var capabilities = SMTPCapabilities()

@@ -1,3 +1,4 @@
+import ClientSupport
 import SMTPProtocol
 
 /// The replies the channel handler read, in order, for the one task that consumes them. The

@@ -1,6 +1,6 @@
-/// Lets one operation (a login, a whole message's transaction, QUIT) at a time onto an SMTP
-/// connection, in the order the tasks asked: a session's replies answer one command at a time.
-final class SessionGate: Sendable {
+/// Lets one operation at a time onto a connection, in the order the tasks asked (an IMAP command,
+/// an SMTP transaction): a session's responses answer one request at a time.
+public final class TaskGate: Sendable {
     private struct State {
         var busy = false
         var waiters: [(id: UInt64, continuation: CheckedContinuation<Bool, Never>)] = []
@@ -9,10 +9,10 @@ final class SessionGate: Sendable {
 
     private let state = LockedBox(State())
 
-    init() {}
+    public init() {}
 
     /// Waits for the gate; false when the task was cancelled first.
-    func acquire() async -> Bool {
+    public func acquire() async -> Bool {
         let id = state.withLockedValue { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -40,7 +40,7 @@ final class SessionGate: Sendable {
     }
 
     /// Takes the gate if it is free.
-    func tryAcquire() -> Bool {
+    public func tryAcquire() -> Bool {
         state.withLockedValue { state in
             guard !state.busy else { return false }
             state.busy = true
@@ -49,7 +49,7 @@ final class SessionGate: Sendable {
     }
 
     /// Hands the gate to the next waiter, or frees it.
-    func release() {
+    public func release() {
         let next: CheckedContinuation<Bool, Never>? = state.withLockedValue { state in
             guard !state.waiters.isEmpty else {
                 state.busy = false
