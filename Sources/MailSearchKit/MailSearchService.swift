@@ -40,6 +40,9 @@ public final class MailSearchService: @unchecked Sendable {
         public var cacheTimeToLive: TimeInterval
         /// One-line notices for the user (an index rebuilt after damage, E-05).
         public var notices: @Sendable (String) -> Void
+        /// Read the search index (and the mail it attaches) through a memory map rather than a
+        /// read call per page: for a one-shot process (`mailsearch search`), not a server.
+        public var memoryMappedIndex = false
 
         public init(dataDirectory: DataDirectory, modelDirectory: URL? = nil, readOnly: Bool = false,
                     minimumSimilarity: Double? = nil,
@@ -87,7 +90,8 @@ public final class MailSearchService: @unchecked Sendable {
             throw ServiceError(.unavailable, "cannot open the mail store in \(configuration.dataDirectory.url.path): \(error)")
         }
         do {
-            index = try SearchIndexManager(store: store, notices: configuration.notices)
+            index = try SearchIndexManager(store: store, notices: configuration.notices,
+                                           memoryMapped: configuration.memoryMappedIndex)
         } catch {
             throw ServiceError(.unavailable, "cannot open the search index in \(configuration.dataDirectory.url.path): \(error)",
                                hint: "rebuild it from mail.sqlite")
