@@ -3,6 +3,7 @@ import Foundation
 import IMAPSync
 import MailModel
 import MailStore
+import SearchCLI
 
 struct AccountAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
