@@ -130,6 +130,7 @@ $(EVAL_DIR)/enron/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scri
 ## with an independent implementation of spec 001 §5.2.4 (pair precision, recall, F1).
 THREAD_MBOX ?= $(CORPORA)/usrp-users.mbox
 thread-agreement: deps corpora
+	$(SWIFT) build --product mailsearch-full
 	$(SWIFT) build --product mailsearch
 	@rm -rf .build/thread-agreement
 	.build/debug/mailsearch import "$(THREAD_MBOX)" --account agreement --data-dir .build/thread-agreement --quiet
