@@ -91,6 +91,13 @@ func readSearch(_ arguments: ArraySlice<String>) -> SearchRun? {
     return search
 }
 
+#if canImport(Glibc)
+// One malloc arena for every thread: the process lives for one search, and each thread's own
+// arena (reserved, then grown page range by page range) costs more system calls than it saves.
+// (glibc's mallopt and M_ARENA_MAX, from <malloc.h>, which the Glibc module does not export.)
+@_silgen_name("mallopt") func glibcMallopt(_ parameter: Int32, _ value: Int32) -> Int32
+_ = glibcMallopt(-8 /* M_ARENA_MAX */, 1)
+#endif
 let arguments = CommandLine.arguments
 guard arguments.count > 2, arguments[1] == "search", let search = readSearch(arguments.dropFirst(2)) else { handOver() }
 do {
