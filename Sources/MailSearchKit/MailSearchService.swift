@@ -40,8 +40,8 @@ public final class MailSearchService: @unchecked Sendable {
         public var cacheTimeToLive: TimeInterval
         /// One-line notices for the user (an index rebuilt after damage, E-05).
         public var notices: @Sendable (String) -> Void
-        /// Read the search index (and the mail it attaches) through a memory map rather than a
-        /// read call per page: for a one-shot process (`mailsearch search`), not a server.
+        /// Read the search index through a memory map rather than a read call per page: for a
+        /// one-shot process (`mailsearch search`), not a server.
         public var memoryMappedIndex = false
 
         public init(dataDirectory: DataDirectory, modelDirectory: URL? = nil, readOnly: Bool = false,

@@ -44,7 +44,7 @@ public final class SearchIndexManager: Sendable {
     /// Whether connections read through a memory map (`SearchDatabase`'s `memoryMapped`).
     private let memoryMapped: Bool
 
-    /// `memoryMapped`: read the index and the mail it attaches through a memory map, for a
+    /// `memoryMapped`: read the index through a memory map, for a
     /// one-shot process (a search from the command line).
     public init(store: MailStore, notices: @escaping @Sendable (String) -> Void = { _ in }, memoryMapped: Bool = false) throws {
         self.store = store
