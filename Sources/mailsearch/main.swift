@@ -15,7 +15,7 @@ func handOver() -> Never {
     argv.append(nil)
     execv(full, &argv)
     let reason = String(cString: strerror(errno))
-    FileHandle.standardError.write(Data("Error: cannot run \(full): \(reason) (it is built with mailsearch: `swift build --product mailsearch-full`)\n".utf8))
+    FileHandle.standardError.write(Data("Error: cannot run \(full): \(reason) (`make release`, or `swift build --product mailsearch-full`, builds it beside mailsearch)\n".utf8))
     exit(1)
 }
 
