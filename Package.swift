@@ -7,7 +7,10 @@ let package = Package(
     name: "MailSearch",
     platforms: [.macOS(.v14)],
     products: [
+        // The lean front end: runs a one-shot `search` itself, hands every other command to mailsearch-full.
         .executable(name: "mailsearch", targets: ["mailsearch"]),
+        // Every command (ArgumentParser): what `mailsearch` execs for all but a plain search.
+        .executable(name: "mailsearch-full", targets: ["MailSearchCLI"]),
         .executable(name: "mailsearch-bench", targets: ["MailSearchBench"]),
         .library(name: "MailSearchKit", targets: ["MailSearchKit"]),
     ],
@@ -133,17 +136,24 @@ let package = Package(
             name: "IMAPSync",
             dependencies: ["IMAPClient", "IMAPProtocol", "MailSearchKit", "MailStore", "MailModel", "MailImport"]
         ),
+        // `mailsearch search` once its arguments are read: options to output, shared by both front ends.
+        .target(name: "SearchCLI", dependencies: ["MailModel", "MailStore", "SearchEngine", "MailSearchKit"]),
+        // The lean `mailsearch`: a one-shot search without ArgumentParser, SwiftNIO, Hummingbird or IMAP
+        // in the process; everything else is exec'd to mailsearch-full.
+        .executableTarget(name: "mailsearch", dependencies: ["SearchCLI", "SearchEngine"]),
+        // mailsearch-full: every command (swift-argument-parser).
         .executableTarget(
-            name: "mailsearch",
+            name: "MailSearchCLI",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
                 "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer", "IMAPSync", "IMAPProtocol",
-                "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition",
+                "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition", "SearchCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            ],
+            path: "Sources/mailsearch-full"
         ),
         .executableTarget(
             name: "MailSearchBench",

@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 BIN=${BIN:-.build/release/mailsearch}
 DATA=${DATA:-bench-data/categories-enron}
 SAMPLE=${SAMPLE:-500}
-[ -x "$BIN" ] || { echo "build it first: swift build -c release --product mailsearch" >&2; exit 1; }
+[ -x "$BIN" ] || { echo "build it first: make release (mailsearch and mailsearch-full)" >&2; exit 1; }
 [ -d corpora/enron-inbox/maildir ] || { echo "corpora/enron-inbox is missing (make corpora)" >&2; exit 1; }
 
 if [ ! -f "$DATA/mail.sqlite" ]; then

@@ -8,9 +8,19 @@ public final class BlockingPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []
     private var stopped = false
+    private let name: String
+    /// The threads start with the first job: a process that never needs them (a one-shot keyword
+    /// search) never makes them.
+    private var started = false
 
     public init(threads: Int, name: String = "mailsearch.blocking") {
         threadCount = max(1, threads)
+        self.name = name
+    }
+
+    /// Called with `condition` locked.
+    private func startThreads() {
+        started = true
         for i in 0..<threadCount {
             // Strong: a thread that starts after the pool's last reference went must still find it (shutdown() ends the threads).
             let thread = Thread { [self] in self.work() }
@@ -37,6 +47,7 @@ public final class BlockingPool: @unchecked Sendable {
 
     private func enqueue(_ job: @escaping () -> Void) {
         condition.lock()
+        if !started { startThreads() }
         jobs.append(job)
         condition.signal()
         condition.unlock()

@@ -42,6 +42,9 @@ public final class MailSearchService: @unchecked Sendable {
         public var cacheTimeToLive: TimeInterval
         /// One-line notices for the user (an index rebuilt after damage, E-05).
         public var notices: @Sendable (String) -> Void
+        /// Read the search index through a memory map rather than a read call per page: for a
+        /// one-shot process (`mailsearch search`), not a server.
+        public var memoryMappedIndex = false
 
         public init(dataDirectory: DataDirectory, model: EmbeddingModel? = nil, modelDirectory: URL? = nil, readOnly: Bool = false,
                     minimumSimilarity: Double? = nil,
@@ -100,7 +103,8 @@ public final class MailSearchService: @unchecked Sendable {
             throw ServiceError(.unavailable, "cannot open the mail store in \(configuration.dataDirectory.url.path): \(error)")
         }
         do {
-            index = try SearchIndexManager(store: store, notices: configuration.notices)
+            index = try SearchIndexManager(store: store, notices: configuration.notices,
+                                           memoryMapped: configuration.memoryMappedIndex)
         } catch {
             throw ServiceError(.unavailable, "cannot open the search index in \(configuration.dataDirectory.url.path): \(error)",
                                hint: "rebuild it from mail.sqlite")

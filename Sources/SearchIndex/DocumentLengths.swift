@@ -26,24 +26,35 @@ final class DocumentLengths: @unchecked Sendable {
         table.deallocate()
     }
 
-    /// A table with every slot filled from `lengths` (token counts by rowid).
-    init(version: Int64, lengths: UnsafeBufferPointer<UInt32>, capacity: Int) {
+    /// A table with every slot filled from `lengths` (token counts by rowid, 4 bytes each, in
+    /// memory order), copied at once; the slots past them are 0.
+    init(version: Int64, lengths: UnsafeRawBufferPointer, capacity: Int) {
         self.version = version
-        let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: max(capacity, lengths.count))
-        slots.initialize(repeating: 0, count: max(capacity, lengths.count))
-        for (i, n) in lengths.enumerated() where n != 0 { slots[i] = n }
+        let stored = lengths.count / MemoryLayout<UInt32>.stride
+        let count = max(capacity, stored)
+        let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: count)
+        if let base = lengths.baseAddress, stored > 0 {
+            UnsafeMutableRawPointer(slots).copyMemory(from: base, byteCount: stored * MemoryLayout<UInt32>.stride)
+        }
+        (slots + stored).initialize(repeating: 0, count: count - stored)
         table = .allocate(capacity: 1)
-        table.initialize(to: ms_doc_lengths(slots: slots, count: Int64(max(capacity, lengths.count))))
+        table.initialize(to: ms_doc_lengths(slots: slots, count: Int64(count)))
     }
 
     /// The copy of every row's length kept in `length_cache` for this index version, as a full
     /// table; nil when the copy is missing or of another version.
     static func storedCopy(_ db: Database, version: Int64, capacity: Int) throws -> DocumentLengths? {
-        guard let data = try Data.fetchOne(db, sql: "SELECT data FROM length_cache WHERE id = 1 AND version = ?",
-                                           arguments: [version]) else { return nil }
-        return data.withUnsafeBytes { raw in
-            DocumentLengths(version: version, lengths: raw.bindMemory(to: UInt32.self), capacity: capacity)
+        // Read in place (SQLite's buffer), not copied into a `Data` first.
+        var table: DocumentLengths?
+        try RawStatementScan.forEachRow(db, sql: "SELECT data FROM length_cache WHERE id = 1 AND version = ?",
+                                        text: nil, integers: [version]) { row in
+            guard sqlite3_column_type(row, 0) != SQLITE_NULL else { return }
+            let bytes = Int(sqlite3_column_bytes(row, 0))
+            let blob = sqlite3_column_blob(row, 0)
+            table = DocumentLengths(version: version, lengths: UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : bytes),
+                                    capacity: capacity)
         }
+        return table
     }
 
     /// Writes the copy for the index as `db`'s write transaction sees it: every row of

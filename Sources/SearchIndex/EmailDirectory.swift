@@ -165,21 +165,27 @@ public final class EmailDirectory: @unchecked Sendable {
     }
 
     private static func storedCopy(_ db: Database, version: Int64, maxId: Int) throws -> Snapshot? {
-        guard let row = try Row.fetchOne(db, sql: """
-            SELECT threadIdLimit, data FROM directory_cache WHERE id = 1 AND version = ? AND maxId = ?
-            """, arguments: [version, maxId]) else { return nil }
-        let data: Data = row["data"]
+        // The blob is read in place (SQLite's own buffer) into the three arrays: no copy of it as
+        // `Data` and no zeroing of arrays about to be overwritten (18 bytes an email).
         let count = maxId + 1
-        guard data.count == count * 18 else { return nil }
-        var threads = [Int64](repeating: 0, count: count)
-        var dates = [Double](repeating: 0, count: count)
-        var flags = [UInt16](repeating: 0, count: count)
-        data.withUnsafeBytes { raw in
-            threads.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[0..<count * 8])) }
-            dates.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[count * 8..<count * 16])) }
-            flags.withUnsafeMutableBytes { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[count * 16..<count * 18])) }
+        var snapshot: Snapshot?
+        try RawStatementScan.forEachRow(db, sql: """
+            SELECT threadIdLimit, data FROM directory_cache WHERE id = 1 AND version = ? AND maxId = ?
+            """, text: nil, integers: [version, Int64(maxId)]) { row in
+            guard sqlite3_column_type(row, 1) == SQLITE_BLOB, let blob = sqlite3_column_blob(row, 1),
+                  Int(sqlite3_column_bytes(row, 1)) == count * 18 else { return }
+            let raw = UnsafeRawBufferPointer(start: blob, count: count * 18)
+            func read<T>(_ type: T.Type, at offset: Int) -> [T] {
+                [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                    UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                        from: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count * MemoryLayout<T>.stride]))
+                    initialized = count
+                }
+            }
+            snapshot = Snapshot(version: version, threads: read(Int64.self, at: 0), dates: read(Double.self, at: count * 8),
+                                flags: read(UInt16.self, at: count * 16), threadIdLimit: Int(sqlite3_column_int64(row, 0)))
         }
-        return Snapshot(version: version, threads: threads, dates: dates, flags: flags, threadIdLimit: row["threadIdLimit"])
+        return snapshot
     }
 
     private static func scan(_ db: Database, version: Int64, maxId: Int) throws -> Snapshot {

@@ -39,10 +39,17 @@ final class SearchDatabase: Sendable {
         );
         """
 
+    /// The most of each file a memory-mapped connection maps (SQLite caps it at its own maximum).
+    static let mapSize = 1 << 40
+
     /// The tables `schemaSQL` creates (when all exist, opening writes nothing).
     static let tables = ["email_fts", "index_meta", "directory_cache", "length_cache"]
 
-    init(url: URL, mailURL: URL) throws {
+    /// `memoryMapped`: every connection reads search.sqlite through a memory map (`PRAGMA
+    /// mmap_size`) instead of a read call per page, as a one-shot search does; a long-running
+    /// process leaves it off (each connection's mapped pages would count apart). The attached mail
+    /// is read as before: a filter that scans it (`from:`) would map every page it reads.
+    init(url: URL, mailURL: URL, memoryMapped: Bool = false) throws {
         self.url = url
         var config = Configuration()
         config.busyMode = .timeout(30)
@@ -60,6 +67,8 @@ final class SearchDatabase: Sendable {
             try db.execute(sql: "ATTACH DATABASE ? AS mail", arguments: [Self.readOnlyURI(mailPath)])
             // The attached mail's page cache (PRAGMAs apply per schema).
             try db.execute(sql: "PRAGMA mail.cache_size = \(reader ? -8192 : -65536)")
+            // `main.`: without a schema name the pragma would map the attached mail too.
+            if memoryMapped { try db.execute(sql: "PRAGMA main.mmap_size = \(Self.mapSize)") }
             try RawStatementScan.registerFunctions(db)
             let code = ms_register_bm25(db.sqliteConnection)
             guard code == SQLITE_OK else {

@@ -41,15 +41,21 @@ public final class SearchIndexManager: Sendable {
 
     private func indexChanged() { generationCounter.update { $0 += 1 } }
 
-    public init(store: MailStore, notices: @escaping @Sendable (String) -> Void = { _ in }) throws {
+    /// Whether connections read through a memory map (`SearchDatabase`'s `memoryMapped`).
+    private let memoryMapped: Bool
+
+    /// `memoryMapped`: read the index through a memory map, for a
+    /// one-shot process (a search from the command line).
+    public init(store: MailStore, notices: @escaping @Sendable (String) -> Void = { _ in }, memoryMapped: Bool = false) throws {
         self.store = store
         self.notices = notices
+        self.memoryMapped = memoryMapped
         let url = store.directory.searchDatabaseURL
         let mailURL = store.directory.mailDatabaseURL
         let existed = FileManager.default.fileExists(atPath: url.path)
         let database: SearchDatabase
         do {
-            database = try SearchDatabase(url: url, mailURL: mailURL)
+            database = try SearchDatabase(url: url, mailURL: mailURL, memoryMapped: memoryMapped)
         } catch {
             if let outdated = error as? SearchDatabase.OutdatedSchema {
                 notices("Rebuilding the search index at \(url.path) from mail.sqlite: \(outdated). This happens once.")
@@ -57,7 +63,7 @@ public final class SearchIndexManager: Sendable {
                 notices("The search index at \(url.path) could not be read (\(Self.reason(error))); rebuilding it from mail.sqlite.")
             }
             SearchDatabase.removeFiles(at: url)
-            database = try SearchDatabase(url: url, mailURL: mailURL)
+            database = try SearchDatabase(url: url, mailURL: mailURL, memoryMapped: memoryMapped)
         }
         current = LockedValue(database)
         if !existed {
@@ -137,7 +143,7 @@ public final class SearchIndexManager: Sendable {
         let total = try store.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM emails") ?? 0 }
         try old.pool.close()
         SearchDatabase.removeFiles(at: url)
-        let fresh = try SearchDatabase(url: url, mailURL: store.directory.mailDatabaseURL)
+        let fresh = try SearchDatabase(url: url, mailURL: store.directory.mailDatabaseURL, memoryMapped: memoryMapped)
         current.set(fresh)
         var lastId: Int64 = 0
         var done = 0

@@ -4,10 +4,13 @@ import MailModel
 import MailSearchKit
 import MailStore
 import SearchEngine
+import SearchCLI
 import SearchIndex
 
 extension SearchMode: ExpressibleByArgument {}
 
+/// `mailsearch search` through ArgumentParser: `--help`, and whatever the lean front end
+/// (`Sources/mailsearch`) hands over. Both run `SearchRun`.
 struct SearchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
@@ -46,79 +49,25 @@ struct SearchCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard (1...1000).contains(limit) else { throw ValidationError("--limit must be between 1 and 1000") }
-        if let minSimilarity, !(-1...1).contains(minSimilarity) || minSimilarity.isNaN {
-            throw ValidationError("--min-similarity must be between -1 and 1 (a cosine similarity); got \(minSimilarity)")
-        }
+        var search = SearchRun(query: query)
+        search.limit = limit
+        search.minSimilarity = minSimilarity
+        if let message = search.invalidity { throw ValidationError(message) }
     }
 
     func run() async throws {
-        let service = try global.openService(readOnly: noHistory, clock: clock, minimumSimilarity: minSimilarity)
-        let page: SearchPage
-        do {
-            page = try await service.search(SearchRequest(text: query, scope: scope, limit: limit, mode: mode,
-                                                          recordHistory: !noHistory))
-        } catch let error as ServiceError {
-            throw CLIError(error.description)
-        }
-        if global.json {
-            try Output.printJSON(page)
-            service.storeCopiesForNextProcess()
-            return
-        }
-        if page.results.isEmpty {
-            print("No results for \"\(query)\" — try fewer words or remove a filter")
-            service.storeCopiesForNextProcess()
-            return
-        }
-        print("\(page.conversationCount) conversation\(page.conversationCount == 1 ? "" : "s")  (\(String(format: "%.1f", page.tookMs)) ms)")
-        if case .skipped(let reason, let error) = page.semantic, reason == .failed || reason == .noEmbeddings {
-            print("note: semantic search \(Wording.semantic(reason, error: error))")
-        }
-        let bold = Output.stdoutIsTerminal
-        for r in page.results {
-            let sender = r.senderName.isEmpty ? r.senderEmail : r.senderName
-            let subject = Self.render(r.subject, r.highlights.filter { $0.field == .subject }, bold: bold)
-            let snippet = Self.render(r.snippet, r.highlights.filter { $0.field == .snippet }, bold: bold)
-            let clip = r.hasAttachment ? " 📎" : ""
-            let count = r.matchedMessages > 1 ? " (\(r.matchedMessages))" : ""
-            print("")
-            print("t\(r.threadId)  \(Output.date(r.date))  \(sender)\(count)\(clip)")
-            print("  \(subject.isEmpty ? "(no subject)" : subject)")
-            if !snippet.isEmpty { print("  \(snippet)") }
-            if why { print("  why: \(Self.explain(r.why))") }
-        }
-        // Done: keep what the next search needs, leave without closing the databases one by one.
-        fflush(nil)
-        service.storeCopiesForNextProcess()
-        Foundation.exit(0)
-    }
-
-    /// "matched gas, prices (BM25 #3) · similarity 0.52 (#7)".
-    static func explain(_ why: MatchExplanation) -> String {
-        var parts: [String] = []
-        if let k = why.keyword {
-            parts.append("matched \(k.terms.joined(separator: ", ")) (keyword #\(k.rank), BM25 \(String(format: "%.2f", k.bm25)))")
-        }
-        if let s = why.semantic {
-            parts.append("similarity \(String(format: "%.2f", s.similarity)) (semantic #\(s.rank))")
-        }
-        return parts.isEmpty ? "passes the filters" : parts.joined(separator: " · ")
-    }
-
-    /// Renders highlight ranges as ANSI bold (or leaves the text plain).
-    static func render(_ text: String, _ ranges: [HighlightRange], bold: Bool) -> String {
-        guard bold, !ranges.isEmpty else { return text }
-        let units = Array(text.utf16)
-        var out: [UInt16] = []
-        var pos = 0
-        for r in ranges.sorted(by: { $0.start < $1.start }) where r.start >= pos && r.start + r.length <= units.count {
-            out += units[pos..<r.start]
-            out += Array("\u{1B}[1m".utf16) + units[r.start..<r.start + r.length] + Array("\u{1B}[0m".utf16)
-            pos = r.start + r.length
-        }
-        out += units[pos...]
-        return String(decoding: out, as: UTF16.self)
+        var search = SearchRun(query: query)
+        search.scope = scope
+        search.limit = limit
+        search.noHistory = noHistory
+        search.mode = mode
+        search.minSimilarity = minSimilarity
+        search.why = why
+        search.now = clock.now
+        search.timeZone = clock.timeZone
+        search.dataDir = global.dataDir
+        search.json = global.json
+        try await search.run()
     }
 }
 

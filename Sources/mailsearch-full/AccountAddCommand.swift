@@ -4,6 +4,7 @@ import IMAPSync
 import MailModel
 import MailStore
 import SMTPClient
+import SearchCLI
 
 struct AccountAddCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,6 +3,7 @@ import Foundation
 import IMAPSync
 import Logging
 import MailSearchKit
+import SearchCLI
 import ServiceLifecycle
 
 struct SyncCommand: AsyncParsableCommand {

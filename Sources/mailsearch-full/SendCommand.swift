@@ -6,6 +6,7 @@ import MailComposition
 import MailStore
 import SMTPClient
 import SMTPProtocol
+import SearchCLI
 
 struct SendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MailModel
 import MailStore
+import SearchCLI
 
 struct StatsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

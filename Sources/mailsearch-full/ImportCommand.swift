@@ -4,6 +4,7 @@ import Foundation
 import MailImport
 import MailSearchKit
 import MailStore
+import SearchCLI
 
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MailModel
 import MailSearchKit
+import SearchCLI
 
 struct CategorizeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

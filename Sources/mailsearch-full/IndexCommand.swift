@@ -2,6 +2,7 @@ import ArgumentParser
 import Embedding
 import Foundation
 import MailSearchKit
+import SearchCLI
 import SearchEngine
 import SearchIndex
 

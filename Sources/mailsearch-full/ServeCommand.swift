@@ -5,6 +5,7 @@ import IMAPSync
 import Logging
 import MailSearchKit
 import MailSearchServer
+import SearchCLI
 import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Foundation
 import MailModel
 import MailSearchKit
 import MailStore
+import SearchCLI
 
 struct ShowCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

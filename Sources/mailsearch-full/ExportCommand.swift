@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MailModel
 import MailStore
+import SearchCLI
 
 struct ExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MailModel
 import MailStore
+import SearchCLI
 
 struct AccountsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "accounts", abstract: "List accounts.")
