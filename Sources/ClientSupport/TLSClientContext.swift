@@ -46,3 +46,47 @@ public enum TLSClientContext {
         return host.withCString { inet_pton(AF_INET, $0, &v4) == 1 || inet_pton(AF_INET6, $0, &v6) == 1 }
     }
 }
+
+/// A connection failure from NIO or NIOSSL, in words for the user (the messages of both carry no
+/// secrets); each client turns it into its own error.
+public struct ConnectionFailure: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable {
+        case certificateRejected, tlsFailed, connectionClosed
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    /// - Parameter tlsHint: added to handshake and TLS library failures (what to check, e.g. the port).
+    public init(_ error: any Error, endpoint: String, tlsHint: String? = nil) {
+        let hint = tlsHint.map { "; " + $0 } ?? ""
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            self.init(kind: .certificateRejected, message: "the TLS certificate of \(endpoint) does not name that host (\(error))")
+        } else if let error = error as? NIOSSLError {
+            switch error {
+            case .handshakeFailed(let inner):
+                let text = String(describing: inner)
+                if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                    self.init(kind: .certificateRejected,
+                              message: "the TLS certificate of \(endpoint) is not signed by a trusted authority; "
+                                  + "if the server uses its own certificate authority, pass that CA's certificate with --ca-file (\(text))")
+                } else {
+                    self.init(kind: .tlsFailed, message: "the TLS handshake with \(endpoint) failed: \(text)\(hint)")
+                }
+            case .uncleanShutdown:
+                self.init(kind: .connectionClosed, message: "the connection to \(endpoint) was cut (TLS ended without its close)")
+            default:
+                self.init(kind: .tlsFailed, message: "TLS with \(endpoint) failed: \(error)")
+            }
+        } else if error is BoringSSLError {
+            self.init(kind: .tlsFailed, message: "TLS with \(endpoint) failed: \(error)\(hint)")
+        } else {
+            self.init(kind: .connectionClosed, message: "the connection to \(endpoint) failed: \(error)")
+        }
+    }
+
+    public init(kind: Kind, message: String) {
+        self.kind = kind
+        self.message = message
+    }
+}

@@ -1,3 +1,4 @@
+import ClientSupport
 import IMAPProtocol
 import NIOCore
 import NIOSSL
@@ -192,29 +193,11 @@ final class IMAPChannelHandler: ChannelDuplexHandler {
     /// An error from NIO or NIOSSL as an `IMAPClientError` (the messages of both carry no secrets).
     static func classify(_ error: any Error, endpoint: String) -> IMAPClientError {
         if let error = error as? IMAPClientError { return error }
-        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
-            return IMAPClientError(kind: .certificateRejected, message: "the TLS certificate of \(endpoint) does not name that host (\(error))")
+        let failure = ConnectionFailure(error, endpoint: endpoint)
+        switch failure.kind {
+        case .certificateRejected: return IMAPClientError(kind: .certificateRejected, message: failure.message)
+        case .tlsFailed: return IMAPClientError(kind: .tlsFailed, message: failure.message)
+        case .connectionClosed: return IMAPClientError(kind: .connectionClosed, message: failure.message)
         }
-        if let error = error as? NIOSSLError {
-            switch error {
-            case .handshakeFailed(let inner):
-                let text = String(describing: inner)
-                if text.contains("CERTIFICATE_VERIFY_FAILED") {
-                    return IMAPClientError(
-                        kind: .certificateRejected,
-                        message: "the TLS certificate of \(endpoint) is not signed by a trusted authority; "
-                            + "if the server uses its own certificate authority, pass that CA's certificate with --ca-file (\(text))")
-                }
-                return IMAPClientError(kind: .tlsFailed, message: "the TLS handshake with \(endpoint) failed: \(text)")
-            case .uncleanShutdown:
-                return IMAPClientError(kind: .connectionClosed, message: "the connection to \(endpoint) was cut (TLS ended without its close)")
-            default:
-                return IMAPClientError(kind: .tlsFailed, message: "TLS with \(endpoint) failed: \(error)")
-            }
-        }
-        if error is BoringSSLError {
-            return IMAPClientError(kind: .tlsFailed, message: "TLS with \(endpoint) failed: \(error)")
-        }
-        return IMAPClientError(kind: .connectionClosed, message: "the connection to \(endpoint) failed: \(error)")
     }
 }

@@ -1,3 +1,4 @@
+import ClientSupport
 import NIOCore
 import NIOSSL
 import SMTPProtocol
@@ -185,31 +186,11 @@ final class SMTPChannelHandler: ChannelDuplexHandler {
     /// An error from NIO or NIOSSL as an `SMTPClientError` (the messages of both carry no secrets).
     static func classify(_ error: any Error, endpoint: String) -> SMTPClientError {
         if let error = error as? SMTPClientError { return error }
-        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
-            return SMTPClientError(kind: .certificateRejected, message: "the TLS certificate of \(endpoint) does not name that host (\(error))")
+        let failure = ConnectionFailure(error, endpoint: endpoint, tlsHint: "check the port and --tls (465: implicit, 587: starttls)")
+        switch failure.kind {
+        case .certificateRejected: return SMTPClientError(kind: .certificateRejected, message: failure.message)
+        case .tlsFailed: return SMTPClientError(kind: .tlsFailed, message: failure.message)
+        case .connectionClosed: return SMTPClientError(kind: .connectionClosed, message: failure.message)
         }
-        if let error = error as? NIOSSLError {
-            switch error {
-            case .handshakeFailed(let inner):
-                let text = String(describing: inner)
-                if text.contains("CERTIFICATE_VERIFY_FAILED") {
-                    return SMTPClientError(
-                        kind: .certificateRejected,
-                        message: "the TLS certificate of \(endpoint) is not signed by a trusted authority; "
-                            + "if the server uses its own certificate authority, pass that CA's certificate with --ca-file (\(text))")
-                }
-                return SMTPClientError(kind: .tlsFailed, message: "the TLS handshake with \(endpoint) failed: \(text); "
-                                       + "check the port and --tls (465: implicit, 587: starttls)")
-            case .uncleanShutdown:
-                return SMTPClientError(kind: .connectionClosed, message: "the connection to \(endpoint) was cut (TLS ended without its close)")
-            default:
-                return SMTPClientError(kind: .tlsFailed, message: "TLS with \(endpoint) failed: \(error)")
-            }
-        }
-        if error is BoringSSLError {
-            return SMTPClientError(kind: .tlsFailed, message: "TLS with \(endpoint) failed: \(error); "
-                                   + "check the port and --tls (465: implicit, 587: starttls)")
-        }
-        return SMTPClientError(kind: .connectionClosed, message: "the connection to \(endpoint) failed: \(error)")
     }
 }
