@@ -564,7 +564,9 @@ class SearchScreenTests(UITestCase):
         first = self.state()["results"][0]
         self.result_li(first["thread"]).click()
         self.wait(lambda: self.state()["thread"], 5, "#thread")
-        select = Select(self.el("#thread .thread-meta .badge.category select.category-select"))
+        css = "#thread .thread-meta .badge.category select.category-select"
+        self.wait(lambda: self.els(css), 5, "the category select of the conversation")
+        select = Select(self.el(css))
         self.assertEqual(select.first_selected_option.get_attribute("value"), "promotions")
         select.select_by_value("updates")
         self.wait(lambda: all(e["category"] == "updates" for e in self.server.get_json(f"/api/threads/{first['thread']}")["emails"]),

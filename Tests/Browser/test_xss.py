@@ -254,7 +254,8 @@ class XSSTests(UITestCase):
             self.assertEqual(shown["extra"], [], f"{token}: elements inside subject/senders/snippet")
             self.assertEqual(self.probe_top(), [], f"{token} in the results")
             li.click()
-            self.wait(lambda: self.state()["thread"], 5, "#thread")
+            # The section shows at once (aria-busy); the title once the thread is read: wait for it.
+            self.wait(lambda: self.state()["threadTitle"], 5, "#thread h1")
             title = self.js("return document.querySelector('#thread h1').textContent").strip()
             self.assertEqual(title, field["subject"], f"{token}: the thread title is not the subject as text")
             names = self.js("return [...document.querySelectorAll('#thread ul.attachments > li')].map(li => li.textContent)")
