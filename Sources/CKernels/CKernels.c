@@ -825,3 +825,183 @@ void ms_add_layer_norm(float *x, const float *residual, const float *bias, int r
 #endif
     add_layer_norm_portable(x, residual, bias, rows, width, gamma, beta, epsilon);
 }
+
+// MARK: - bfloat16 linear layers for document batches (AVX-512 BF16)
+
+static int detect_bf16(void) {
+#if MS_X86
+    const char *forced = getenv("MAILSEARCH_KERNELS");
+    if (forced && (strcmp(forced, "portable") == 0 || strcmp(forced, "float32") == 0)) return 0;
+    unsigned a, b, c, d;
+    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
+    if (!((c >> 27) & 1)) return 0;  // OSXSAVE
+    unsigned lo, hi;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    if ((lo & 0xe6) != 0xe6) return 0;  // the OS saves the YMM and ZMM registers and the masks
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    if (!((b >> 16) & 1)) return 0;  // AVX512F
+    if (!__get_cpuid_count(7, 1, &a, &b, &c, &d)) return 0;
+    return (a >> 5) & 1;  // AVX512_BF16
+#else
+    return 0;
+#endif
+}
+
+int ms_kernels_bf16(void) {
+    static volatile int cached = -1;
+    if (cached < 0) cached = detect_bf16();
+    return cached;
+}
+
+static uint16_t bf16_from_float(float value) {
+    uint32_t bits;
+    memcpy(&bits, &value, 4);
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((bits >> 16) | 0x40);  // NaN stays NaN
+    bits += 0x7fffu + ((bits >> 16) & 1);  // round to nearest, ties to even
+    return (uint16_t)(bits >> 16);
+}
+
+size_t ms_bf16_panels_count(int n, int k) {
+    return (size_t)((n + 15) / 16) * (size_t)((k + 1) / 2) * 32;
+}
+
+void ms_pack_bf16_panels(const float *w, int n, int k, uint16_t *panels) {
+    const int count = (n + 15) / 16, pairs = (k + 1) / 2;
+    for (int p = 0; p < count; p++) {
+        for (int j = 0; j < pairs; j++) {
+            uint16_t *out = panels + ((size_t)p * pairs + j) * 32;
+            for (int c = 0; c < 16; c++) {
+                const int o = p * 16 + c;
+                const int i = 2 * j;
+                out[2 * c] = o < n ? bf16_from_float(w[(size_t)o * k + i]) : 0;
+                out[2 * c + 1] = (o < n && i + 1 < k) ? bf16_from_float(w[(size_t)o * k + i + 1]) : 0;
+            }
+        }
+    }
+}
+
+#if MS_X86
+#define MS_BF16_ROWS 4
+#define MS_BF16_PANELS 4
+#define MS_BF16_CHUNK 32
+
+/// y rows r0…r0+R-1, outputs of panels p0…p0+P-1: xb holds the rows in bfloat16 pairs (ldx pairs
+/// a row), the panels their weights (`ms_pack_bf16_panels`).
+__attribute__((target("avx512f,avx512bf16"), always_inline)) static inline void
+bf16_block(const uint32_t *xb, int ldx, int R, const uint16_t *panels, int pairs, int p0, int P, const float *bias,
+           int n, float *y, int ldy) {
+    __m512 acc[MS_BF16_ROWS][MS_BF16_PANELS];
+    for (int r = 0; r < MS_BF16_ROWS; r++)
+        for (int p = 0; p < MS_BF16_PANELS; p++) acc[r][p] = _mm512_setzero_ps();
+    const uint16_t *w[MS_BF16_PANELS];
+    for (int p = 0; p < MS_BF16_PANELS; p++) w[p] = panels + (size_t)(p0 + (p < P ? p : 0)) * pairs * 32;
+    for (int j = 0; j < pairs; j++) {
+        __m512bh weights[MS_BF16_PANELS];
+        for (int p = 0; p < MS_BF16_PANELS; p++)
+            if (p < P) weights[p] = (__m512bh)_mm512_loadu_si512((const void *)(w[p] + (size_t)j * 32));
+        for (int r = 0; r < MS_BF16_ROWS; r++) {
+            if (r >= R) break;
+            const __m512bh pair = (__m512bh)_mm512_set1_epi32((int)xb[(size_t)r * ldx + j]);
+            for (int p = 0; p < MS_BF16_PANELS; p++)
+                if (p < P) acc[r][p] = _mm512_dpbf16_ps(acc[r][p], pair, weights[p]);
+        }
+    }
+    for (int r = 0; r < MS_BF16_ROWS; r++) {
+        if (r >= R) break;
+        for (int p = 0; p < MS_BF16_PANELS; p++) {
+            if (p >= P) break;
+            const int o = (p0 + p) * 16;
+            const int left = n - o;
+            const __mmask16 mask = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+            const __m512 b = _mm512_maskz_loadu_ps(mask, bias + o);
+            _mm512_mask_storeu_ps(y + (size_t)r * ldy + o, mask, _mm512_add_ps(acc[r][p], b));
+        }
+    }
+}
+
+/// Rows of x (float32) → bfloat16 pairs, zero past k.
+__attribute__((target("avx512f,avx512bf16"))) static void bf16_rows(const float *x, int rows, int k, uint32_t *xb,
+                                                                     int pairs) {
+    for (int r = 0; r < rows; r++) {
+        const float *src = x + (size_t)r * k;
+        uint16_t *dst = (uint16_t *)(xb + (size_t)r * pairs);
+        int i = 0;
+        for (; i + 16 <= k; i += 16) {
+            const __m256bh h = _mm512_cvtneps_pbh(_mm512_loadu_ps(src + i));
+            _mm256_storeu_si256((__m256i *)(dst + i), (__m256i)h);
+        }
+        for (; i < k; i++) dst[i] = bf16_from_float(src[i]);
+        if (k & 1) dst[k] = 0;
+    }
+}
+
+__attribute__((target("avx512f,avx512bf16"))) static void
+linear_bf16_range(const float *x, int rows, int k, const uint16_t *panels, const float *bias, int n, float *y, int ldy,
+                  int first, int end) {
+    const int pairs = (k + 1) / 2;
+    static __thread uint32_t *buffer = NULL;
+    static __thread size_t capacity = 0;
+    const size_t needed = (size_t)MS_BF16_CHUNK * pairs;
+    if (capacity < needed) {
+        free(buffer);
+        buffer = aligned_alloc(64, ((needed * 4 + 63) / 64) * 64);
+        capacity = buffer ? needed : 0;
+        if (!buffer) return;
+    }
+    for (int r0 = 0; r0 < rows; r0 += MS_BF16_CHUNK) {
+        const int chunk = rows - r0 < MS_BF16_CHUNK ? rows - r0 : MS_BF16_CHUNK;
+        bf16_rows(x + (size_t)r0 * k, chunk, k, buffer, pairs);
+        for (int p0 = first; p0 < end; p0 += MS_BF16_PANELS) {
+            const int P = end - p0 < MS_BF16_PANELS ? end - p0 : MS_BF16_PANELS;
+            int r = 0;
+            if (P == MS_BF16_PANELS) {
+                for (; r + MS_BF16_ROWS <= chunk; r += MS_BF16_ROWS)
+                    bf16_block(buffer + (size_t)r * pairs, pairs, MS_BF16_ROWS, panels, pairs, p0, MS_BF16_PANELS, bias,
+                               n, y + (size_t)(r0 + r) * ldy, ldy);
+            }
+            for (; r < chunk; r += MS_BF16_ROWS) {
+                const int R = chunk - r < MS_BF16_ROWS ? chunk - r : MS_BF16_ROWS;
+                bf16_block(buffer + (size_t)r * pairs, pairs, R, panels, pairs, p0, P, bias, n,
+                           y + (size_t)(r0 + r) * ldy, ldy);
+            }
+        }
+    }
+}
+#endif
+
+typedef struct {
+    const float *x;
+    int rows, k;
+    const uint16_t *panels;
+    const float *bias;
+    int n;
+    float *y;
+    int ldy;
+    int panelCount, parts;
+} bf16_job;
+
+static void bf16_part(void *context, int part) {
+#if MS_X86
+    const bf16_job *job = context;
+    // Split on whole blocks of panels.
+    const int blocks = (job->panelCount + MS_BF16_PANELS - 1) / MS_BF16_PANELS;
+    const int first = (int)((long)blocks * part / job->parts) * MS_BF16_PANELS;
+    int end = (int)((long)blocks * (part + 1) / job->parts) * MS_BF16_PANELS;
+    if (end > job->panelCount) end = job->panelCount;
+    if (first < end)
+        linear_bf16_range(job->x, job->rows, job->k, job->panels, job->bias, job->n, job->y, job->ldy, first, end);
+#else
+    (void)context;
+    (void)part;
+#endif
+}
+
+void ms_linear_bf16_panels(const float *x, int rows, int k, const uint16_t *panels, const float *bias, int n, float *y,
+                           int ldy, int threads) {
+    const int panelCount = (n + 15) / 16;
+    const int blocks = (panelCount + 3) / 4;
+    int parts = threads < 1 ? 1 : threads;
+    if (parts > blocks) parts = blocks;
+    bf16_job job = {x, rows, k, panels, bias, n, y, ldy, panelCount, parts};
+    ms_team_run(parts, bf16_part, &job);
+}

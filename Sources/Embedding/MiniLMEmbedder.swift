@@ -28,7 +28,7 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     /// when the CPU has them; 0 turns them off.
     public init(
         modelDirectory: URL, model: EmbeddingModel = .default, maxSequenceLength: Int? = nil, maxBatchTokens: Int = 4096,
-        halfPrecisionTokenLimit: Int = 32
+        halfPrecisionTokenLimit: Int = 32, bfloat16: Bool = true
     ) throws {
         self.model = model
         let maxSequenceLength = maxSequenceLength ?? model.documentTokenLimit
@@ -47,7 +47,7 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
             maxLength: min(maxSequenceLength, configuration.maxPositions))
         encoder = try BertEncoder(
             weightsFile: modelDirectory.appendingPathComponent("model.safetensors"), configuration: configuration,
-            halfPrecisionTokenLimit: halfPrecisionTokenLimit)
+            halfPrecisionTokenLimit: halfPrecisionTokenLimit, bfloat16: bfloat16)
         dimension = configuration.hiddenSize
         self.maxBatchTokens = max(maxBatchTokens, tokenizer.maxLength)
     }
@@ -103,6 +103,10 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     public static var hasHalfPrecisionKernels: Bool {
         ms_kernels_accelerated() != 0
     }
+
+    /// Whether batches larger than a query run their linear layers on the bfloat16 kernels (AVX-512
+    /// BF16; `MAILSEARCH_KERNELS=float32` turns them off).
+    public var usesBFloat16: Bool { encoder.usesBFloat16 }
 
     /// Whether a batch of `tokens` tokens runs on the half-precision query kernels.
     public func usesHalfPrecision(tokens: Int) -> Bool {

@@ -51,6 +51,47 @@ final class KernelTests: XCTestCase {
         XCTAssertLessThan(worst, 1e-4)
     }
 
+    /// float → bfloat16, round to nearest, ties to even (as `ms_pack_bf16_panels` and the kernel do).
+    static func bfloat16Rounded(_ value: Float) -> Float {
+        var bits = value.bitPattern
+        bits = bits &+ 0x7fff &+ ((bits >> 16) & 1)
+        return Float(bitPattern: bits & 0xffff_0000)
+    }
+
+    /// Odd shapes (inputs odd, outputs not a multiple of 16 or 64, rows not a multiple of 4 or
+    /// 32), several threads: the bfloat16 kernel equals the sums of the bfloat16-rounded
+    /// products, and leaves the columns past its outputs alone.
+    func testLinearBFloat16PanelsMatchesPlainLoops() throws {
+        guard ms_kernels_bf16() != 0 else { throw XCTSkip("no AVX-512 BF16 on this CPU: documents use float32 BLAS") }
+        var worst: Float = 0
+        for (outputs, inputs) in [(16, 8), (37, 25), (50, 384), (100, 20), (384, 1536)] {
+            let weights = (0..<(outputs * inputs)).map { Float(sin(Double($0) * 0.13)) }
+            let bias = (0..<outputs).map { Float($0) * 0.01 }
+            var panels = [UInt16](repeating: 0, count: ms_bf16_panels_count(Int32(outputs), Int32(inputs)))
+            ms_pack_bf16_panels(weights, Int32(outputs), Int32(inputs), &panels)
+            let w = weights.map(Self.bfloat16Rounded)
+            for rows in [1, 3, 4, 5, 31, 33, 70] {
+                let x = (0..<(rows * inputs)).map { Float(cos(Double($0) * 0.7)) }
+                let xb = x.map(Self.bfloat16Rounded)
+                for threads in 1...2 {
+                    let stride = outputs + 3
+                    var y = [Float](repeating: 12345, count: rows * stride)
+                    ms_linear_bf16_panels(
+                        x, Int32(rows), Int32(inputs), panels, bias, Int32(outputs), &y, Int32(stride), Int32(threads))
+                    for r in 0..<rows {
+                        for o in 0..<outputs {
+                            var sum = Double(bias[o])
+                            for i in 0..<inputs { sum += Double(xb[r * inputs + i]) * Double(w[o * inputs + i]) }
+                            worst = max(worst, abs(Float(sum) - y[r * stride + o]) / max(1, abs(Float(sum))))
+                        }
+                        for o in outputs..<stride { XCTAssertEqual(y[r * stride + o], 12345) }
+                    }
+                }
+            }
+        }
+        XCTAssertLessThan(worst, 1e-4)
+    }
+
     func testInt8Quantization() {
         for count in [8, 13, 384] {
             let vector = (0..<count).map { Float(sin(Double($0) * 1.7)) * 0.3 }

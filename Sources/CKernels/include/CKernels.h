@@ -48,6 +48,24 @@ void ms_pack_half_panels(const float *w, int n, int k, uint16_t *panels);
 void ms_linear_half_panels(const float *x, int rows, int k, const uint16_t *panels, const float *bias, int n,
                            float *y, int ldy, int threads);
 
+/// Whether this CPU has AVX-512 BF16 (and the OS saves its registers), for the bfloat16 linear
+/// layers of document batches; `MAILSEARCH_KERNELS=float32` (or `portable`) says no.
+int ms_kernels_bf16(void);
+
+/// uint16 elements `ms_pack_bf16_panels` writes for an n × k weight matrix.
+size_t ms_bf16_panels_count(int n, int k);
+
+/// Packs w (n × k, row-major float32) into bfloat16 panels of 16 outputs (rounded to nearest
+/// even): panel p holds, for each pair of inputs j, the 16 outputs' weights of inputs 2j and
+/// 2j+1 side by side (zero past n and k).
+void ms_pack_bf16_panels(const float *w, int n, int k, uint16_t *panels);
+
+/// y[r·ldy + o] = bias[o] + Σᵢ x[r·k + i] · w[o·k + i] with x and w rounded to bfloat16 and the
+/// sums in float32 (AVX-512 BF16 dot products), w packed by `ms_pack_bf16_panels`; only where
+/// `ms_kernels_bf16()`. The outputs are split over up to `threads` threads.
+void ms_linear_bf16_panels(const float *x, int rows, int k, const uint16_t *panels, const float *bias, int n, float *y,
+                           int ldy, int threads);
+
 /// Writes round(vector[i] / step) to bytes[i], with step = max|vector| / 127, and returns step
 /// (0, with zero bytes, for a zero vector or one that holds a NaN or an infinity).
 float ms_quantize_int8(const float *vector, size_t count, int8_t *bytes);
