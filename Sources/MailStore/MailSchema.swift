@@ -212,6 +212,9 @@ enum MailSchema {
         migrator.registerMigration("v-categories") { db in
             try CategoryTable.create(db)
         }
+        migrator.registerMigration("v-outbox") { db in
+            try MailStore.createOutbox(db)
+        }
         return migrator
     }
 }
