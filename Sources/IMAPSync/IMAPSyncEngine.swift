@@ -49,6 +49,8 @@ public final class IMAPSyncEngine: Sendable {
     /// failed every retry, the error stays in the status and the next attempt comes after
     /// `errorRetryInterval`. Returns when the task is cancelled.
     public func watch() async {
+        // The outbox of mailbox actions is written back on a connection of its own, at once.
+        let outbox = Task { await self.watchOutbox() }
         while !Task.isCancelled {
             do {
                 try await withRetries { connection in
@@ -64,6 +66,8 @@ public final class IMAPSyncEngine: Sendable {
                 do { try await Task.sleep(for: options.errorRetryInterval) } catch { break }
             }
         }
+        outbox.cancel()
+        await outbox.value
         board.update(account.name) { $0.state = .idle; $0.folder = nil }
     }
 
@@ -136,8 +140,8 @@ public final class IMAPSyncEngine: Sendable {
         }
     }
 
-    private func openSession() async throws -> IMAPConnection {
-        board.update(account.name) { $0.state = .connecting; $0.nextAttempt = nil }
+    func openSession(showInStatus: Bool = true) async throws -> IMAPConnection {
+        if showInStatus { board.update(account.name) { $0.state = .connecting; $0.nextAttempt = nil } }
         guard let security = IMAPSecurity(rawValue: settings.security) else {
             throw SyncError(.server, "account \"\(account.name)\" has an unknown connection security \"\(settings.security)\"")
         }
@@ -147,7 +151,7 @@ public final class IMAPSyncEngine: Sendable {
         let authentication = try CredentialSource.authentication(account: account.name, settings: settings)
         let connection = try await IMAPConnection.connect(configuration)
         do {
-            board.update(account.name) { $0.state = .authenticating }
+            if showInStatus { board.update(account.name) { $0.state = .authenticating } }
             try await connection.login(authentication)
             if options.useQResync, connection.capabilities.contains(.qresync), connection.capabilities.contains(.enable) {
                 _ = try await connection.run(.enable([.qresync]))
@@ -160,7 +164,7 @@ public final class IMAPSyncEngine: Sendable {
     }
 
     /// Whether this session may use QRESYNC / CONDSTORE (offered and not switched off).
-    private func extensions(_ connection: IMAPConnection) -> (qresync: Bool, condStore: Bool) {
+    func extensions(_ connection: IMAPConnection) -> (qresync: Bool, condStore: Bool) {
         let caps = connection.capabilities
         let qresync = options.useQResync && caps.contains(.qresync) && caps.contains(.enable)
         let condStore = options.useCondStore && (caps.contains(.condStore) || qresync)
@@ -178,6 +182,8 @@ public final class IMAPSyncEngine: Sendable {
             $0.messagesTotal = nil
             $0.messagesPerSecond = nil
         }
+        // The user's actions first: a pass must not bring back what they moved or deleted.
+        _ = try await replayOutbox(connection)
         let folders = try await listFolders(connection)
         // Folders the server no longer has: their messages leave them (and go, if in no other).
         let listed = Set(folders.map(\.path))
@@ -427,7 +433,7 @@ public final class IMAPSyncEngine: Sendable {
         return [.since(IMAPCalendarDate(start))]
     }
 
-    private func searchUIDs(_ connection: IMAPConnection, _ keys: [IMAPSearchKey]) async throws -> Set<UInt32> {
+    func searchUIDs(_ connection: IMAPConnection, _ keys: [IMAPSearchKey]) async throws -> Set<UInt32> {
         let esearch = connection.capabilities.contains(.esearch)
         let response = try await connection.run(.uidSearch(keys, returning: esearch ? [.all] : nil))
         var uids = Set<UInt32>()
