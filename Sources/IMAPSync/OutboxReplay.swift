@@ -101,9 +101,26 @@ extension IMAPSyncEngine {
         guard !operations.isEmpty else { return summary }
         var selected: (mailbox: [UInt8], uidValidity: UInt32?)?
         var localChanged = false
-        for op in operations {
+        for queued in operations {
             try Task.checkCancellation()
             let result: MailStore.OutboxResult
+            // A flag change or move queued behind a move of the same message follows it to where
+            // it went; a move of a message no longer anywhere known is done (a delete for good
+            // queued after it expunges it from where it was).
+            var op = queued
+            if op.kind != .expunge {
+                guard let current = try store.retarget(op) else {
+                    try store.finishOutbox(op, .nothingToDo, now: options.now())
+                    summary.applied += 1
+                    continue
+                }
+                op = current
+                if op.kind == .move, op.folderId == op.targetFolderId {
+                    try store.finishOutbox(op, .nothingToDo, now: options.now())
+                    summary.applied += 1
+                    continue
+                }
+            }
             do {
                 if selected?.mailbox != op.mailbox {
                     selected = nil
@@ -128,7 +145,7 @@ extension IMAPSyncEngine {
             }
             if try store.finishOutbox(op, result, now: options.now()) { localChanged = true }
             switch result {
-            case .stored, .moved, .expunged: summary.applied += 1
+            case .stored, .moved, .expunged, .nothingToDo: summary.applied += 1
             case .conflict: summary.conflicts += 1
             case .refused: summary.refused += 1
             case .dropped: summary.dropped += 1

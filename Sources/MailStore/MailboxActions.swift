@@ -174,8 +174,11 @@ extension MailStore {
                     }
                     try db.execute(sql: "INSERT OR IGNORE INTO email_folders (emailId, folderId) VALUES (?, ?)", arguments: [emailId, target.id])
                     changed = changed || !sources.isEmpty || !linked.contains { $0.id == target.id }
+                    // The server copies in the source folders, and those still on their way from a
+                    // folder the mail has left locally (a move queued before: this one follows it).
                     let sourceIds = Set(sources.map(\.id))
-                    for copy in copies where sourceIds.contains(copy.folderId) {
+                    let linkedIds = Set(linked.map(\.id))
+                    for copy in copies where sourceIds.contains(copy.folderId) || (!linkedIds.contains(copy.folderId) && copy.folderId != target.id) {
                         try Self.enqueue(db, kind: .move, accountId: accountId, emailId: emailId, copy: copy,
                                          target: (target.id, target.path), now: now)
                         outcome.queued += 1
@@ -290,6 +293,8 @@ extension MailStore {
         case moved(targetUIDValidity: UInt32?, targetUID: UInt32?)
         /// Expunged (or already gone).
         case expunged
+        /// Nothing left to do on the server (the message is already where the action put it).
+        case nothingToDo
         /// The server refused it; tried again up to `maxAttempts` times, then failed for good.
         case refused(String, maxAttempts: Int)
         /// It cannot be done (the folder's UIDVALIDITY changed): dropped, the next sync tells.
@@ -342,6 +347,8 @@ extension MailStore {
                 }
             case .expunged:
                 try db.execute(sql: "DELETE FROM imap_messages WHERE folderId = ? AND uid = ?", arguments: [op.folderId, Int64(op.uid)])
+            case .nothingToDo:
+                break
             case .refused(let message, let maxAttempts):
                 error = message
                 state = op.attempts + 1 >= maxAttempts ? "failed" : "pending"
@@ -392,6 +399,24 @@ extension MailStore {
         try database.read { db in
             try Int.fetchOne(db, sql: "SELECT flags FROM imap_messages WHERE folderId = ? AND uid = ?",
                              arguments: [folderId, Int64(uid)]).map(MessageFlags.init(bits:))
+        }
+    }
+
+    /// Where an operation queued behind a move of the same message must go now: when its
+    /// (folder, UID) is no longer known (the earlier move was written and recorded, or the email
+    /// was deleted), the email's current server copy — the target's UID that COPYUID gave —, else
+    /// nil (the message is nowhere this client knows of on the server).
+    public func retarget(_ op: OutboxOperation) throws -> OutboxOperation? {
+        try database.read { db in
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM imap_messages WHERE folderId = ? AND uid = ?",
+                                 arguments: [op.folderId, Int64(op.uid)]) != nil { return op }
+            guard let emailId = op.emailId, let copy = try Self.serverCopies(emailId: emailId, db: db).first else { return nil }
+            var moved = op
+            moved.folderId = copy.folderId
+            moved.mailbox = copy.mailbox
+            moved.uidValidity = copy.uidValidity.map { UInt32(truncatingIfNeeded: $0) }
+            moved.uid = UInt32(truncatingIfNeeded: copy.uid)
+            return moved
         }
     }
 

@@ -163,6 +163,26 @@ final class MailboxActionTests: XCTestCase {
         XCTAssertNil(try service.store.email(id: m["m4"]!))
     }
 
+    func testActionsQueuedOneAfterAnotherFollowTheMessage() async throws {
+        let (service, engine, m) = try await syncedMailbox()
+        // All before any write-back: each later operation finds the message where the earlier put it.
+        _ = try service.perform(.archive, emailIds: [m["m0"]!])
+        _ = try service.perform(.move(to: "Projects"), emailIds: [m["m0"]!])
+        _ = try service.perform(.star, emailIds: [m["m0"]!])
+        _ = try service.perform(.delete, emailIds: [m["m1"]!])
+        _ = try service.perform(.delete, emailIds: [m["m1"]!])  // from the Trash: for good
+        XCTAssertNil(try service.store.email(id: m["m1"]!))
+        let replay = try await engine.replayOutbox()
+        XCTAssertEqual(replay.conflicts + replay.refused + replay.dropped, 0)
+        XCTAssertTrue(try serverMessages("Archive").isEmpty)
+        XCTAssertEqual(try serverMessages("Projects"), ["m0": ["\\Flagged"]])
+        XCTAssertNil(try serverMessages("INBOX")["m1"])
+        XCTAssertTrue(try serverMessages("Trash").isEmpty)
+        let summary = try await engine.sync()
+        XCTAssertEqual(summary.fetched, 0)
+        XCTAssertEqual(try folders(service, m["m0"]!), ["Projects"])
+    }
+
     func testWithoutMoveOrCondStoreCopyDeleteAndExpungeDoTheSame() async throws {
         let (service, engine, m) = try await syncedMailbox(options: options(condStore: false, move: false))
         _ = try service.perform(.archive, emailIds: [m["m0"]!, m["m1"]!])
