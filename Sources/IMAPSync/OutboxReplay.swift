@@ -152,6 +152,7 @@ extension IMAPSyncEngine {
             }
         }
         if localChanged { service.mailChanged() }
+        try store.pruneOutbox(before: options.now().addingTimeInterval(-30 * 86_400))
         return summary
     }
 

@@ -363,6 +363,14 @@ extension MailStore {
         }
     }
 
+    /// Forgets finished operations (done, overruled, failed) older than `date`: the outbox keeps a
+    /// month of history for the status, not every action ever taken.
+    public func pruneOutbox(before date: Date) throws {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM outbox WHERE state != 'pending' AND doneAt < ?", arguments: [date.timeIntervalSince1970])
+        }
+    }
+
     /// Every IMAP account's outbox, for the status.
     public func outboxCounts() throws -> [OutboxCounts] {
         try database.read { db in
