@@ -74,9 +74,12 @@ struct MailSearchAPI: Sendable {
             let markRead = markReadOnOpen && request.uri.queryParameters.get("read") != "0"
             return JSON.response(try await Blocking.run {
                 let thread = try service.thread(id: id)
-                guard markRead, !service.configuration.readOnly, thread.thread.unreadCount > 0 else { return thread }
-                _ = try service.perform(.markRead, threadId: id)
-                return try service.thread(id: id)
+                // The answer shows the conversation as it was opened (its unread messages open on
+                // the page); the mailbox has it read from now on.
+                if markRead, !service.configuration.readOnly, thread.thread.unreadCount > 0 {
+                    _ = try service.perform(.markRead, threadId: id)
+                }
+                return thread
             })
         }
         api.get("emails/:id") { request, context in
