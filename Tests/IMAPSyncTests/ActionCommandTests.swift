@@ -75,4 +75,54 @@ extension SyncCommandTests {
         XCTAssertTrue(try serverMailbox("Trash").isEmpty)
         XCTAssertEqual(try mailsearch(["show", "e\(e2)"]).status == 0, false, "gone from the mailbox too")
     }
+
+    func testSIGKILLWhileTheOutboxIsWrittenThenTheNextSyncAppliesEachOperationOnce() throws {
+        server = try DovecotServer()
+        let total = 300
+        try appendMessages(0..<total)
+        XCTAssertEqual(try mailsearch(addArguments()).status, 0)
+        XCTAssertEqual(try mailsearch(["sync"]).status, 0)
+        let ids = try emailIds().values.sorted()
+        XCTAssertEqual(ids.count, total)
+        let archived = try jsonObject(try mailsearch(["archive"] + ids.map { "e\($0)" } + ["--json"]))
+        XCTAssertEqual(archived["queued"] as? Int, total)
+
+        // `sync` writes the outbox first; killed once some operations are done.
+        let database = work.appendingPathComponent("data/mail.sqlite").path
+        func done() -> Int {
+            guard let queue = try? DatabaseQueue(path: database, configuration: Self.readOnly) else { return 0 }
+            return (try? queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM outbox WHERE state = 'done'") ?? 0 }) ?? 0
+        }
+        let process = try start(["sync"])
+        let deadline = Date().addingTimeInterval(120)
+        var seen = 0
+        while process.isRunning, Date() < deadline {
+            seen = done()
+            if seen >= 20 { break }
+            usleep(5_000)
+        }
+        XCTAssertTrue(process.isRunning, "the outbox was written (\(seen) done) before the kill; \(process.stderrText)")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let afterKill = done()
+        XCTAssertLessThan(afterKill, total, "killed mid-outbox")
+        print("SIGKILL after \(afterKill) of \(total) operations were done")
+
+        let resumed = try mailsearch(["sync", "--json"])
+        XCTAssertEqual(resumed.status, 0, resumed.stderr)
+        XCTAssertEqual(done(), total)
+        // Exactly once: every message in Archive once, none left in INBOX, none fetched as new.
+        XCTAssertEqual(try server.status(mailbox: "Archive")["messages"] as? Int, total)
+        XCTAssertEqual(try server.status(mailbox: "INBOX")["messages"] as? Int, 0)
+        XCTAssertEqual(try serverMailbox("Archive").count, total)
+        let queue = try DatabaseQueue(path: database, configuration: Self.readOnly)
+        try queue.read { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM emails"), total)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT MAX(attempts) FROM outbox"), 1)
+            XCTAssertEqual(try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM email_folders ef JOIN folders f ON f.id = ef.folderId WHERE f.path = 'Archive'
+                """), total)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM imap_messages m JOIN folders f ON f.id = m.folderId WHERE f.path = 'INBOX'"), 0)
+        }
+    }
 }

@@ -243,6 +243,8 @@ final class MailboxActionTests: XCTestCase {
         let replay = try await engine.replayOutbox()
         XCTAssertEqual(replay.applied, 3)
         XCTAssertEqual(Set(try serverMessages("Archive").keys), ["m0"], "one copy: the move was not done twice")
+        XCTAssertEqual(try server.status(mailbox: "Archive")["messages"] as? Int, 1)
+        XCTAssertEqual(try server.status(mailbox: "Trash")["messages"] as? Int, 1)
         XCTAssertEqual(Set(try serverMessages("Trash").keys), ["m1"])
         XCTAssertEqual(Set(try serverMessages("INBOX").keys), ["m2", "m3", "m4"])
         let attempts = try self.attempts(service)
