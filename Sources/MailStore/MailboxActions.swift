@@ -159,7 +159,7 @@ extension MailStore {
                             outcome.queued += 1
                         }
                         outcome.deletedForGood.append(emailId)
-                        changed = true
+                        outcome.changed.append(emailId)
                         continue
                     }
                     let target = try Self.targetFolder(action, accountId: accountId, db: db)

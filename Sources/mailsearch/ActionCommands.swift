@@ -99,23 +99,22 @@ struct ActionTargets: ParsableArguments {
 
     static func describe(_ r: ActionResult) -> String {
         let n = r.emailIds.count
-        let emails = "\(n) email\(n == 1 ? "" : "s")"
+        let done = r.changed.count
+        let emails = done == n ? "\(n) email\(n == 1 ? "" : "s")" : "\(done) of \(n) emails"
+        let folders = r.folders.joined(separator: ", ")
         let verb: String = switch r.action {
         case "read": "marked read"
         case "unread": "marked unread"
         case "star": "starred"
         case "unstar": "unstarred"
-        case "archive": "archived" + (r.folders.isEmpty ? "" : " to \(r.folders.joined(separator: ", "))")
-        case "move": "moved to \(r.folders.joined(separator: ", "))"
-        default: r.deleted.isEmpty ? "moved to \(r.folders.joined(separator: ", "))" : "deleted"
+        case "archive": "archived" + (folders.isEmpty ? "" : " to \(folders)")
+        case "move": "moved to \(folders)"
+        default: r.deleted.isEmpty ? "moved to \(folders)" : r.deleted.count == done ? "deleted for good" : "deleted (\(r.deleted.count) for good, the others moved to \(folders))"
         }
         var line = "\(emails) \(verb)"
-        if r.action == "delete", !r.deleted.isEmpty, r.deleted.count < n {
-            line = "\(emails): \(r.deleted.count) deleted for good, the others moved to \(r.folders.joined(separator: ", "))"
-        } else if r.action == "delete", !r.deleted.isEmpty {
-            line += " for good"
+        if done < n {
+            line += r.action == "archive" ? " (the others are not in the Inbox)" : " (the others already were)"
         }
-        if r.changed.count < n { line += " (\(n - r.changed.count) already were)" }
         return line
     }
 }
@@ -125,10 +124,8 @@ struct MarkCommand: AsyncParsableCommand {
         commandName: "mark",
         abstract: "Mark emails or conversations read, unread, starred or not starred.",
         discussion: """
-            The change is made in the mailbox at once (searches such as is:unread see it). For mail of an
-            IMAP account it is also queued for the server (\\Seen, \\Flagged) and written by the next
-            `mailsearch sync`, while `mailsearch serve` runs, or at once with --now. When the server's flags
-            of a message changed since the last sync, the server's win.
+            The change is made in the mailbox at once (searches such as is:unread see it). For mail of an IMAP account it is also queued for the server (\\Seen, \\Flagged) and written by the next `mailsearch sync`, while `mailsearch serve` runs, or at once with --now. When the server's flags of a message changed since the last sync, the server's win.
+
               mailsearch mark read t45 e123
               mailsearch mark star e123 --now
             """)
@@ -158,10 +155,8 @@ struct ArchiveCommand: AsyncParsableCommand {
         commandName: "archive",
         abstract: "Archive emails or conversations: out of the Inbox, into the account's archive folder.",
         discussion: """
-            The archive folder is the account's folder with the \\Archive role (an "Archive" first; Gmail's
-            All Mail counts), else a new "Archive" (created on the IMAP server too, as Thunderbird does).
-            Mail that is not in the Inbox stays where it is. IMAP accounts: the move is queued for the
-            server (UID MOVE) and written by the next `sync`, by `serve`, or now with --now.
+            The archive folder is the account's folder with the \\Archive role (an "Archive" first; Gmail's All Mail counts), else a new "Archive" (created on the IMAP server too, as Thunderbird does). Mail that is not in the Inbox stays where it is. IMAP accounts: the move is queued for the server (UID MOVE) and written by the next `sync`, by `serve`, or now with --now.
+
               mailsearch archive t45
             """)
 
@@ -175,9 +170,8 @@ struct MoveCommand: AsyncParsableCommand {
         commandName: "move",
         abstract: "Move emails or conversations to a folder of their account.",
         discussion: """
-            The mail leaves every other folder of its account. FOLDER is a folder's path or name as
-            `mailsearch folders` lists them (INBOX moves mail back to the Inbox). IMAP accounts: the move
-            is queued for the server and written by the next `sync`, by `serve`, or now with --now.
+            The mail leaves every other folder of its account. FOLDER is a folder's path or name as `mailsearch folders` lists them (INBOX moves mail back to the Inbox). IMAP accounts: the move is queued for the server and written by the next `sync`, by `serve`, or now with --now.
+
               mailsearch move t45 e123 --to Projects/2024
             """)
 
@@ -194,10 +188,8 @@ struct DeleteCommand: AsyncParsableCommand {
         commandName: "delete",
         abstract: "Delete emails or conversations: into the Trash; from the Trash, for good.",
         discussion: """
-            Mail goes to the account's Trash (the folder with the \\Trash role, else a new "Trash").
-            Mail that is only in the Trash is deleted for good: from the mailbox and its indexes at once,
-            and from the IMAP server (\\Deleted, then UID EXPUNGE) by the next `sync`, by `serve`, or now
-            with --now.
+            Mail goes to the account's Trash (the folder with the \\Trash role, else a new "Trash"). Mail that is only in the Trash is deleted for good: from the mailbox and its indexes at once, and from the IMAP server (\\Deleted, then UID EXPUNGE) by the next `sync`, by `serve`, or now with --now.
+
               mailsearch delete e123
             """)
 
