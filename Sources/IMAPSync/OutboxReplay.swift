@@ -56,15 +56,21 @@ extension IMAPSyncEngine {
     }
 
     /// Replays the outbox whenever it holds operations (checked every `outboxPollInterval`);
-    /// after a failed connection waits 1, 2, 4 … seconds (at most `errorRetryInterval`) before
-    /// trying again. Returns when the task is cancelled.
+    /// after a failed connection or an operation the server refused, waits 1, 2, 4 … seconds (at
+    /// most `errorRetryInterval`) before trying again. Returns when the task is cancelled.
     func watchOutbox() async {
         var failures = 0
         while !Task.isCancelled {
             if (try? service.store.hasPendingOutbox(accountId: account.id)) == true {
                 do {
-                    _ = try await replayOutbox()
-                    failures = 0
+                    let summary = try await replayOutbox()
+                    // An operation the server refused waits 1, 2, 4 s before its next attempt.
+                    failures = summary.refused > 0 ? failures + 1 : 0
+                    if failures > 0 {
+                        let backoff = min(Self.seconds(options.errorRetryInterval), pow(2, Double(min(failures - 1, 16))))
+                        do { try await Task.sleep(for: .seconds(backoff)) } catch { break }
+                        continue
+                    }
                 } catch {
                     if Task.isCancelled { break }
                     failures += 1
@@ -101,7 +107,7 @@ extension IMAPSyncEngine {
         guard !operations.isEmpty else { return summary }
         var selected: (mailbox: [UInt8], uidValidity: UInt32?)?
         var localChanged = false
-        for queued in operations {
+        replay: for queued in operations {
             try Task.checkCancellation()
             let result: MailStore.OutboxResult
             // A flag change or move queued behind a move of the same message follows it to where
@@ -147,7 +153,11 @@ extension IMAPSyncEngine {
             switch result {
             case .stored, .moved, .expunged, .nothingToDo: summary.applied += 1
             case .conflict: summary.conflicts += 1
-            case .refused: summary.refused += 1
+            case .refused:
+                summary.refused += 1
+                // Tried again after a wait, before anything queued after it (the order is kept),
+                // unless that was its last attempt.
+                if queued.attempts + 1 < options.outboxMaxAttempts { break replay }
             case .dropped: summary.dropped += 1
             }
         }

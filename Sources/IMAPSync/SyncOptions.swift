@@ -30,8 +30,9 @@ public struct SyncOptions: Sendable {
     /// While watching: how often the outbox of mailbox actions is checked for new operations
     /// (this process's and those another process, such as `mailsearch mark`, queued).
     public var outboxPollInterval: Duration = .seconds(1)
-    /// Times the server may refuse an outbox operation before it is given up (`failed`).
-    public var outboxMaxAttempts = 5
+    /// Times the server may refuse an outbox operation before it is given up (`failed`, shown in
+    /// the status): the first try and three retries, 1, 2 and 4 s apart (spec 001 §5.2.3).
+    public var outboxMaxAttempts = 4
     /// Seconds of silence the client allows while a command runs.
     public var responseTimeout: Duration = .seconds(120)
     /// The clock the sync window counts back from.
