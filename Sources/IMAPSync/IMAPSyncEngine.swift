@@ -47,10 +47,20 @@ public final class IMAPSyncEngine: Sendable {
     /// re-issued before the server's 30 minutes; every `fullPassInterval` all folders again.
     /// A connection that drops is opened again (with the retries of `sync`); after a pass that
     /// failed every retry, the error stays in the status and the next attempt comes after
-    /// `errorRetryInterval`. Returns when the task is cancelled.
+    /// `errorRetryInterval`. Beside it, the outbox of mailbox actions is written back on a
+    /// connection of its own, within a second of each action (`watchOutbox`). Returns when the
+    /// task is cancelled.
     public func watch() async {
-        // The outbox of mailbox actions is written back on a connection of its own, at once.
-        let outbox = Task { await self.watchOutbox() }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.watchOutbox() }
+            await self.watchServer()
+            group.cancelAll()
+        }
+        board.update(account.name) { $0.state = .idle; $0.folder = nil }
+    }
+
+    /// Passes and IDLE, again after errors, until the task is cancelled.
+    private func watchServer() async {
         while !Task.isCancelled {
             do {
                 try await withRetries { connection in
@@ -66,9 +76,6 @@ public final class IMAPSyncEngine: Sendable {
                 do { try await Task.sleep(for: options.errorRetryInterval) } catch { break }
             }
         }
-        outbox.cancel()
-        await outbox.value
-        board.update(account.name) { $0.state = .idle; $0.folder = nil }
     }
 
     /// IDLE on INBOX until something changes there, then sync it; a whole pass now and then.

@@ -145,7 +145,8 @@ extension IMAPSyncEngine {
                 }
             } catch let error as IMAPClientError where error.kind == .commandFailed {
                 // The server refused this operation (a folder it will not open, a name it rejects):
-                // the others go on; this one is tried again next time, a few times.
+                // it is tried again after a wait, before the ones queued after it, up to
+                // `outboxMaxAttempts` times; then it has failed and the others go on.
                 selected = nil
                 result = .refused(error.description, maxAttempts: options.outboxMaxAttempts)
             }
