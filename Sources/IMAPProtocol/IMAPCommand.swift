@@ -35,6 +35,16 @@ public enum IMAPCommand: Hashable, Sendable {
     case uidFetch(IMAPSequenceSet, [IMAPFetchAttribute], changedSince: UInt64? = nil, vanished: Bool = false)
     /// `UID STORE set [(UNCHANGEDSINCE m)] ±FLAGS[.SILENT] (flags)`.
     case uidStore(IMAPSequenceSet, IMAPStoreOperation, [IMAPFlag], silent: Bool = true, unchangedSince: UInt64? = nil)
+    /// `UID COPY set mailbox`; with UIDPLUS the answer's COPYUID gives the new UIDs.
+    case uidCopy(IMAPSequenceSet, IMAPMailboxName)
+    /// RFC 6851 (MOVE): `UID MOVE set mailbox`, atomic; COPYUID comes in an untagged OK.
+    case uidMove(IMAPSequenceSet, IMAPMailboxName)
+    /// RFC 4315 (UIDPLUS): expunges only these UIDs' messages marked \Deleted.
+    case uidExpunge(IMAPSequenceSet)
+    /// Expunges every message of the selected mailbox marked \Deleted.
+    case expunge
+    /// `CREATE mailbox`.
+    case create(IMAPMailboxName)
     /// RFC 2177. The server answers `+ idling`; end it with `IMAPCommandEncoder.idleDone`.
     case idle
     /// `APPEND mailbox [(flags)] [date] literal`; the message may not hold NUL bytes.

@@ -56,6 +56,19 @@ public struct IMAPCommandEncoder: Sendable {
         case .idle: w.text("IDLE"); return "IDLE"
         case .unselect: w.text("UNSELECT"); return "UNSELECT"
         case .close: w.text("CLOSE"); return "CLOSE"
+        case .expunge: w.text("EXPUNGE"); return "EXPUNGE"
+        case .uidExpunge(let set):
+            w.text("UID EXPUNGE " + (try sequenceSet(set, field: "UID EXPUNGE UIDs")))
+            return "UID EXPUNGE"
+        case .uidCopy(let set, let mailbox), .uidMove(let set, let mailbox):
+            let name = if case .uidMove = command { "UID MOVE" } else { "UID COPY" }
+            w.text(name + " " + (try sequenceSet(set, field: "\(name) UIDs")) + " ")
+            try w.astring(mailbox.raw, field: "\(name) mailbox")
+            return name
+        case .create(let mailbox):
+            w.text("CREATE ")
+            try w.astring(mailbox.raw, field: "CREATE mailbox")
+            return "CREATE"
 
         case .id(let fields):
             w.text("ID ")

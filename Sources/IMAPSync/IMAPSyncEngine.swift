@@ -47,8 +47,20 @@ public final class IMAPSyncEngine: Sendable {
     /// re-issued before the server's 30 minutes; every `fullPassInterval` all folders again.
     /// A connection that drops is opened again (with the retries of `sync`); after a pass that
     /// failed every retry, the error stays in the status and the next attempt comes after
-    /// `errorRetryInterval`. Returns when the task is cancelled.
+    /// `errorRetryInterval`. Beside it, the outbox of mailbox actions is written back on a
+    /// connection of its own, within a second of each action (`watchOutbox`). Returns when the
+    /// task is cancelled.
     public func watch() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.watchOutbox() }
+            await self.watchServer()
+            group.cancelAll()
+        }
+        board.update(account.name) { $0.state = .idle; $0.folder = nil }
+    }
+
+    /// Passes and IDLE, again after errors, until the task is cancelled.
+    private func watchServer() async {
         while !Task.isCancelled {
             do {
                 try await withRetries { connection in
@@ -64,7 +76,6 @@ public final class IMAPSyncEngine: Sendable {
                 do { try await Task.sleep(for: options.errorRetryInterval) } catch { break }
             }
         }
-        board.update(account.name) { $0.state = .idle; $0.folder = nil }
     }
 
     /// IDLE on INBOX until something changes there, then sync it; a whole pass now and then.
@@ -136,8 +147,8 @@ public final class IMAPSyncEngine: Sendable {
         }
     }
 
-    private func openSession() async throws -> IMAPConnection {
-        board.update(account.name) { $0.state = .connecting; $0.nextAttempt = nil }
+    func openSession(showInStatus: Bool = true) async throws -> IMAPConnection {
+        if showInStatus { board.update(account.name) { $0.state = .connecting; $0.nextAttempt = nil } }
         guard let security = IMAPSecurity(rawValue: settings.security) else {
             throw SyncError(.server, "account \"\(account.name)\" has an unknown connection security \"\(settings.security)\"")
         }
@@ -147,7 +158,7 @@ public final class IMAPSyncEngine: Sendable {
         let authentication = try CredentialSource.authentication(account: account.name, settings: settings)
         let connection = try await IMAPConnection.connect(configuration)
         do {
-            board.update(account.name) { $0.state = .authenticating }
+            if showInStatus { board.update(account.name) { $0.state = .authenticating } }
             try await connection.login(authentication)
             if options.useQResync, connection.capabilities.contains(.qresync), connection.capabilities.contains(.enable) {
                 _ = try await connection.run(.enable([.qresync]))
@@ -160,7 +171,7 @@ public final class IMAPSyncEngine: Sendable {
     }
 
     /// Whether this session may use QRESYNC / CONDSTORE (offered and not switched off).
-    private func extensions(_ connection: IMAPConnection) -> (qresync: Bool, condStore: Bool) {
+    func extensions(_ connection: IMAPConnection) -> (qresync: Bool, condStore: Bool) {
         let caps = connection.capabilities
         let qresync = options.useQResync && caps.contains(.qresync) && caps.contains(.enable)
         let condStore = options.useCondStore && (caps.contains(.condStore) || qresync)
@@ -178,6 +189,8 @@ public final class IMAPSyncEngine: Sendable {
             $0.messagesTotal = nil
             $0.messagesPerSecond = nil
         }
+        // The user's actions first: a pass must not bring back what they moved or deleted.
+        _ = try await replayOutbox(connection)
         let folders = try await listFolders(connection)
         // Folders the server no longer has: their messages leave them (and go, if in no other).
         let listed = Set(folders.map(\.path))
@@ -427,7 +440,7 @@ public final class IMAPSyncEngine: Sendable {
         return [.since(IMAPCalendarDate(start))]
     }
 
-    private func searchUIDs(_ connection: IMAPConnection, _ keys: [IMAPSearchKey]) async throws -> Set<UInt32> {
+    func searchUIDs(_ connection: IMAPConnection, _ keys: [IMAPSearchKey]) async throws -> Set<UInt32> {
         let esearch = connection.capabilities.contains(.esearch)
         let response = try await connection.run(.uidSearch(keys, returning: esearch ? [.all] : nil))
         var uids = Set<UInt32>()

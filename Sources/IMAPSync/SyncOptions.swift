@@ -15,6 +15,8 @@ public struct SyncOptions: Sendable {
     /// Use CONDSTORE when offered: only flags changed since the last sync are fetched, and an
     /// unchanged folder is skipped after one SELECT.
     public var useCondStore = true
+    /// Use MOVE (RFC 6851) for mailbox actions when offered, else COPY, \Deleted and EXPUNGE.
+    public var useMove = true
     /// Waits before each retry after a dropped or failed connection (spec 001 §5.2.3: three
     /// retries with exponential backoff, then the error is shown).
     public var retryDelays: [Duration] = [.seconds(1), .seconds(2), .seconds(4)]
@@ -25,6 +27,12 @@ public struct SyncOptions: Sendable {
     public var fullPassInterval: Duration = .seconds(5 * 60)
     /// While watching: the wait after a pass that failed every retry, before trying again.
     public var errorRetryInterval: Duration = .seconds(60)
+    /// While watching: how often the outbox of mailbox actions is checked for new operations
+    /// (this process's and those another process, such as `mailsearch mark`, queued).
+    public var outboxPollInterval: Duration = .seconds(1)
+    /// Times the server may refuse an outbox operation before it is given up (`failed`, shown in
+    /// the status): the first try and three retries, 1, 2 and 4 s apart (spec 001 §5.2.3).
+    public var outboxMaxAttempts = 4
     /// Seconds of silence the client allows while a command runs.
     public var responseTimeout: Duration = .seconds(120)
     /// The clock the sync window counts back from.

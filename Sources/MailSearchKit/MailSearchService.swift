@@ -546,7 +546,7 @@ public final class MailSearchService: @unchecked Sendable {
             embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
             semanticAvailable: availability == nil, semanticUnavailableReason: availability,
             embedding: embedding.progress, importing: state.importStatus, sync: syncStatus.snapshot,
-            lastError: state.lastError)
+            outbox: try store.outboxCounts(), lastError: state.lastError)
     }
 
     // MARK: Helpers
@@ -606,6 +606,8 @@ public struct ServiceStatus: Sendable, Codable {
     public var importing: ImportStatus?
     /// Each IMAP account this process syncs (spec 001 §5.2.2's states); empty when none.
     public var sync: [SyncStatus]
+    /// Each IMAP account's outbox of mailbox actions waiting for (or written to) the server.
+    public var outbox: [OutboxCounts]
     public var lastError: String?
 }
 

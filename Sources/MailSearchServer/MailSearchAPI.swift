@@ -25,7 +25,7 @@ public func buildRouter(service: MailSearchService, configuration: ServerConfigu
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: ResponseMiddleware())
     router.add(middleware: SecurityMiddleware(configuration: configuration))
-    MailSearchAPI(service: service).register(on: router)
+    MailSearchAPI(service: service, markReadOnOpen: configuration.markReadOnOpen).register(on: router)
     WebAssets(directory: configuration.webDirectory).register(on: router)
     return router
 }
@@ -34,6 +34,8 @@ public func buildRouter(service: MailSearchService, configuration: ServerConfigu
 /// run off Swift's cooperative pool.
 struct MailSearchAPI: Sendable {
     let service: MailSearchService
+    /// Opening a conversation (`GET /api/threads/{id}`) marks it read.
+    var markReadOnOpen = true
     let rebuilding = RebuildFlag()
 
     /// The body of `POST /api/recent`.
@@ -66,9 +68,19 @@ struct MailSearchAPI: Sendable {
                 return try service.suggestions()
             })
         }
-        api.get("threads/:id") { _, context in
+        api.get("threads/:id") { request, context in
             let id = try Self.id(context)
-            return JSON.response(try await Blocking.run { try service.thread(id: id) })
+            // `?read=0` opens without marking read (a preview, a script).
+            let markRead = markReadOnOpen && request.uri.queryParameters.get("read") != "0"
+            return JSON.response(try await Blocking.run {
+                let thread = try service.thread(id: id)
+                // The answer shows the conversation as it was opened (its unread messages open on
+                // the page); the mailbox has it read from now on.
+                if markRead, !service.configuration.readOnly, thread.thread.unreadCount > 0 {
+                    _ = try service.perform(.markRead, threadId: id)
+                }
+                return thread
+            })
         }
         api.get("emails/:id") { request, context in
             let id = try Self.id(context)
@@ -131,6 +143,7 @@ struct MailSearchAPI: Sendable {
             return JSON.response(try await Blocking.run { try service.status() }, status: .accepted)
         }
         registerCategories(on: api)
+        registerActions(on: api)
         // Anything else under /api/ falls through to the router's 404, which ResponseMiddleware
         // words as JSON.
     }

@@ -17,9 +17,12 @@ public struct ServerConfiguration: Sendable {
     public var allowedHosts: [String]
     /// Serve the search page's files from this folder instead of the copies in the binary.
     public var webDirectory: String?
+    /// Opening a conversation through the API marks it read (as a mail client does).
+    public var markReadOnOpen: Bool
 
     public init(host: String = ServerConfiguration.defaultHost, port: Int = ServerConfiguration.defaultPort,
-                token: String? = nil, allowedHosts: [String] = [], webDirectory: String? = nil) {
+                token: String? = nil, allowedHosts: [String] = [], webDirectory: String? = nil, markReadOnOpen: Bool = true) {
+        self.markReadOnOpen = markReadOnOpen
         self.host = host
         self.port = port
         self.token = token

@@ -220,6 +220,9 @@ enum MailSchema {
                 ALTER TABLE imap_accounts ADD COLUMN smtpSecurity TEXT;
                 """)
         }
+        migrator.registerMigration("v-outbox") { db in
+            try MailStore.createOutbox(db)
+        }
         return migrator
     }
 }

@@ -320,6 +320,7 @@ public enum MailStoreError: Error, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     case noMail(path: String)
     case accountExists(name: String)
+    case notFound(String)
 
     public var description: String {
         switch self {
@@ -330,6 +331,8 @@ public enum MailStoreError: Error, CustomStringConvertible {
             return "no mail in \(path) yet: import some with `mailsearch import PATH`, or point --data-dir at your data directory."
         case .accountExists(let name):
             return "an account named \"\(name)\" exists already: choose another name, or remove that account first"
+        case .notFound(let message):
+            return message
         }
     }
 }

@@ -17,6 +17,7 @@ struct MailSearchCommand: AsyncParsableCommand {
             AccountCommand.self, FoldersCommand.self, ShowCommand.self, ExportCommand.self, IndexCommand.self,
             RecentCommand.self, SuggestCommand.self, DemoCommand.self, ModelCommand.self, ServeCommand.self, SyncCommand.self,
             CategorizeCommand.self, RecategorizeCommand.self, SendCommand.self,
+            MarkCommand.self, ArchiveCommand.self, MoveCommand.self, DeleteCommand.self,
         ]
     )
 }

@@ -43,6 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Keep the IMAP accounts in sync in the background (IDLE); their state is in /api/status.")
     var sync = true
 
+    @Flag(inversion: .prefixedNo, help: "Opening a conversation on the page (or GET /api/threads/ID) marks it read.")
+    var markReadOnOpen = true
+
     @Option(help: ArgumentHelp("Search answers kept for 2 minutes (spec 004); 0 turns the cache off (benchmarks).",
                                valueName: "n"))
     var cacheEntries = 20
@@ -63,7 +66,7 @@ struct ServeCommand: AsyncParsableCommand {
     var serverConfiguration: ServerConfiguration {
         let environment = ProcessInfo.processInfo.environment["MAILSEARCH_TOKEN"]
         return ServerConfiguration(host: host, port: port, token: token ?? environment, allowedHosts: allowedHosts,
-                                   webDirectory: webDir)
+                                   webDirectory: webDir, markReadOnOpen: markReadOnOpen)
     }
 
     func run() async throws {

@@ -114,3 +114,63 @@ class SyncStatusTests(UITestCase):
                 sync_server.stop()
             os.environ.pop("MAILSEARCH_TEST_IMAP_PASSWORD", None)
             shutil.rmtree(work, ignore_errors=True)
+
+    def test_mailbox_actions_reach_the_server(self):
+        # A synced IMAP mailbox: opening a conversation marks it read, `s` stars it, `e` archives it,
+        # and the outbox of `serve` writes each change to the Dovecot within seconds.
+        work = tempfile.mkdtemp(prefix="mailsearch-browser-actions-")
+        main_server = self.ctx.server
+        sync_server = None
+        try:
+            with Dovecot(users={"alice": "alice-password"}) as dovecot:
+                for n in range(3):
+                    dovecot.append("alice", "INBOX", message(n, body=f"The quokka survey number {n}."))
+                data = os.path.join(work, "data")
+                os.environ["MAILSEARCH_TEST_IMAP_PASSWORD"] = "alice-password"
+                env = dict(os.environ, MAILSEARCH_DATA_DIR=data)
+                subprocess.run([main_server.binary, "account", "add", "work", "--imap", f"127.0.0.1:{dovecot.tls_port}",
+                                "--user", "alice", "--password-env", "MAILSEARCH_TEST_IMAP_PASSWORD",
+                                "--ca-file", dovecot.ca_file, "--sync-window", "all"],
+                               env=env, check=True, capture_output=True, timeout=60)
+                sync_server = harness.Server(main_server.binary, data, main_server.model_dir,
+                                             os.path.join(work, "serve.log")).start()
+                self.ctx.server = sync_server
+                self.wait(lambda: self.server.search("quokka")["conversationCount"] == 3, 30, "the mailbox never synced")
+
+                def flags(mailbox):
+                    out = dovecot.doveadm("fetch", "-u", "alice", "flags hdr.subject", "mailbox", mailbox)
+                    result, current = {}, set()
+                    for line in out.splitlines():
+                        if line.startswith("flags:"):
+                            current = set(line[6:].split()) - {"\\Recent"}
+                        elif line.lower().startswith("hdr.subject:"):
+                            result[line.split(":", 1)[1].strip()] = current
+                    return result
+
+                self.open("/")
+                self.search_ui("quokka")
+                self.wait(lambda: len(self.state()["results"]) == 3, 8, "three results")
+                first = self.state()["results"][0]
+                subject = first["subject"]
+                self.el(f'ol#results > li.result[data-thread-id="{first["thread"]}"]').click()
+                self.wait(lambda: self.state()["thread"], 5, "#thread")
+                self.wait(lambda: "\\Seen" in flags("INBOX").get(subject, set()), 10, "opening never marked it read on the server")
+
+                self.keys("s")
+                self.wait(lambda: self.js("return document.querySelector('.thread-actions [data-action=star]').getAttribute('aria-pressed')") == "true",
+                          5, "the star button never showed the star")
+                self.wait(lambda: "\\Flagged" in flags("INBOX").get(subject, set()), 10, "the star never reached the server")
+
+                self.keys("e")
+                self.wait(lambda: not self.state()["thread"], 5, "archiving did not go back to the list")
+                self.wait(lambda: subject in flags("Archive"), 10, "the archive never reached the server")
+                self.assertNotIn(subject, flags("INBOX"))
+                self.assertEqual(flags("Archive")[subject], {"\\Seen", "\\Flagged"})
+                status = self.server.get_json("/api/status")
+                self.assertEqual([o["pending"] for o in status["outbox"]], [0])
+        finally:
+            self.ctx.server = main_server
+            if sync_server:
+                sync_server.stop()
+            os.environ.pop("MAILSEARCH_TEST_IMAP_PASSWORD", None)
+            shutil.rmtree(work, ignore_errors=True)

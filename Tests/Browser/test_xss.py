@@ -258,8 +258,14 @@ class XSSTests(UITestCase):
             self.wait(lambda: self.state()["threadTitle"], 5, "#thread h1")
             title = self.js("return document.querySelector('#thread h1').textContent").strip()
             self.assertEqual(title, field["subject"], f"{token}: the thread title is not the subject as text")
-            names = self.js("return [...document.querySelectorAll('#thread ul.attachments > li')].map(li => li.textContent)")
-            self.assertTrue(any(field["attachment"] in n for n in names), f"{token}: attachment name not shown as text: {names}")
+            # Opened before by the vector tests, the conversation is read and its messages collapsed
+            # but the one opened: open them all, then wait for their bodies and attachments.
+            self.wait(lambda: self.els("#thread article.message"), 5, "the conversation's messages")
+            for header in self.els('#thread .message-header[aria-expanded="false"]'):
+                header.click()
+            names_js = "return [...document.querySelectorAll('#thread ul.attachments > li')].map(li => li.textContent)"
+            names = self.wait(lambda: (lambda n: n if any(field["attachment"] in x for x in n) else None)(self.js(names_js)), 5,
+                              f"{token}: the attachment's name shown as text")
             if field["attachment"].endswith(".exe"):
                 self.assertTrue(self.els("#thread ul.attachments > li .attachment-warning"), f"{token}: no .attachment-warning for .exe")
             self.assertTrue(self.els("#thread ul.attachments a.download"), "no a.download for the attachment")

@@ -14,6 +14,15 @@ final class IMAPCommandEncoderTests: XCTestCase {
         try encode(command, capabilities: capabilities).parts.map(\.text)
     }
 
+    func testMailboxActionCommands() throws {
+        XCTAssertEqual(try wire(.uidMove(IMAPSequenceSet(numbers: [3, 4, 5, 9]), IMAPMailboxName("Archive"))), ["A1 UID MOVE 3:5,9 Archive\r\n"])
+        XCTAssertEqual(try wire(.uidCopy(IMAPSequenceSet(numbers: [7]), IMAPMailboxName("Old mail"))), ["A1 UID COPY 7 \"Old mail\"\r\n"])
+        XCTAssertEqual(try wire(.uidExpunge(IMAPSequenceSet(numbers: [7]))), ["A1 UID EXPUNGE 7\r\n"])
+        XCTAssertEqual(try wire(.expunge), ["A1 EXPUNGE\r\n"])
+        XCTAssertEqual(try wire(.create(IMAPMailboxName("Archive"))), ["A1 CREATE Archive\r\n"])
+        XCTAssertThrowsError(try encode(.uidMove(IMAPSequenceSet(numbers: [UInt32]()), .inbox)))
+    }
+
     func testTagsCountUpAndAFailedCommandUsesNone() throws {
         var encoder = IMAPCommandEncoder(tagPrefix: "MS")
         XCTAssertEqual(try encoder.encode(.noop).tag, "MS1")

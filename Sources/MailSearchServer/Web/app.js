@@ -129,6 +129,15 @@ const thread = new ThreadView({
     search.query = null;
     if (text.trim()) search.run(text);
   },
+  // A mailbox action: the list and the folder counts follow; archive, delete, move and
+  // "unread" leave the conversation, as in Gmail.
+  onAction: (action) => {
+    folders.load();
+    const text = search.shown?.text ?? input.value;
+    search.query = null;
+    if (text.trim()) search.run(text);
+    if (['archive', 'delete', 'move', 'unread'].includes(action)) goBack();
+  },
 });
 
 /** Searches `text` at once (a chip, a recent search, a contact): a settled search. */
@@ -308,6 +317,12 @@ document.addEventListener('keydown', (event) => {
     } else if (event.key === 'j' || event.key === 'k') {
       event.preventDefault();
       openNeighbour(event.key === 'j' ? 1 : -1);
+    } else {
+      const action = { e: 'archive', '#': 'delete', s: 'star', U: 'unread', v: 'move' }[event.key];
+      if (action) {
+        event.preventDefault();
+        thread.act(action);
+      }
     }
     return;
   }

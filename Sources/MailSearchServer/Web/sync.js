@@ -1,7 +1,8 @@
 // The sync status (#sync-status, under the folder list): each IMAP account's state from
 // GET /api/status (spec 001 §5.2.2) — syncing a folder with its progress and rate, listening for
 // new mail, up to date, or the error and when the next attempt comes —, and while mail is being
-// embedded, how much of it semantic search covers (newest first), the rate and the time left.
+// embedded, how much of it semantic search covers (newest first), the rate and the time left;
+// mailbox actions waiting for the server, and those it refused.
 // While a sync or the embedding runs, the status is read every second and onProgress() is called
 // as mail arrives (searches show what is indexed so far, E-06); otherwise every 15 seconds.
 // Nothing is shown without IMAP accounts and embedding work.
@@ -42,7 +43,7 @@ export class SyncStatus {
       const accounts = status.sync ?? [];
       const embedding = status.embedding?.state === 'running' ? status : null;
       busy = accounts.some((a) => BUSY.has(a.state)) || embedding !== null;
-      this.render(accounts, embedding);
+      this.render(accounts, embedding, status.outbox ?? []);
       // Another pass ended or another batch is stored: the folder counts and results may change.
       const signature = `${status.emails}`;
       if (this.seen && signature !== this.seen) this.hooks.onProgress();
@@ -54,7 +55,7 @@ export class SyncStatus {
     this.timer = setTimeout(() => this.poll(), busy ? 1000 : 15000);
   }
 
-  render(accounts, embedding) {
+  render(accounts, embedding, outbox = []) {
     clear(this.box);
     this.box.hidden = accounts.length === 0 && !embedding;
     if (embedding) {
@@ -68,6 +69,15 @@ export class SyncStatus {
       line.append(el('span', { class: 'sync-text', text: describe(account) }));
       if (account.state === 'error' && account.lastError) {
         line.append(el('span', { class: 'sync-error', text: account.lastError }));
+      }
+      // Mailbox actions not yet on the server, or that it refused (spec 001 §5.2.3).
+      const queue = outbox.find((o) => o.account === account.account);
+      if (queue?.pending) {
+        line.append(el('span', { class: 'sync-outbox', text: ` · ${queue.pending} ${queue.pending === 1 ? 'change' : 'changes'} waiting for the server` }));
+      }
+      if (queue?.failed) {
+        line.append(el('span', { class: 'sync-error outbox-failed',
+                                 text: `${queue.failed} ${queue.failed === 1 ? 'change' : 'changes'} could not be saved on the server${queue.lastError ? `: ${queue.lastError}` : ''}` }));
       }
       this.box.append(line);
     }

@@ -103,6 +103,51 @@ export class ThreadView {
     this.scroller = this.section.querySelector('.thread-content');
     this.threadId = null;
     this.controller = null;
+    this.starred = false;
+    this.actionButtons = this.section.querySelector('.thread-actions');
+    this.actionButtons?.addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-action]');
+      if (button) this.act(button.dataset.action);
+    });
+  }
+
+  /**
+   * Acts on the open conversation (local first; IMAP mail is written back by the server's
+   * outbox): archive, delete, star (a toggle), unread, move (asks for the folder).
+   * hooks.onAction(action, result) follows: archive, delete, move and unread leave the conversation.
+   */
+  async act(name) {
+    if (!this.isOpen || this.threadId === null) return;
+    let body = { action: name };
+    if (name === 'star') body.action = this.starred ? 'unstar' : 'star';
+    if (name === 'move') {
+      const folder = window.prompt('Move this conversation to the folder:', '');
+      if (!folder || !folder.trim()) return;
+      body = { action: 'move', folder: folder.trim() };
+    }
+    let result;
+    try {
+      result = await sendJSON('POST', `/api/threads/${encodeURIComponent(this.threadId)}/actions`, body);
+    } catch (error) {
+      this.hooks.onError(error);
+      return;
+    }
+    const words = {
+      archive: 'Conversation archived', delete: result?.deleted?.length ? 'Conversation deleted for good' : 'Conversation moved to the Trash',
+      star: 'Conversation starred', unstar: 'Star removed', unread: 'Conversation marked unread',
+      move: `Conversation moved to ${(result?.folders || []).join(', ')}`,
+    };
+    if (body.action === 'star' || body.action === 'unstar') this.setStarred(body.action === 'star');
+    this.hooks.announce(words[body.action] || 'Done');
+    this.hooks.onAction?.(body.action, result);
+  }
+
+  setStarred(starred) {
+    this.starred = starred;
+    const button = this.actionButtons?.querySelector('[data-action="star"]');
+    if (!button) return;
+    button.setAttribute('aria-pressed', String(starred));
+    button.textContent = starred ? 'Starred' : 'Star';
   }
 
   get isOpen() { return !this.section.hidden; }
@@ -152,6 +197,7 @@ export class ThreadView {
 
   render(data, openedEmailId) {
     const { thread, emails = [] } = data;
+    this.setStarred(Boolean(thread?.isStarred));
     this.heading.textContent = thread?.subject || emails[0]?.subject || '(no subject)';
     const people = (thread?.participants || []).map(personName);
     this.meta.textContent = [plural(emails.length, 'message'), people.join(', ')].filter(Boolean).join(' · ');

@@ -1,0 +1,279 @@
+import Foundation
+import IMAPClient
+import IMAPProtocol
+import MailModel
+import MailSearchKit
+import MailStore
+
+/// What one replay of an account's outbox did.
+public struct OutboxReplaySummary: Sendable, Codable, Hashable {
+    public var account: String
+    /// Operations applied on the server (or found already applied).
+    public var applied = 0
+    /// Flag changes the server had overruled (changed there since): its flags were kept.
+    public var conflicts = 0
+    /// Operations the server refused (tried again later, up to `SyncOptions.outboxMaxAttempts`).
+    public var refused = 0
+    /// Operations given up (their folder's UIDVALIDITY changed, or refused too often).
+    public var dropped = 0
+}
+
+/// One replay at a time per account in this process (the outbox runner and a sync pass).
+actor OutboxLocks {
+    static let shared = OutboxLocks()
+    private var busy = Set<Int64>()
+    private var waiting: [Int64: [CheckedContinuation<Void, Never>]] = [:]
+
+    func acquire(_ account: Int64) async {
+        if busy.insert(account).inserted { return }
+        await withCheckedContinuation { waiting[account, default: []].append($0) }
+    }
+
+    func release(_ account: Int64) {
+        if var queue = waiting[account], !queue.isEmpty {
+            let next = queue.removeFirst()
+            waiting[account] = queue
+            next.resume()  // the account stays busy, now for the next waiter
+        } else {
+            busy.remove(account)
+        }
+    }
+}
+
+extension IMAPSyncEngine {
+    /// Writes the account's queued mailbox actions back to the server now, on a connection of
+    /// its own (`mailsearch mark … --now`); throws when the server cannot be reached.
+    public func replayOutbox() async throws -> OutboxReplaySummary {
+        let connection = try await openSession(showInStatus: false)
+        do {
+            let summary = try await replayOutbox(connection)
+            await connection.logout()
+            return summary
+        } catch {
+            await connection.close()
+            throw Self.syncError(error, account: account.name, settings: settings)
+        }
+    }
+
+    /// Replays the outbox whenever it holds operations (checked every `outboxPollInterval`);
+    /// after a failed connection or an operation the server refused, waits 1, 2, 4 … seconds (at
+    /// most `errorRetryInterval`) before trying again. Returns when the task is cancelled.
+    func watchOutbox() async {
+        var failures = 0
+        while !Task.isCancelled {
+            if (try? service.store.hasPendingOutbox(accountId: account.id)) == true {
+                do {
+                    let summary = try await replayOutbox()
+                    // An operation the server refused waits 1, 2, 4 s before its next attempt.
+                    failures = summary.refused > 0 ? failures + 1 : 0
+                    if failures > 0 {
+                        let backoff = min(Self.seconds(options.errorRetryInterval), pow(2, Double(min(failures - 1, 16))))
+                        do { try await Task.sleep(for: .seconds(backoff)) } catch { break }
+                        continue
+                    }
+                } catch {
+                    if Task.isCancelled { break }
+                    failures += 1
+                    let backoff = min(Self.seconds(options.errorRetryInterval), pow(2, Double(min(failures - 1, 16))))
+                    do { try await Task.sleep(for: .seconds(backoff)) } catch { break }
+                    continue
+                }
+            }
+            do { try await Task.sleep(for: options.outboxPollInterval) } catch { break }
+        }
+    }
+
+    /// Replays every pending operation of the account, in the order queued, on an open session.
+    /// Each one is marked done in the transaction that records its result; each is harmless to
+    /// repeat (a STORE of flags the message has, a move or expunge of a UID that is gone), so a
+    /// replay cut off anywhere is simply run again.
+    func replayOutbox(_ connection: IMAPConnection) async throws -> OutboxReplaySummary {
+        let locks = OutboxLocks.shared
+        await locks.acquire(account.id)
+        do {
+            let summary = try await replayLocked(connection)
+            await locks.release(account.id)
+            return summary
+        } catch {
+            await locks.release(account.id)
+            throw error
+        }
+    }
+
+    private func replayLocked(_ connection: IMAPConnection) async throws -> OutboxReplaySummary {
+        let store = service.store
+        var summary = OutboxReplaySummary(account: account.name)
+        let operations = try store.pendingOutbox(accountId: account.id)
+        guard !operations.isEmpty else { return summary }
+        var selected: (mailbox: [UInt8], uidValidity: UInt32?)?
+        var localChanged = false
+        replay: for queued in operations {
+            try Task.checkCancellation()
+            let result: MailStore.OutboxResult
+            // A flag change or move queued behind a move of the same message follows it to where
+            // it went; a move of a message no longer anywhere known is done (a delete for good
+            // queued after it expunges it from where it was).
+            var op = queued
+            if op.kind != .expunge {
+                guard let current = try store.retarget(op) else {
+                    try store.finishOutbox(op, .nothingToDo, now: options.now())
+                    summary.applied += 1
+                    continue
+                }
+                op = current
+                if op.kind == .move, op.folderId == op.targetFolderId {
+                    try store.finishOutbox(op, .nothingToDo, now: options.now())
+                    summary.applied += 1
+                    continue
+                }
+            }
+            do {
+                if selected?.mailbox != op.mailbox {
+                    selected = nil
+                    let condStore = extensions(connection).condStore
+                    let response = try await connection.run(.select(IMAPMailboxName(raw: op.mailbox), condStore ? .condStore : .plain))
+                    selected = (op.mailbox, Self.uidValidity(response))
+                }
+                if let expected = op.uidValidity, let now = selected?.uidValidity, expected != now {
+                    result = .dropped("the folder's UIDVALIDITY changed since the action; the next sync shows the server's state")
+                } else {
+                    switch op.kind {
+                    case .store: result = try await storeFlags(op, connection)
+                    case .move: result = try await move(op, connection)
+                    case .expunge: result = try await expunge(op, connection)
+                    }
+                }
+            } catch let error as IMAPClientError where error.kind == .commandFailed {
+                // The server refused this operation (a folder it will not open, a name it rejects):
+                // it is tried again after a wait, before the ones queued after it, up to
+                // `outboxMaxAttempts` times; then it has failed and the others go on.
+                selected = nil
+                result = .refused(error.description, maxAttempts: options.outboxMaxAttempts)
+            }
+            if try store.finishOutbox(op, result, now: options.now()) { localChanged = true }
+            switch result {
+            case .stored, .moved, .expunged, .nothingToDo: summary.applied += 1
+            case .conflict: summary.conflicts += 1
+            case .refused:
+                summary.refused += 1
+                // Tried again after a wait, before anything queued after it (the order is kept),
+                // unless that was its last attempt.
+                if queued.attempts + 1 < options.outboxMaxAttempts { break replay }
+            case .dropped: summary.dropped += 1
+            }
+        }
+        if localChanged { service.mailChanged() }
+        try store.pruneOutbox(before: options.now().addingTimeInterval(-30 * 86_400))
+        return summary
+    }
+
+    /// UID STORE ±FLAGS, UNCHANGEDSINCE the message's last known MODSEQ when the server has
+    /// CONDSTORE. MODIFIED means the message changed on the server since: when its read or
+    /// starred flag is no longer what was last seen, the server's flags win (they are fetched and
+    /// kept, as IMAP clients resolve that conflict); when they are (another flag, a keyword
+    /// changed), the STORE is sent again against the new MODSEQ.
+    private func storeFlags(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
+        let store = service.store
+        let set = IMAPSequenceSet(numbers: [op.uid])
+        let condStore = extensions(connection).condStore
+        var since = condStore ? try store.knownModSeq(folderId: op.folderId, uid: op.uid) : nil
+        var flags = try store.imapFlags(folderId: op.folderId, uid: op.uid) ?? MessageFlags(isRead: false, isStarred: false, isDraft: false)
+        var modSeq: UInt64?
+        for (operation, change) in [(IMAPStoreOperation.add, op.add), (.remove, op.remove)] {
+            var list: [IMAPFlag] = []
+            if change.isRead { list.append(.seen) }
+            if change.isStarred { list.append(.flagged) }
+            guard !list.isEmpty else { continue }
+            var retried = false
+            while true {
+                let response = try await connection.run(.uidStore(set, operation, list, silent: since == nil, unchangedSince: since))
+                if case .other("MODIFIED", _)? = response.status.code {
+                    let (server, serverModSeq) = try await serverFlags(op.uid, connection)
+                    if let server, let serverModSeq, !retried, server.isRead == flags.isRead, server.isStarred == flags.isStarred {
+                        since = serverModSeq
+                        retried = true
+                        continue
+                    }
+                    return .conflict(serverFlags: server, modSeq: serverModSeq)
+                }
+                for case .fetch(let fetch) in response.untagged where fetch.uid == op.uid || fetch.uid == nil {
+                    if let m = fetch.modSeq { modSeq = max(modSeq ?? 0, m) }
+                }
+                break
+            }
+            let on = operation == .add
+            if change.isRead { flags.isRead = on }
+            if change.isStarred { flags.isStarred = on }
+            if let modSeq { since = modSeq }
+        }
+        return .stored(flags: flags, modSeq: modSeq)
+    }
+
+    /// The server's flags of a UID now, with its MODSEQ under CONDSTORE.
+    private func serverFlags(_ uid: UInt32, _ connection: IMAPConnection) async throws -> (MessageFlags?, UInt64?) {
+        let items: [IMAPFetchAttribute] = extensions(connection).condStore ? [.uid, .flags, .modSeq] : [.uid, .flags]
+        let response = try await connection.run(.uidFetch(IMAPSequenceSet(numbers: [uid]), items))
+        for case .fetch(let fetch) in response.untagged where fetch.uid == uid {
+            if let flags = fetch.flags { return (Self.messageFlags(flags), fetch.modSeq) }
+        }
+        return (nil, nil)
+    }
+
+    /// UID MOVE when the server has MOVE, else UID COPY, \Deleted and (UID) EXPUNGE. A UID no
+    /// longer in the source means the move happened (before a crash, or by another client): done.
+    /// A message already marked \Deleted was copied by an interrupted replay: only the expunge is left.
+    private func move(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
+        let set = IMAPSequenceSet(numbers: [op.uid])
+        guard let targetPath = op.targetPath else { return .dropped("no target folder") }
+        let target: IMAPMailboxName
+        if let id = op.targetFolderId, let raw = try service.store.imapMailbox(folderId: id) {
+            target = IMAPMailboxName(raw: raw)
+        } else {
+            // A folder the server did not list at the last sync (the "Archive" or "Trash" made for
+            // the action): created first, as Thunderbird creates its Archives folder.
+            target = IMAPMailboxName(targetPath)
+            do { _ = try await connection.run(.create(target)) } catch let error as IMAPClientError where error.kind == .commandFailed {}
+        }
+        let present = try await searchUIDs(connection, [.uid(set)])
+        guard present.contains(op.uid) else { return .moved(targetUIDValidity: nil, targetUID: nil) }
+        let caps = connection.capabilities
+        var response: IMAPCommandResponse
+        if caps.contains(.move), options.useMove {
+            response = try await connection.run(.uidMove(set, target))
+        } else {
+            let alreadyCopied = try await searchUIDs(connection, [.uid(set), .deleted]).contains(op.uid)
+            response = IMAPCommandResponse(untagged: [], status: IMAPStatusResponse(status: .ok, code: nil, text: ""))
+            if !alreadyCopied {
+                response = try await connection.run(.uidCopy(set, target))
+                _ = try await connection.run(.uidStore(set, .add, [.deleted], silent: true))
+            }
+            _ = try await connection.run(caps.contains(.uidPlus) ? .uidExpunge(set) : .expunge)
+        }
+        var codes = [response.status.code]
+        for case .status(let status) in response.untagged { codes.append(status.code) }
+        for case .copyUID(let validity, let source, let destination)? in codes {
+            let sources = source.ranges.flatMap { Array($0) }
+            let destinations = destination.ranges.flatMap { Array($0) }
+            if let i = sources.firstIndex(of: op.uid), i < destinations.count {
+                return .moved(targetUIDValidity: validity, targetUID: destinations[i])
+            }
+        }
+        return .moved(targetUIDValidity: nil, targetUID: nil)
+    }
+
+    /// A delete for good: \Deleted, then UID EXPUNGE (UIDPLUS) or EXPUNGE.
+    private func expunge(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
+        let set = IMAPSequenceSet(numbers: [op.uid])
+        guard try await searchUIDs(connection, [.uid(set)]).contains(op.uid) else { return .expunged }
+        _ = try await connection.run(.uidStore(set, .add, [.deleted], silent: true))
+        _ = try await connection.run(connection.capabilities.contains(.uidPlus) ? .uidExpunge(set) : .expunge)
+        return .expunged
+    }
+
+    private static func uidValidity(_ response: IMAPCommandResponse) -> UInt32? {
+        var codes = [response.status.code]
+        for case .status(let status) in response.untagged { codes.append(status.code) }
+        for case .uidValidity(let v)? in codes { return v }
+        return nil
+    }
+}
