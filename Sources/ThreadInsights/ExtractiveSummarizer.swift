@@ -39,9 +39,14 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
 
     public func summarize(_ messages: [ConversationMessage]) throws -> ThreadSummary {
         let cleaned = messages.map { MessageCleaner.clean($0.body) }
+        // What the conversation waits for is said once, on its own line: not a candidate.
+        let waiting = Self.waitingOn(messages: messages, cleaned: cleaned)
         var candidates: [Candidate] = []
         for (m, c) in cleaned.enumerated() {
-            for s in c.sentences where s.isProse { candidates.append(Candidate(message: m, sentence: s, score: 0)) }
+            for s in c.sentences where s.isProse {
+                if let waiting, waiting.source.emailId == messages[m].emailId, waiting.source.start == s.start { continue }
+                candidates.append(Candidate(message: m, sentence: s, score: 0))
+            }
         }
         var points: [SummaryPoint] = []
         if !candidates.isEmpty {
@@ -68,7 +73,7 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
                     waitingOn: nil))
             }
         }
-        if let waiting = Self.waitingOn(messages: messages, cleaned: cleaned) { points.append(waiting) }
+        if let waiting { points.append(waiting) }
         return ThreadSummary(points: points, method: "extractive-minilm-mmr", messages: messages.count, sentences: candidates.count)
     }
 

@@ -30,7 +30,7 @@ public struct Sentence: Sendable, Hashable {
 /// and splits the rest into sentences. Pure.
 public enum MessageCleaner {
     public static func clean(_ body: String) -> CleanedMessage {
-        var lines = EmbeddingText.ownText(of: body).split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = EmbeddingText.ownText(of: withoutQuotedHeaderBlock(body)).split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
         removeGreeting(&lines)
         removeSignOff(&lines)
@@ -56,6 +56,22 @@ public enum MessageCleaner {
         if !current.isEmpty { segments.append(current) }
         let text = segments.joined(separator: "\n")
         return CleanedMessage(text: text, sentences: sentences(of: text))
+    }
+
+    /// Cuts a body at a quoted original that starts with a header block, as Outlook and others
+    /// write it below a reply ("From: … / Sent: … / To: … / Subject: …"): a "From:" line followed
+    /// within four lines by "Sent:", "Date:", "To:" or "Subject:".
+    static func withoutQuotedHeaderBlock(_ body: String) -> String {
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        for (i, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            guard trimmed.hasPrefix("From:") || trimmed.hasPrefix("*From:*") else { continue }
+            let next = lines[(i + 1)..<min(lines.count, i + 5)].map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "*", with: "") }
+            if next.contains(where: { $0.hasPrefix("Sent:") || $0.hasPrefix("Date:") || $0.hasPrefix("To:") || $0.hasPrefix("Subject:") }) {
+                return lines[..<i].joined(separator: "\n")
+            }
+        }
+        return body
     }
 
     // MARK: Greetings and sign-offs

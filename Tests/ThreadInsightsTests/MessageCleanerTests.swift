@@ -34,6 +34,24 @@ final class MessageCleanerTests: XCTestCase {
         XCTAssertEqual(MessageCleaner.clean("Thanks for the report, I will look at it.").text, "Thanks for the report, I will look at it.")
     }
 
+    func testAnOutlookHeaderBlockStartsTheQuotedOriginal() {
+        let body = """
+        Does this mean the clocks are not synchronized?
+
+        ________________________________
+        From: Jim <jim@example.com>
+        Sent: Monday, 3 May 2022 10:00
+        To: usrp-users@lists.example.com
+        Subject: Re: timing
+
+        The PPS edges differ.
+        """
+        XCTAssertEqual(MessageCleaner.clean(body).text, "Does this mean the clocks are not synchronized?")
+        let noLine = "Thanks for the explanation.\nFrom: Jim <jim@example.com>\nDate: Mon, 3 May 2022\nSubject: Re: timing\n\nOld text."
+        XCTAssertEqual(MessageCleaner.clean(noLine).text, "Thanks for the explanation.")
+        XCTAssertEqual(MessageCleaner.clean("From: the logs I see an overflow.").text, "From: the logs I see an overflow.")
+    }
+
     func testSentenceSpansPointIntoTheCleanedText() {
         let body = "We use UHD 3.15, e.g. on the X310. Does it work? Mr. Smith said yes!\n- first item\n- second item"
         let cleaned = MessageCleaner.clean(body)
