@@ -31,6 +31,9 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         messages <= 3 ? 2 : messages <= 6 ? 3 : 4
     }
 
+    /// The most sentences embedded for one summary (about 2 s of the encoder on this machine's 2 cores).
+    public static let maximumCandidates = 256
+
     struct Candidate {
         var message: Int
         var sentence: Sentence
@@ -47,6 +50,12 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
                 if let waiting, waiting.source.emailId == messages[m].emailId, waiting.source.start == s.start { continue }
                 candidates.append(Candidate(message: m, sentence: s, score: 0))
             }
+        }
+        if candidates.count > Self.maximumCandidates {
+            // A very long conversation: its opening message and the newest sentences (each is embedded).
+            let opening = candidates.filter { $0.message == 0 }.prefix(Self.maximumCandidates / 4)
+            let newest = candidates.filter { $0.message > 0 }.suffix(Self.maximumCandidates - opening.count)
+            candidates = Array(opening) + Array(newest)
         }
         var points: [SummaryPoint] = []
         if !candidates.isEmpty {

@@ -61,6 +61,18 @@ final class InsightsModelTests: XCTestCase {
             .points.first { $0.kind == .waitingOn })
     }
 
+    func testAVeryLongConversationEmbedsABoundedNumberOfSentences() throws {
+        let summarizer = ExtractiveSummarizer(embedder: try Model.embedder())
+        let people = [Address(name: "Ann Lee", email: "ann@example.com"), Address(name: "Bob Stone", email: "bob@example.com")]
+        let messages = (0..<120).map { i in
+            ConversationMessage(emailId: Int64(i + 1), from: people[i % 2], to: [people[(i + 1) % 2]], date: nil,
+                                body: "Build \(i) of the firmware passed the radio tests. The receiver noise figure was within the limits today.\nWe ship it with the next release.")
+        }
+        let summary = try summarizer.summarize(messages)
+        XCTAssertEqual(summary.sentences, ExtractiveSummarizer.maximumCandidates)
+        XCTAssertEqual(summary.points.count, 4)
+    }
+
     func testRepliesOnlyForQuestionsAndRequestsFromDistinctIntents() throws {
         let suggester = RetrievalReplySuggester(embedder: try Model.embedder())
         let ask = ConversationMessage(emailId: 1, from: Address(name: "Ann", email: "ann@example.com"), date: nil,
