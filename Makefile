@@ -145,7 +145,8 @@ eval-cross: eval
 ## key-fact recall and latency (mailsearch-bench insights summaries), then response selection, 1 true reply among
 ## 100, MiniLM against TF-IDF, on usrp-users' (message, reply) pairs and on the chitchat dataset (pip download).
 eval-insights: deps corpora model
-	$(SWIFT) build -c release --product mailsearch-bench --product mailsearch-full
+	$(SWIFT) build -c release --product mailsearch-bench
+	$(SWIFT) build -c release --product mailsearch-full
 	.build/release/mailsearch-bench insights summaries
 	.build/release/mailsearch-bench insights pairs $(CORPORA)/usrp-users.mbox bench-data/usrp-reply-pairs.jsonl
 	python3 scripts/eval/reply_selection.py bench-data/usrp-reply-pairs.jsonl --mailsearch .build/release/mailsearch-full
