@@ -11,7 +11,7 @@ MODELS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models
 # MAILSEARCH_MODEL=paraphrase-MiniLM-L3-v2 make eval (or run, bench…) uses the other model.
 export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM-L6-v2)
 
-.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync eval eval-cross thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
+.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync eval eval-cross eval-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -140,6 +140,21 @@ EVAL_FEATURES_SUFFIX = $(if $(filter-out all-MiniLM-L6-v2,$(or $(MAILSEARCH_MODE
 eval-cross: eval
 	python3 scripts/eval/calibrate_semantic.py --sample bench-data/eval-usrp-users$(EVAL_FEATURES_SUFFIX)-features.jsonl \
 	  bench-data/eval-enron-inbox$(EVAL_FEATURES_SUFFIX)-features.jsonl
+
+## make eval-insights: thread summaries and reply suggestions (README, "Thread summaries and reply suggestions"):
+## key-fact recall and latency (mailsearch-bench insights summaries), then response selection, 1 true reply among
+## 100, MiniLM against TF-IDF, on usrp-users' (message, reply) pairs and on the chitchat dataset (pip download).
+eval-insights: deps corpora model
+	$(SWIFT) build -c release --product mailsearch-bench
+	$(SWIFT) build -c release --product mailsearch-full
+	.build/release/mailsearch-bench insights summaries
+	.build/release/mailsearch-bench insights pairs $(CORPORA)/usrp-users.mbox bench-data/usrp-reply-pairs.jsonl
+	python3 scripts/eval/reply_selection.py bench-data/usrp-reply-pairs.jsonl --mailsearch .build/release/mailsearch-full
+	@if [ ! -f bench-data/chitchat_dataset-0.9.0-py3-none-any.whl ]; then \
+	  pip download chitchat-dataset==0.9.0 --no-deps -d bench-data/ || echo "chitchat-dataset: pip download failed, skipped"; fi
+	@if [ -f bench-data/chitchat_dataset-0.9.0-py3-none-any.whl ]; then \
+	  python3 scripts/eval/chitchat_pairs.py bench-data/chitchat_dataset-0.9.0-py3-none-any.whl bench-data/chitchat-pairs.jsonl && \
+	  python3 scripts/eval/reply_selection.py bench-data/chitchat-pairs.jsonl --mailsearch .build/release/mailsearch-full; fi
 
 $(EVAL_DIR)/usrp/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/usrp.jsonl) $(CORPORA)/usrp-users.mbox
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }

@@ -70,7 +70,7 @@ let package = Package(
             name: "MailSearchKit",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport",
-                "HTMLSanitizer", "Categorization", grdb,
+                "HTMLSanitizer", "Categorization", "ThreadInsights", grdb,
             ]
         ),
         // `mailsearch serve`: the search page and the Hummingbird 2 JSON API over MailSearchService and its security rules
@@ -90,6 +90,13 @@ let package = Package(
         // Untrusted email HTML -> a safe body fragment (allowlist over gumbo's tree; remote images,
         // tracking pixels, cid: images). Pure: no I/O.
         .target(name: "HTMLSanitizer", dependencies: ["CGumbo"]),
+        // Thread summaries and reply suggestions on the device: extractive (MiniLM sentence vectors,
+        // MMR) and retrieval over a curated reply set (Resources/replies.tsv). Pure: no storage.
+        .target(
+            name: "ThreadInsights",
+            dependencies: ["Embedding", "MailModel", "MailStore"],
+            resources: [.embedInCode("Resources/replies.tsv")]
+        ),
         // Seeded synthetic mail for the demo, the tests and the benchmarks.
         .target(name: "DemoCorpus"),
         // IMAP4rev1 protocol layer: response framing and parsing, command encoding. Pure: no NIO,
@@ -147,7 +154,7 @@ let package = Package(
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
                 "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer", "IMAPSync", "IMAPProtocol",
-                "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition", "SearchCLI",
+                "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition", "SearchCLI", "ThreadInsights",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -159,7 +166,7 @@ let package = Package(
             name: "MailSearchBench",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
-                "MailImport", "DemoCorpus",
+                "MailImport", "DemoCorpus", "ThreadInsights",
             ],
             path: "Benchmarks/MailSearchBench"
         ),
@@ -190,6 +197,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel"]),
+        .testTarget(name: "ThreadInsightsTests", dependencies: ["ThreadInsights", "Embedding", "MailModel"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "MailStore", "MailModel"]),
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "CKernels"]),
         .testTarget(
@@ -200,7 +208,7 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", "DemoCorpus", grdb]
+            dependencies: ["MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", "DemoCorpus", "ThreadInsights", grdb]
         ),
         .testTarget(
             name: "ServerTests",

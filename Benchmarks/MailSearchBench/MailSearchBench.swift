@@ -22,6 +22,8 @@ import SearchIndex
 ///                                           default eval-data/usrp eval-data/enron
 ///     mailsearch-bench embed                query embedding p50/p95, indexing docs/s on real mail, share of the sgemm peak
 ///     mailsearch-bench query-embed          query embedding p50/p95 only
+///     mailsearch-bench insights summaries|pairs   thread summaries' key-fact recall and latency, reply
+///                                           suggestions' latency; (message, reply) pairs of an mbox (InsightsBenchmark)
 ///     mailsearch-bench embed-mailbox DIR    time to semantic: a whole imported mailbox embedded as `index embed`
 ///                                           does it (docs/s, minutes to 100 % and to the last 30 days, share
 ///                                           of the sgemm peak, fidelity); `make bench-embed-mailbox`
@@ -67,6 +69,8 @@ struct MailSearchBench {
                                     queries: Array(args.dropFirst()))
         case "embed":
             try embedBenchmark()
+        case "insights":
+            try InsightsBenchmark.run(args, modelDirectory: try modelDirectory())
         case "query-embed":
             try EmbeddingBenchmark.queryOnly(modelDirectory: try modelDirectory(), queries: semanticQueries)
         case "eval":

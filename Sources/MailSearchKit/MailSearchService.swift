@@ -80,7 +80,8 @@ public final class MailSearchService: @unchecked Sendable {
     let vectors = VectorSearchEngine()
     let pool: BlockingPool
     private let cache: SearchCache<SearchPage>
-    private let semantic: SemanticState
+    let semantic: SemanticState
+    let insights = InsightsState()
     private let embedding: EmbeddingQueue
     let categorization: CategorizationQueue
     let state = ServiceState()
@@ -691,6 +692,15 @@ final class SemanticState: @unchecked Sendable {
                 try vectors.load(from: store, model: model.name)
                 vectorsLoaded = true
             }
+            if embedder == nil { embedder = try MiniLMEmbedder(modelDirectory: modelDirectory, model: model) }
+            return embedder
+        }
+    }
+
+    /// The encoder alone (thread summaries and reply suggestions need no stored vectors), nil without a model.
+    func encoder() throws -> MiniLMEmbedder? {
+        try lock.withLock {
+            guard ModelStore(directory: modelDirectory, model: model).status().isInstalled else { return nil }
             if embedder == nil { embedder = try MiniLMEmbedder(modelDirectory: modelDirectory, model: model) }
             return embedder
         }

@@ -82,6 +82,14 @@ struct MailSearchAPI: Sendable {
                 return thread
             })
         }
+        api.get("threads/:id/summary") { _, context in
+            let id = try Self.id(context)
+            return JSON.response(try await service.threadSummary(threadId: id))
+        }
+        api.get("emails/:id/replies") { _, context in
+            let id = try Self.id(context)
+            return JSON.response(try await service.replySuggestions(emailId: id))
+        }
         api.get("emails/:id") { request, context in
             let id = try Self.id(context)
             let html = try Self.flag(request, "html")

@@ -20,6 +20,25 @@ public enum EmbeddingText {
     /// A short reply ("Agreed, go ahead") is followed by what it quotes, markers removed: alone it
     /// says too little to be found by its topic.
     public static func mainText(of body: String) -> String {
+        let (ownLines, quoted) = split(body)
+        var text = ownLines.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        if text.count < shortReply {
+            let rest = quoted.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+            if !rest.isEmpty { text = text.isEmpty ? rest : text + "\n" + rest }
+        }
+        if text.count < 3 { text = String(body.prefix(keptCharacters)).trimmingCharacters(in: .whitespacesAndNewlines) }
+        return String(text.prefix(keptCharacters))
+    }
+
+    /// Only the lines the sender wrote (the same cleaning as `mainText`, without its fallbacks: a
+    /// short reply does not get what it quotes), trimmed, at most one empty line in a row. What
+    /// thread summaries and reply suggestions read: they must not repeat quoted text as new.
+    public static func ownText(of body: String) -> String {
+        String(split(body).own.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines).prefix(keptCharacters))
+    }
+
+    /// The body's own lines and its quoted ones (markers removed).
+    private static func split(_ body: String) -> (own: [String], quoted: [String]) {
         let lines = body.prefix(bodyWindow).split(separator: "\n", omittingEmptySubsequences: false)
         var own: [String] = [], quoted: [String] = []
         var inQuote = false
@@ -36,13 +55,7 @@ public enum EmbeddingText {
             if isAttribution(line) { continue }
             append(line, to: &own)
         }
-        var text = own.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
-        if text.count < shortReply {
-            let rest = quoted.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
-            if !rest.isEmpty { text = text.isEmpty ? rest : text + "\n" + rest }
-        }
-        if text.count < 3 { text = String(body.prefix(keptCharacters)).trimmingCharacters(in: .whitespacesAndNewlines) }
-        return String(text.prefix(keptCharacters))
+        return (own, quoted)
     }
 
     /// Own text shorter than this (characters) is followed by what it quotes.

@@ -4,18 +4,29 @@ import MailModel
 import MailSearchKit
 import MailStore
 import SearchCLI
+import ThreadInsights
 
-struct ShowCommand: ParsableCommand {
+struct ShowCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract: "Show one email, or a whole thread.",
-        discussion: "IDs are printed by `search` and `export`. Use e123 for email 123 and t45 for thread 45; a bare number is an email id.")
+        discussion: """
+            IDs are printed by `search` and `export`. Use e123 for email 123 and t45 for thread 45; a bare number is an email id.
+            `--summary` summarizes a thread of 3 or more messages with sentences of its own mail (needs the model);
+            `--replies` suggests short replies to an email that asks or requests something.
+            """)
 
     @Argument(help: ArgumentHelp("e<EMAIL_ID>, t<THREAD_ID>, or a bare email id.", valueName: "id"))
     var id: String
 
     @Flag(help: "Include the HTML body.")
     var html = false
+
+    @Flag(help: "A thread's extractive summary (t<THREAD_ID>; 3 or more messages) instead of its messages.")
+    var summary = false
+
+    @Flag(help: "Reply suggestions for an email (e<EMAIL_ID>) that asks or requests something, instead of the email.")
+    var replies = false
 
     @OptionGroup var global: GlobalOptions
 
@@ -29,15 +40,44 @@ struct ShowCommand: ParsableCommand {
         throw ValidationError("\"\(id)\" is not an id: use e<number> for an email or t<number> for a thread")
     }
 
-    func validate() throws { _ = try parsedTarget() }
+    func validate() throws {
+        let target = try parsedTarget()
+        if summary, case .email = target { throw ValidationError("--summary is for a thread: t<THREAD_ID>") }
+        if replies, case .thread = target { throw ValidationError("--replies is for an email: e<EMAIL_ID>") }
+        if summary && replies { throw ValidationError("--summary and --replies cannot go together") }
+    }
 
-    func run() throws {
+    func run() async throws {
         let service = try global.openService(readOnly: true)
         do {
-            try show(service)
+            switch try parsedTarget() {
+            case .thread(let n) where summary: try printSummary(try await service.threadSummary(threadId: n))
+            case .email(let n) where replies: try printReplies(try await service.replySuggestions(emailId: n))
+            default: try show(service)
+            }
         } catch let error as ServiceError {
             throw CLIError(error.description)
         }
+    }
+
+    private func printSummary(_ answer: ThreadSummaryAnswer) throws {
+        if global.json { return try Output.printJSON(answer) }
+        print("Thread t\(answer.threadId): \(answer.subject) (\(answer.messageCount) messages)")
+        guard let summary = answer.summary else {
+            print(answer.reason ?? "no summary")
+            return
+        }
+        for point in summary.points { print("• \(point.text)  [e\(point.source.emailId)]") }
+    }
+
+    private func printReplies(_ answer: ReplySuggestionsAnswer) throws {
+        if global.json { return try Output.printJSON(answer) }
+        print("Email e\(answer.emailId): \(answer.subject)")
+        guard answer.replies.triggered else {
+            print("It asks nothing and requests nothing: no reply suggested.")
+            return
+        }
+        for (i, reply) in answer.replies.suggestions.enumerated() { print("\(i + 1). \(reply.text)  (\(reply.intent))") }
     }
 
     private func show(_ service: MailSearchService) throws {

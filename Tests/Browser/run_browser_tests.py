@@ -34,7 +34,7 @@ ORDER = [
         "test_ac_s_04_scope_current_folder", "test_ac_s_10_recent_searches", "test_ac_s_12_accessible_names",
         "test_ac_s_12_keyboard_only", "test_e_11_escape_clears_and_restores", "test_e_07_searching_indicator",
         "test_e_09_account_badges", "test_hybrid_count_with_pointer_over_list", "test_url_state_back_forward", "test_more_results",
-        "test_category_badge_and_change"]),
+        "test_thread_summary_and_reply_chips", "test_category_badge_and_change"]),
     ("test_sync", "SyncStatusTests", ["test_embedding_progress", "test_sync_status_and_new_mail",
                                       "test_mailbox_actions_reach_the_server"]),
     ("test_xss", "XSSTests", [

@@ -551,6 +551,47 @@ class SearchScreenTests(UITestCase):
 
     # MARK: Categories
 
+    def test_thread_summary_and_reply_chips(self):
+        """A conversation of 3+ messages shows its summary above the messages, each line's sentence
+        taken from the message it names; a 2-message one shows none; reply chips, when the latest
+        message asks something, are the API's suggestions."""
+        page = self.server.get_json("/api/search?q=budget&limit=50&mode=keyword&record=0")
+        long = [t["id"] for t in page["threads"] if t["messageCount"] >= 3]
+        short = [t["id"] for t in page["threads"] if t["messageCount"] == 2]
+        self.assertTrue(long, "the demo mailbox has conversations of 3+ messages about budgets")
+        thread = long[0]
+        answer = self.server.get_json(f"/api/threads/{thread}/summary")
+        self.assertEqual(answer["status"], "summarized")
+        self.open(f"/?q=budget&thread={thread}", wait_for="#thread article.message")
+        self.wait(lambda: self.els("#thread section.thread-summary:not([hidden]) li.summary-point"), 8, "the summary")
+        shown = [li.text for li in self.els("#thread section.thread-summary li.summary-point")]
+        self.assertEqual(len(shown), len(answer["summary"]["points"]))
+        bodies = {e["emailId"]: e["body"] for e in self.server.get_json(f"/api/threads/{thread}")["emails"]}
+        for point, text in zip(answer["summary"]["points"], shown):
+            self.assertIn(point["sentence"], text)
+            words = point["sentence"].split()
+            self.assertIn(words[0], bodies[point["source"]["emailId"]], "the sentence is from the message it names")
+        # Its first line's button opens the message it came from.
+        self.el("#thread section.thread-summary li.summary-point button.summary-source").click()
+        first = answer["summary"]["points"][0]["source"]["emailId"]
+        self.wait(lambda: self.el(f'#thread article.message[data-email-id="{first}"] .message-header').get_attribute("aria-expanded") == "true",
+                  5, "the summarized message to open")
+        if short:
+            self.open(f"/?q=budget&thread={short[0]}", wait_for="#thread article.message")
+            time.sleep(0.5)
+            self.assertFalse(self.els("#thread section.thread-summary:not([hidden])"))
+        # Reply chips on the first conversation whose latest message asks something.
+        for candidate in long[:15]:
+            emails = self.server.get_json(f"/api/threads/{candidate}")["emails"]
+            replies = self.server.get_json(f"/api/emails/{emails[-1]['emailId']}/replies")["replies"]
+            if replies["triggered"]:
+                self.open(f"/?q=budget&thread={candidate}", wait_for="#thread article.message")
+                self.wait(lambda: len(self.els("#thread .reply-chips button.reply-chip")) == 3, 8, "three reply chips")
+                self.assertEqual([b.text for b in self.els("#thread .reply-chips button.reply-chip")],
+                                 [r["text"] for r in replies["suggestions"]])
+                break
+        self.assert_console_clean("the conversation with a summary")
+
     def test_category_badge_and_change(self):
         """Result rows carry the category badge; the conversation view shows the category and
         changing it reaches the API (the user's choice) and the results at once. Runs last among

@@ -139,7 +139,8 @@ final class SecurityTests: XCTestCase {
                 XCTAssertFalse(String(buffer: response.body).contains(token), "the token is never echoed")
             }
             // The token on every endpoint, not only the state-changing ones.
-            for uri in ["/api/search?q=budget", "/api/suggestions", "/api/threads/1", "/api/emails/1/raw", "/api/attachments/1", "/api/nope"] {
+            for uri in ["/api/search?q=budget", "/api/suggestions", "/api/threads/1", "/api/emails/1/raw", "/api/attachments/1", "/api/nope",
+                        "/api/threads/1/summary", "/api/emails/1/replies"] {
                 try assertError(try await client.execute(uri: uri, method: .get), .unauthorized)
             }
 

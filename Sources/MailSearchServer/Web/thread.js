@@ -109,6 +109,9 @@ export class ThreadView {
       const button = event.target.closest('button[data-action]');
       if (button) this.act(button.dataset.action);
     });
+    // A conversation of 3+ messages: its extractive summary above the messages (GET …/summary).
+    this.summary = el('section', { class: 'thread-summary', hidden: true, 'aria-label': 'Summary of this conversation' });
+    this.messages.before(this.summary);
   }
 
   /**
@@ -164,6 +167,8 @@ export class ThreadView {
     this.heading.textContent = '';
     this.meta.textContent = 'Loading conversation…';
     clear(this.messages);
+    clear(this.summary);
+    this.summary.hidden = true;
     this.scroller.scrollTop = 0;
 
     let data;
@@ -193,6 +198,8 @@ export class ThreadView {
     this.threadId = null;
     this.section.hidden = true;
     clear(this.messages);
+    clear(this.summary);
+    this.summary.hidden = true;
   }
 
   render(data, openedEmailId) {
@@ -207,6 +214,64 @@ export class ThreadView {
       const expanded = !email.isRead || i === emails.length - 1 || email.emailId === openedEmailId;
       this.messages.append(this.message(email, expanded));
     });
+    if (emails.length >= 3) this.loadSummary(thread?.id ?? this.threadId);
+    const last = emails[emails.length - 1];
+    if (last) this.loadReplies(last, this.messages.lastElementChild);
+  }
+
+  /** The summary: sentences of the mail with their authors, each a link to its message. Nothing without the model. */
+  async loadSummary(threadId) {
+    const signal = this.controller?.signal;
+    let answer;
+    try {
+      answer = await getJSON(`/api/threads/${encodeURIComponent(threadId)}/summary`, { signal });
+    } catch (error) {
+      return;  // no model (503) or the conversation went: the messages are there anyway
+    }
+    const points = answer?.summary?.points || [];
+    if (signal?.aborted || answer.status !== 'summarized' || !points.length) return;
+    const items = points.map((point) => {
+      const link = el('button', { type: 'button', class: 'summary-source link-button', text: point.kind === 'waitingOn' ? 'Waiting on' : point.source.author,
+        title: 'Show this message' });
+      link.addEventListener('click', () => {
+        const article = this.messages.querySelector(`article[data-email-id="${CSS.escape(String(point.source.emailId))}"]`);
+        const header = article?.querySelector('.message-header');
+        if (header?.getAttribute('aria-expanded') === 'false') header.click();
+        article?.scrollIntoView({ block: 'start' });
+      });
+      const who = point.kind === 'waitingOn' ? ` ${(point.waitingOn || []).join(' and ')}: ` : ': ';
+      return el('li', { class: `summary-point ${point.kind}` }, link, who, el('span', { text: point.sentence }));
+    });
+    append(this.summary, [el('h2', { class: 'summary-title', text: 'Summary' }), el('ul', { class: 'summary-points' }, items)]);
+    this.summary.hidden = false;
+  }
+
+  /** Reply chips under the latest message when it asks something: a click copies the reply. */
+  async loadReplies(email, article) {
+    const signal = this.controller?.signal;
+    let answer;
+    try {
+      answer = await getJSON(`/api/emails/${email.emailId}/replies`, { signal });
+    } catch (error) {
+      return;
+    }
+    const suggestions = answer?.replies?.suggestions || [];
+    if (signal?.aborted || !answer.replies.triggered || !suggestions.length || !article) return;
+    const chips = suggestions.map((reply) => {
+      const chip = el('button', { type: 'button', class: 'reply-chip secondary small', text: reply.text, title: 'Copy this reply' });
+      chip.addEventListener('click', async () => {
+        try {
+          await navigator.clipboard.writeText(reply.text);
+          this.hooks.announce(`Copied: ${reply.text}`);
+          chip.classList.add('copied');
+        } catch (error) {
+          this.hooks.announce('Copying is not allowed here');
+        }
+      });
+      return chip;
+    });
+    article.append(el('div', { class: 'reply-chips', role: 'group', 'aria-label': 'Suggested replies (click to copy)' },
+      el('span', { class: 'muted small', text: 'Reply:' }), ...chips));
   }
 
   /** The conversation's category (its latest message's) with a select that changes it for every message. */

@@ -1,0 +1,88 @@
+import Foundation
+@testable import MailSearchKit
+import MailModel
+import MailStore
+import ThreadInsights
+import XCTest
+
+/// `threadSummary` and `replySuggestions` with the real model on an imported mbox: a conversation
+/// of four, one of two; the summary cached until the mail changes.
+final class InsightsServiceTests: XCTestCase {
+    var work: URL!
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("insights-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    func message(_ id: String, parent: String?, from: String, to: String, subject: String, day: Int, body: String) -> String {
+        var text = "From x@example.com Mon Mar  4 14:11:14 2024\nMessage-ID: <\(id)@example.com>\n"
+        if let parent { text += "In-Reply-To: <\(parent)@example.com>\nReferences: <\(parent)@example.com>\n" }
+        text += "From: \(from)\nTo: \(to)\nSubject: \(subject)\nDate: \(day) Mar 2024 10:00:00 +0000\n\n\(body)\n\n"
+        return text
+    }
+
+    func testSummaryOfAConversationAndRepliesToAQuestion() async throws {
+        let ann = "Ann Lee <ann@example.com>", bob = "Bob Stone <bob@example.com>"
+        var mbox = message("a1", parent: nil, from: ann, to: bob, subject: "Offsite venue", day: 4,
+                           body: "Hi Bob,\n\nWe need a venue for the offsite in April. The options are Lisbon and Porto.\n\nThanks,\nAnn")
+        mbox += message("a2", parent: "a1", from: bob, to: ann, subject: "Re: Offsite venue", day: 5,
+                        body: "Lisbon is cheaper for most of us and the office has a big room.\n\nBob\n\n> We need a venue for the offsite in April.")
+        mbox += message("a3", parent: "a2", from: ann, to: bob, subject: "Re: Offsite venue", day: 6,
+                        body: "Lisbon it is. I will book the room for April 17.")
+        mbox += message("a4", parent: "a3", from: bob, to: ann, subject: "Re: Offsite venue", day: 7,
+                        body: "Great. Could you send me the booking confirmation by Friday?")
+        mbox += message("b1", parent: nil, from: ann, to: bob, subject: "Lunch", day: 8, body: "Lunch at noon on Tuesday?")
+        mbox += message("b2", parent: "b1", from: bob, to: ann, subject: "Re: Lunch", day: 8, body: "Yes, see you there.")
+        let path = work.appendingPathComponent("m.mbox")
+        try Data(mbox.utf8).write(to: path)
+        let service = try MailSearchService(configuration: .init(
+            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
+            embeddingThreads: 1))
+        defer { service.shutdown() }
+        _ = try await service.importMail(path: path.path, account: "main")
+
+        let offsite = try await service.search(SearchRequest(text: "venue", limit: 5, mode: .keyword, recordHistory: false))
+        let threadId = try XCTUnwrap(offsite.results.first).threadId
+        let answer = try await service.threadSummary(threadId: threadId)
+        XCTAssertEqual(answer.status, .summarized)
+        XCTAssertEqual(answer.messageCount, 4)
+        let summary = try XCTUnwrap(answer.summary)
+        XCTAssertTrue((3...4).contains(summary.points.count), "\(summary.points.map(\.text))")
+        XCTAssertEqual(summary.points.last?.text, "Waiting on Ann Lee: Could you send me the booking confirmation by Friday?")
+        for point in summary.points {
+            let email = try service.email(id: point.source.emailId)
+            let cleaned = Array(MessageCleaner.clean(email.body).text)
+            XCTAssertEqual(String(cleaned[point.source.start..<point.source.end]), point.sentence)
+        }
+        // Cached for the generation; the same answer again.
+        XCTAssertEqual(service.insights.summary(threadId: threadId, generation: service.generation), answer)
+        let again = try await service.threadSummary(threadId: threadId)
+        XCTAssertEqual(again, answer)
+        // A change of the mail (here: deleting the last message) is a new generation: computed again.
+        let last = try XCTUnwrap(summary.points.last).source.emailId
+        try service.delete(emailIds: [last])
+        XCTAssertNil(service.insights.summary(threadId: threadId, generation: service.generation))
+        let after = try await service.threadSummary(threadId: threadId)
+        XCTAssertEqual(after.messageCount, 3)
+        XCTAssertFalse(after.summary?.points.contains { $0.source.emailId == last } ?? true)
+
+        let lunch = try await service.search(SearchRequest(text: "lunch", limit: 5, mode: .keyword, recordHistory: false))
+        let short = try await service.threadSummary(threadId: try XCTUnwrap(lunch.results.first).threadId)
+        XCTAssertEqual(short.status, .tooShort)
+        XCTAssertNil(short.summary)
+
+        let noon = try await service.search(SearchRequest(text: "noon", limit: 5, mode: .keyword, recordHistory: false))
+        let question = try XCTUnwrap(noon.results.first)
+        let replies = try await service.replySuggestions(emailId: question.emailId)
+        XCTAssertTrue(replies.replies.triggered)
+        XCTAssertEqual(replies.replies.suggestions.count, 3)
+        let answerEmail = try await service.search(SearchRequest(text: "\"see you there\"", limit: 5, mode: .keyword, recordHistory: false))
+        let none = try await service.replySuggestions(emailId: try XCTUnwrap(answerEmail.results.first).emailId)
+        XCTAssertFalse(none.replies.triggered)
+    }
+}

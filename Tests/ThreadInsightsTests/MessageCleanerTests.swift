@@ -1,0 +1,75 @@
+import ThreadInsights
+import XCTest
+
+final class MessageCleanerTests: XCTestCase {
+    func testGreetingSignOffQuotesAndSignatureAreRemoved() {
+        let body = """
+        Hi Bob,
+
+        The build passes now. Could you merge it
+        before Friday?
+
+        Thanks,
+        Ann
+
+        On Mon, 4 Mar 2024, Bob <bob@example.com> wrote:
+        > Is the build fixed?
+        """
+        let cleaned = MessageCleaner.clean(body)
+        XCTAssertEqual(cleaned.text, "The build passes now. Could you merge it before Friday?")
+        XCTAssertEqual(cleaned.sentences.map(\.text), ["The build passes now.", "Could you merge it before Friday?"])
+        XCTAssertTrue(cleaned.sentences[1].isQuestion)
+        XCTAssertTrue(cleaned.sentences[1].isRequest)
+        XCTAssertTrue(cleaned.sentences[1].hasDateOrTime)
+        XCTAssertFalse(cleaned.sentences[0].isQuestion)
+    }
+
+    func testOneLineSignOffWithNameAndSignatureBlock() {
+        XCTAssertEqual(MessageCleaner.clean("Lisbon it is. Carla, please book the room.\n\nThanks, Ann").text,
+                       "Lisbon it is. Carla, please book the room.")
+        XCTAssertEqual(MessageCleaner.clean("Works for me.\n\n-- \nCarla Diaz\nOffice manager").text, "Works for me.")
+        XCTAssertEqual(MessageCleaner.clean("Hello Dev, the invoice is paid.").text, "the invoice is paid.")
+        XCTAssertEqual(MessageCleaner.clean("The payment went out today.\n\nOmar").text, "The payment went out today.")
+        // "Thanks for …" is a sentence, not a sign-off.
+        XCTAssertEqual(MessageCleaner.clean("Thanks for the report, I will look at it.").text, "Thanks for the report, I will look at it.")
+    }
+
+    func testAnOutlookHeaderBlockStartsTheQuotedOriginal() {
+        let body = """
+        Does this mean the clocks are not synchronized?
+
+        ________________________________
+        From: Jim <jim@example.com>
+        Sent: Monday, 3 May 2022 10:00
+        To: usrp-users@lists.example.com
+        Subject: Re: timing
+
+        The PPS edges differ.
+        """
+        XCTAssertEqual(MessageCleaner.clean(body).text, "Does this mean the clocks are not synchronized?")
+        let noLine = "Thanks for the explanation.\nFrom: Jim <jim@example.com>\nDate: Mon, 3 May 2022\nSubject: Re: timing\n\nOld text."
+        XCTAssertEqual(MessageCleaner.clean(noLine).text, "Thanks for the explanation.")
+        XCTAssertEqual(MessageCleaner.clean("From: the logs I see an overflow.").text, "From: the logs I see an overflow.")
+    }
+
+    func testSentenceSpansPointIntoTheCleanedText() {
+        let body = "We use UHD 3.15, e.g. on the X310. Does it work? Mr. Smith said yes!\n- first item\n- second item"
+        let cleaned = MessageCleaner.clean(body)
+        let chars = Array(cleaned.text)
+        for s in cleaned.sentences { XCTAssertEqual(String(chars[s.start..<s.end]), s.text) }
+        XCTAssertEqual(cleaned.sentences.map(\.text),
+                       ["We use UHD 3.15, e.g. on the X310.", "Does it work?", "Mr. Smith said yes!", "- first item", "- second item"])
+    }
+
+    func testProseFilterDropsLogLines() {
+        let cleaned = MessageCleaner.clean("[ERROR] [UHD] 0x7f3a 0x0001 0x0002 0xdead 0xbeef\nThe device stops after ten minutes of streaming.")
+        XCTAssertEqual(cleaned.sentences.filter(\.isProse).map(\.text), ["The device stops after ten minutes of streaming."])
+    }
+
+    func testTheReplyBankIsCurated() {
+        let replies = ReplyBank.replies
+        XCTAssertGreaterThanOrEqual(replies.count, 190)
+        XCTAssertGreaterThanOrEqual(Set(replies.map(\.intent)).count, 10)
+        XCTAssertEqual(Set(replies.map(\.text)).count, replies.count, "no reply twice")
+    }
+}
