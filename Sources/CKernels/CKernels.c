@@ -16,17 +16,30 @@
 
 // MARK: - CPU detection
 
-static int detect_accelerated(void) {
-#if MS_X86
+/// Whether MAILSEARCH_KERNELS names `name` (or "portable", which turns every kernel off).
+static int kernels_turned_off(const char *name) {
     const char *forced = getenv("MAILSEARCH_KERNELS");
-    if (forced && strcmp(forced, "portable") == 0) return 0;
+    return forced && (strcmp(forced, "portable") == 0 || (name && strcmp(forced, name) == 0));
+}
+
+#if MS_X86
+/// Whether the CPU has FMA, AVX and F16C with OSXSAVE, and the OS saves every state in `mask`
+/// (XCR0: 6 the YMM registers, 0xe6 also the ZMM registers and the masks).
+static int os_saves(unsigned mask) {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
     const int fma = (c >> 12) & 1, osxsave = (c >> 27) & 1, avx = (c >> 28) & 1, f16c = (c >> 29) & 1;
     if (!(fma && osxsave && avx && f16c)) return 0;
     unsigned lo, hi;
     __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    if ((lo & 6) != 6) return 0;  // the OS saves the YMM registers
+    return (lo & mask) == mask;
+}
+#endif
+
+static int detect_accelerated(void) {
+#if MS_X86
+    if (kernels_turned_off(NULL) || !os_saves(6)) return 0;
+    unsigned a, b, c, d;
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
     return (b >> 5) & 1;  // AVX2
 #else
@@ -830,14 +843,8 @@ void ms_add_layer_norm(float *x, const float *residual, const float *bias, int r
 
 static int detect_bf16(void) {
 #if MS_X86
-    const char *forced = getenv("MAILSEARCH_KERNELS");
-    if (forced && (strcmp(forced, "portable") == 0 || strcmp(forced, "float32") == 0)) return 0;
+    if (kernels_turned_off("float32") || !os_saves(0xe6)) return 0;
     unsigned a, b, c, d;
-    if (!__get_cpuid(1, &a, &b, &c, &d)) return 0;
-    if (!((c >> 27) & 1)) return 0;  // OSXSAVE
-    unsigned lo, hi;
-    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    if ((lo & 0xe6) != 0xe6) return 0;  // the OS saves the YMM and ZMM registers and the masks
     if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
     if (!((b >> 16) & 1)) return 0;  // AVX512F
     if (!__get_cpuid_count(7, 1, &a, &b, &c, &d)) return 0;
