@@ -75,7 +75,7 @@ enum SearchEvaluation {
 
     /// The model under evaluation (`MAILSEARCH_MODEL`, else the default) and its shipped relevance decision.
     static var model: EmbeddingModel { (try? MailSearchBench.model()) ?? .default }
-    static var relevance: SemanticRelevance { SemanticRelevance(model.relevance) }
+    static var relevance: SemanticRelevance { model.relevance }
 
     /// The documents' token limit under evaluation: `EVAL_MAX_TOKENS`, else what ships for the model.
     static var documentTokens: Int {

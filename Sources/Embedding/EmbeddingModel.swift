@@ -14,19 +14,6 @@ public struct EmbeddingModel: Sendable, Hashable, CustomStringConvertible {
         public var sha256: String
     }
 
-    /// Where a query's hits start to count on this model's similarities (the numbers behind
-    /// `SemanticRelevance`): each model places unrelated text at its own cosine, so each is
-    /// calibrated on its own (on Enron; judged on usrp-users; README "Search quality").
-    public struct Relevance: Sendable, Hashable {
-        public var threshold: Double
-        public var spreadWeight: Double
-        public var unknownWordPenalty: Double
-        public var filteredDepth: Double
-        public var filteredSpan: Double
-        public var agreementDepth: Double
-        public var agreementKeywordDepth: Int
-    }
-
     /// The name vectors are stored under, and the model folder's name.
     public var name: String
     public var license: String
@@ -42,7 +29,9 @@ public struct EmbeddingModel: Sendable, Hashable, CustomStringConvertible {
     public var required: [File]
     /// How many tokens of an email are embedded (`[CLS]` and `[SEP]` included).
     public var documentTokenLimit: Int
-    public var relevance: Relevance
+    /// Where a query's hits start to count on this model's similarities: calibrated for each
+    /// model on its own (on Enron; judged on usrp-users; README "Search quality").
+    public var relevance: SemanticRelevance
 
     public var description: String { name }
 
@@ -66,7 +55,7 @@ public struct EmbeddingModel: Sendable, Hashable, CustomStringConvertible {
             uncasedVocabulary,
         ],
         documentTokenLimit: 256,
-        relevance: Relevance(threshold: 0.548, spreadWeight: 3, unknownWordPenalty: 0.1, filteredDepth: 0.3,
+        relevance: SemanticRelevance(threshold: 0.548, spreadWeight: 3, unknownWordPenalty: 0.1, filteredDepth: 0.3,
                              filteredSpan: 0.2, agreementDepth: 0.2, agreementKeywordDepth: 100))
 
     /// paraphrase-MiniLM-L3-v2 (3 layers, read at 128 tokens as trained): about four times
@@ -88,7 +77,7 @@ public struct EmbeddingModel: Sendable, Hashable, CustomStringConvertible {
         documentTokenLimit: 128,
         // Calibrated on Enron like the default (scripts/eval/calibrate_semantic.py on this model's
         // features); on usrp-users 2 of 84 nonsense queries keep a hit (README, "Embedding models").
-        relevance: Relevance(threshold: 0.573, spreadWeight: 3, unknownWordPenalty: 0.1, filteredDepth: 0.5,
+        relevance: SemanticRelevance(threshold: 0.573, spreadWeight: 3, unknownWordPenalty: 0.1, filteredDepth: 0.5,
                              filteredSpan: 0.2, agreementDepth: 0.2, agreementKeywordDepth: 200))
 
     public static let all: [EmbeddingModel] = [.miniLML6, .paraphraseMiniLML3]

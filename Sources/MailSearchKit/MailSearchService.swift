@@ -738,7 +738,7 @@ struct PooledSemanticRanker: SemanticRanker {
     }
 
     func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
-        let relevance = embedder.map { SemanticRelevance($0.model.relevance) } ?? .calibrated
+        let relevance = embedder?.model.relevance ?? .calibrated
         let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: minimumSimilarity,
                                           relevance: relevance)
         return try await pool.run { try ranker.rankNowWithNearMisses(text: text, candidates: candidates, limit: limit) }

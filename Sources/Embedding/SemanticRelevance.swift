@@ -1,0 +1,55 @@
+/// Whether an email is similar enough to a query to be a semantic match, decided per query and
+/// per mailbox instead of by one global cosine (which, calibrated on some mailboxes, halves the
+/// recall of natural-language questions on others).
+///
+/// A hit counts when `similarity ≥ threshold + unknownWordPenalty × (1 − known) − spreadWeight × sd`:
+/// - `sd`, the query's background spread: the standard deviation of its similarity to the mailbox
+///   (`VectorSearchEngine.background`). A query that means something here is much closer to some
+///   mail than to the rest; nonsense is about as similar to everything, so its spread is narrow.
+/// - `known`, the share of the query's words the model has as whole words
+///   (`Embedder.knownWordShare`): strings of random letters reach cosines that real questions
+///   reach, but are no words.
+///
+/// The constants were calibrated with `scripts/eval/calibrate_semantic.py` on one labelled corpus
+/// and judged on another (README, "Search quality"): the threshold is the least that keeps every
+/// nonsense query of the calibration corpus without a hit, plus a margin.
+///
+/// With filters (a sender, a date, a folder), the query must pass that test over the whole
+/// mailbox — its best match anywhere clears its floor, so nonsense with a filter still finds
+/// nothing — and then the filtered mail counts down to `filteredDepth` below the floor: within one
+/// sender's mail the nearest emails are the right ones even when their cosines are low — but only
+/// those within `filteredSpan` of the best filtered match, so a sender's unrelated mail stays out.
+///
+/// The numbers are each model's (`EmbeddingModel.relevance`); `VectorSemanticRanker` applies them.
+public struct SemanticRelevance: Sendable, Hashable {
+    public var threshold: Double
+    public var spreadWeight: Double
+    public var unknownWordPenalty: Double
+    public var filteredDepth: Double
+    public var filteredSpan: Double
+    /// Without filters, one of the query's nearest emails up to this far below the floor still
+    /// counts when the keyword index agrees: the email is among the `agreementKeywordDepth` best
+    /// BM25 matches of any of the query's words (`FTS5QueryBuilder.anyWordExpression`).
+    public var agreementDepth: Double
+    public var agreementKeywordDepth: Int
+
+    public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double, filteredDepth: Double,
+                filteredSpan: Double, agreementDepth: Double = 0, agreementKeywordDepth: Int = 0) {
+        self.threshold = threshold
+        self.spreadWeight = spreadWeight
+        self.unknownWordPenalty = unknownWordPenalty
+        self.filteredDepth = filteredDepth
+        self.filteredSpan = filteredSpan
+        self.agreementDepth = agreementDepth
+        self.agreementKeywordDepth = agreementKeywordDepth
+    }
+
+    /// What ships for the default model (README, "Search quality"); each model carries its own
+    /// (`EmbeddingModel.relevance`): each places unrelated text at its own cosine.
+    public static let calibrated = EmbeddingModel.default.relevance
+
+    /// The least similarity a hit of this query needs.
+    public func floor(deviation: Double, knownWordShare: Double) -> Double {
+        threshold + unknownWordPenalty * (1 - min(1, max(0, knownWordShare))) - spreadWeight * deviation
+    }
+}
