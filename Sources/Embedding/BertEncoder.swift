@@ -40,9 +40,9 @@ final class BertEncoder {
     private let embeddingNormBeta: UnsafePointer<Float>
     private var layers: [Layer] = []
     /// Half-precision copies of each layer's weight matrices, made on the first small batch.
-    private var halfLayers: [HalfLayer]?
+    private var halfLayers: [PackedLayer]?
     /// bfloat16 copies (`usesBFloat16`), made on the first large batch.
-    private var bfloat16Layers: [HalfLayer]?
+    private var bfloat16Layers: [PackedLayer]?
 
     /// One transformer layer's parameters; query, key and value projections fused into one matrix.
     private struct Layer {
@@ -60,12 +60,12 @@ final class BertEncoder {
         var outputNormBeta: UnsafePointer<Float>
     }
 
-    /// One layer's weight matrices in half precision (same shapes as in `Layer`).
-    private struct HalfLayer {
-        var qkv: HalfStorage
-        var attentionOutput: HalfStorage
-        var intermediate: HalfStorage
-        var output: HalfStorage
+    /// One layer's weight matrices in half precision or bfloat16 (same shapes as in `Layer`).
+    private struct PackedLayer {
+        var qkv: PackedWeights
+        var attentionOutput: PackedWeights
+        var intermediate: PackedWeights
+        var output: PackedWeights
     }
 
     /// Whether a batch of `tokens` tokens runs on the half-precision kernels.
@@ -182,15 +182,15 @@ final class BertEncoder {
             configuration.layerNormEpsilon)
 
         let scale = 1 / Float(headSize).squareRoot()
-        let halves = usesHalfPrecision(tokens: tokens) ? halfPrecisionLayers() : usesBFloat16 ? bfloat16PrecisionLayers() : nil
-        // The half-precision layers split over as many cores as BLAS may use.
+        let copies = usesHalfPrecision(tokens: tokens) ? halfPrecisionLayers() : usesBFloat16 ? bfloat16PrecisionLayers() : nil
+        // The half-precision and bfloat16 layers split over as many cores as BLAS may use.
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threads = min(cores, BLAS.threadCount ?? cores)
         for (index, layer) in layers.enumerated() {
-            let half = halves?[index]
+            let packed = copies?[index]
             // Q, K, V for every token at once.
             Self.linear(
-                x.pointer, rows: tokens, inputs: hidden, weight: layer.qkvWeight, half: half?.qkv, threads: threads, bias: layer.qkvBias,
+                x.pointer, rows: tokens, inputs: hidden, weight: layer.qkvWeight, packed: packed?.qkv, threads: threads, bias: layer.qkvBias,
                 outputs: 3 * hidden, into: qkv.pointer)
             // Attention, sequence by sequence (all heads in one fused kernel: scores, softmax and
             // the weighted values of a few rows at a time, in cache).
@@ -201,18 +201,18 @@ final class BertEncoder {
             }
             Self.linear(
                 context.pointer, rows: tokens, inputs: hidden, weight: layer.attentionOutputWeight,
-                half: half?.attentionOutput, threads: threads, bias: layer.attentionOutputBias, outputs: hidden, into: projected.pointer)
+                packed: packed?.attentionOutput, threads: threads, bias: layer.attentionOutputBias, outputs: hidden, into: projected.pointer)
             ms_add_layer_norm(
                 x.pointer, projected.pointer, nil, Int32(tokens), Int32(hidden), layer.attentionNormGamma, layer.attentionNormBeta,
                 configuration.layerNormEpsilon)
             // Feed-forward.
             Self.linear(
                 x.pointer, rows: tokens, inputs: hidden, weight: layer.intermediateWeight,
-                half: half?.intermediate, threads: threads, bias: layer.intermediateBias, outputs: inner, into: intermediate.pointer)
+                packed: packed?.intermediate, threads: threads, bias: layer.intermediateBias, outputs: inner, into: intermediate.pointer)
             ms_bias_gelu(intermediate.pointer, nil, Int32(tokens), Int32(inner))
             Self.linear(
                 intermediate.pointer, rows: tokens, inputs: inner, weight: layer.outputWeight,
-                half: half?.output, threads: threads, bias: layer.outputBias, outputs: hidden, into: projected.pointer)
+                packed: packed?.output, threads: threads, bias: layer.outputBias, outputs: hidden, into: projected.pointer)
             ms_add_layer_norm(
                 x.pointer, projected.pointer, nil, Int32(tokens), Int32(hidden), layer.outputNormGamma, layer.outputNormBeta,
                 configuration.layerNormEpsilon)
@@ -236,20 +236,20 @@ final class BertEncoder {
     }
 
     /// output[rows × outputs] = input[rows × inputs] · weightᵀ + bias, weight stored outputs × inputs;
-    /// from the half-precision copy of the weights when there is one.
+    /// from the half-precision or bfloat16 copy of the weights when there is one.
     private static func linear(
         _ input: UnsafePointer<Float>, rows: Int, inputs: Int,
-        weight: UnsafePointer<Float>, half: HalfStorage?, threads: Int, bias: UnsafePointer<Float>, outputs: Int,
+        weight: UnsafePointer<Float>, packed: PackedWeights?, threads: Int, bias: UnsafePointer<Float>, outputs: Int,
         into output: UnsafeMutablePointer<Float>
     ) {
-        if let half {
-            if half.isBFloat16 {
+        if let packed {
+            if packed.isBFloat16 {
                 ms_linear_bf16_panels(
-                    input, Int32(rows), Int32(inputs), half.pointer, bias, Int32(outputs), output, Int32(outputs),
+                    input, Int32(rows), Int32(inputs), packed.pointer, bias, Int32(outputs), output, Int32(outputs),
                     Int32(threads))
             } else {
                 ms_linear_half_panels(
-                    input, Int32(rows), Int32(inputs), half.pointer, bias, Int32(outputs), output, Int32(outputs),
+                    input, Int32(rows), Int32(inputs), packed.pointer, bias, Int32(outputs), output, Int32(outputs),
                     Int32(threads))
             }
             return
@@ -263,7 +263,7 @@ final class BertEncoder {
     }
 
     /// The half-precision weights, converted from the float ones on first use.
-    private func halfPrecisionLayers() -> [HalfLayer] {
+    private func halfPrecisionLayers() -> [PackedLayer] {
         if let halfLayers { return halfLayers }
         let converted = packedLayers(bfloat16: false)
         halfLayers = converted
@@ -274,7 +274,7 @@ final class BertEncoder {
     }
 
     /// The bfloat16 weights, converted from the float ones on first use.
-    private func bfloat16PrecisionLayers() -> [HalfLayer] {
+    private func bfloat16PrecisionLayers() -> [PackedLayer] {
         if let bfloat16Layers { return bfloat16Layers }
         let converted = packedLayers(bfloat16: true)
         bfloat16Layers = converted
@@ -283,16 +283,16 @@ final class BertEncoder {
         return converted
     }
 
-    private func packedLayers(bfloat16: Bool) -> [HalfLayer] {
+    private func packedLayers(bfloat16: Bool) -> [PackedLayer] {
         let hidden = configuration.hiddenSize
         let inner = configuration.intermediateSize
         return layers.map { layer in
-            HalfLayer(
-                qkv: HalfStorage(packing: layer.qkvWeight, outputs: 3 * hidden, inputs: hidden, bfloat16: bfloat16),
-                attentionOutput: HalfStorage(packing: layer.attentionOutputWeight, outputs: hidden, inputs: hidden,
+            PackedLayer(
+                qkv: PackedWeights(packing: layer.qkvWeight, outputs: 3 * hidden, inputs: hidden, bfloat16: bfloat16),
+                attentionOutput: PackedWeights(packing: layer.attentionOutputWeight, outputs: hidden, inputs: hidden,
                                              bfloat16: bfloat16),
-                intermediate: HalfStorage(packing: layer.intermediateWeight, outputs: inner, inputs: hidden, bfloat16: bfloat16),
-                output: HalfStorage(packing: layer.outputWeight, outputs: hidden, inputs: inner, bfloat16: bfloat16))
+                intermediate: PackedWeights(packing: layer.intermediateWeight, outputs: inner, inputs: hidden, bfloat16: bfloat16),
+                output: PackedWeights(packing: layer.outputWeight, outputs: hidden, inputs: inner, bfloat16: bfloat16))
         }
     }
 }
@@ -300,7 +300,7 @@ final class BertEncoder {
 /// A linear layer's weight matrix in 16 bits, packed in panels of 16 outputs: IEEE half precision
 /// for `ms_linear_half_panels`, or bfloat16 pairs for `ms_linear_bf16_panels`; 64-byte aligned,
 /// freed with its owner.
-final class HalfStorage {
+final class PackedWeights {
     let pointer: UnsafeMutablePointer<UInt16>
     let isBFloat16: Bool
 
