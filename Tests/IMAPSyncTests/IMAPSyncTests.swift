@@ -11,24 +11,8 @@ import XCTest
 /// The sync engine against a real Dovecot (Tests/IMAP/dovecot.py): initial and incremental sync,
 /// flags, expunges, UIDVALIDITY changes, a server killed mid-fetch, a refused password, IDLE, an
 /// account removed, and each of QRESYNC, CONDSTORE and neither.
-final class IMAPSyncTests: XCTestCase {
-    var work: URL!
-    var server: DovecotServer!
-    var services: [MailSearchService] = []
-
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("imapsync-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        server = try DovecotServer()
-    }
-
-    override func tearDownWithError() throws {
-        for service in services { service.shutdown() }
-        services = []
-        server?.stop()
-        server = nil
-        try? FileManager.default.removeItem(at: work)
-    }
+final class IMAPSyncTests: DovecotTestCase {
+    override class var workPrefix: String { "imapsync" }
 
     // MARK: Fixtures
 

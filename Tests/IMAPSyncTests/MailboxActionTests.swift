@@ -11,24 +11,8 @@ import XCTest
 /// Mailbox actions written back to a real Dovecot through the outbox: flags, archive, move,
 /// delete (to the Trash, then for good), MOVE and the COPY/EXPUNGE fallback, a conflict the server
 /// wins, a new process replaying a queue exactly once, and actions taken while the server is down.
-final class MailboxActionTests: XCTestCase {
-    var work: URL!
-    var server: DovecotServer!
-    var services: [MailSearchService] = []
-
-    override func setUpWithError() throws {
-        work = FileManager.default.temporaryDirectory.appendingPathComponent("actions-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        server = try DovecotServer()
-    }
-
-    override func tearDownWithError() throws {
-        for service in services { service.shutdown() }
-        services = []
-        server?.stop()
-        server = nil
-        try? FileManager.default.removeItem(at: work)
-    }
+final class MailboxActionTests: DovecotTestCase {
+    override class var workPrefix: String { "actions" }
 
     // MARK: Fixtures
 
