@@ -35,6 +35,20 @@ class SyncStatusTests(UITestCase):
         method()
         self.assert_console_clean("the search page of a syncing mailbox")
 
+    def serve_imap_account(self, main_server, dovecot, work):
+        """`account add work` (alice on `dovecot`) in a new data folder under `work`, then `serve` on
+        it, which syncs it in the background; the page's server from now on."""
+        data = os.path.join(work, "data")
+        os.environ["MAILSEARCH_TEST_IMAP_PASSWORD"] = "alice-password"
+        env = dict(os.environ, MAILSEARCH_DATA_DIR=data)
+        subprocess.run([main_server.binary, "account", "add", "work", "--imap", f"127.0.0.1:{dovecot.tls_port}",
+                        "--user", "alice", "--password-env", "MAILSEARCH_TEST_IMAP_PASSWORD",
+                        "--ca-file", dovecot.ca_file, "--sync-window", "all"],
+                       env=env, check=True, capture_output=True, timeout=60)
+        server = harness.Server(main_server.binary, data, main_server.model_dir, os.path.join(work, "serve.log")).start()
+        self.ctx.server = server
+        return server
+
     def test_embedding_progress(self):
         # A mailbox imported without embeddings, served with background embedding: the page says how
         # much of the mail semantic search covers while it grows, and says nothing once it is done.
@@ -78,16 +92,7 @@ class SyncStatusTests(UITestCase):
             with Dovecot(users={"alice": "alice-password"}) as dovecot:
                 for n in range(300):
                     dovecot.append("alice", "INBOX", message(n))
-                data = os.path.join(work, "data")
-                os.environ["MAILSEARCH_TEST_IMAP_PASSWORD"] = "alice-password"
-                env = dict(os.environ, MAILSEARCH_DATA_DIR=data)
-                subprocess.run([main_server.binary, "account", "add", "work", "--imap", f"127.0.0.1:{dovecot.tls_port}",
-                                "--user", "alice", "--password-env", "MAILSEARCH_TEST_IMAP_PASSWORD",
-                                "--ca-file", dovecot.ca_file, "--sync-window", "all"],
-                               env=env, check=True, capture_output=True, timeout=60)
-                sync_server = harness.Server(main_server.binary, data, main_server.model_dir,
-                                             os.path.join(work, "serve.log")).start()
-                self.ctx.server = sync_server
+                sync_server = self.serve_imap_account(main_server, dovecot, work)
                 self.open("/")
 
                 # The pass ends, the account listens, the folder list has the synced mail.
@@ -125,16 +130,7 @@ class SyncStatusTests(UITestCase):
             with Dovecot(users={"alice": "alice-password"}) as dovecot:
                 for n in range(3):
                     dovecot.append("alice", "INBOX", message(n, body=f"The quokka survey number {n}."))
-                data = os.path.join(work, "data")
-                os.environ["MAILSEARCH_TEST_IMAP_PASSWORD"] = "alice-password"
-                env = dict(os.environ, MAILSEARCH_DATA_DIR=data)
-                subprocess.run([main_server.binary, "account", "add", "work", "--imap", f"127.0.0.1:{dovecot.tls_port}",
-                                "--user", "alice", "--password-env", "MAILSEARCH_TEST_IMAP_PASSWORD",
-                                "--ca-file", dovecot.ca_file, "--sync-window", "all"],
-                               env=env, check=True, capture_output=True, timeout=60)
-                sync_server = harness.Server(main_server.binary, data, main_server.model_dir,
-                                             os.path.join(work, "serve.log")).start()
-                self.ctx.server = sync_server
+                sync_server = self.serve_imap_account(main_server, dovecot, work)
                 self.wait(lambda: self.server.search("quokka")["conversationCount"] == 3, 30, "the mailbox never synced")
 
                 def flags(mailbox):
