@@ -20,9 +20,11 @@ import Foundation
 ///
 /// Larger batches (mail being indexed) run their linear layers on bfloat16 copies of the weights
 /// when the CPU has AVX-512 BF16 (`ms_linear_bf16_panels`: inputs and weights rounded to
-/// bfloat16, products summed in float32, twice the multiply-adds of float32 per instruction);
-/// else on OpenBLAS in float32. The vectors keep cosine ≥ 0.9999 to the reference (a test; the
-/// smallest measured is 0.99997), where int8 weights fall to 0.996.
+/// bfloat16, products summed in float32, twice the multiply-adds of float32 per instruction),
+/// and their attention too (`ms_attention_bf16`: scores from bfloat16 queries and keys, the
+/// softmax in float32, its numerators and the values rounded to bfloat16); else on OpenBLAS and
+/// `ms_attention` in float32. The vectors keep cosine ≥ 0.9999 to the reference (a test),
+/// where int8 weights fall to 0.996.
 final class BertEncoder {
     let configuration: BertConfiguration
     /// Batches of at most this many tokens use the half-precision kernels (0: never), when the
@@ -182,7 +184,10 @@ final class BertEncoder {
             configuration.layerNormEpsilon)
 
         let scale = 1 / Float(headSize).squareRoot()
-        let copies = usesHalfPrecision(tokens: tokens) ? halfPrecisionLayers() : usesBFloat16 ? bfloat16PrecisionLayers() : nil
+        let halfPrecision = usesHalfPrecision(tokens: tokens)
+        let copies = halfPrecision ? halfPrecisionLayers() : usesBFloat16 ? bfloat16PrecisionLayers() : nil
+        // Documents' attention in bfloat16 products too (queries keep float32).
+        let bfloat16Attention = !halfPrecision && usesBFloat16
         // The half-precision and bfloat16 layers split over as many cores as BLAS may use.
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threads = min(cores, BLAS.threadCount ?? cores)
@@ -195,7 +200,7 @@ final class BertEncoder {
             // Attention, sequence by sequence (all heads in one fused kernel: scores, softmax and
             // the weighted values of a few rows at a time, in cache).
             for (sequence, length) in lengths.enumerated() where length > 0 {
-                ms_attention(
+                (bfloat16Attention ? ms_attention_bf16 : ms_attention)(
                     qkv.pointer + starts[sequence] * 3 * hidden, Int32(length), Int32(3 * hidden), Int32(hidden),
                     Int32(heads), scale, context.pointer + starts[sequence] * hidden, Int32(hidden), Int32(threads))
             }

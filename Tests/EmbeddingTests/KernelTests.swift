@@ -158,6 +158,48 @@ final class KernelTests: XCTestCase {
         XCTAssertLessThan(worst, 1e-5)
     }
 
+    /// The bfloat16 attention (documents) against plain loops over the same roundings: scores
+    /// from bfloat16 queries and keys, softmax numerators and values rounded to bfloat16, sums
+    /// and the softmax in float32. Every length from 1 to 40, 130 and 256; 1 and 3 threads.
+    func testAttentionBFloat16MatchesPlainLoops() throws {
+        guard ms_kernels_bf16() != 0 else { throw XCTSkip("no AVX-512 BF16 on this CPU: documents use float32 attention") }
+        let hidden = 64, heads = 2, d = hidden / heads, stride = 3 * hidden + 5
+        let scale = 1 / Float(d).squareRoot()
+        let round = Self.bfloat16Rounded
+        var worst: Double = 0
+        for length in Array(1...40) + [130, 256] {
+            let qkv = (0..<(length * stride)).map { Float(sin(Double($0) * 0.37)) * 2 }
+            for threads in [1, 3] {
+                let ldc = hidden + 3  // the columns past `hidden` must stay untouched
+                var context = [Float](repeating: 12345, count: length * ldc)
+                ms_attention_bf16(
+                    qkv, Int32(length), Int32(stride), Int32(hidden), Int32(heads), scale, &context, Int32(ldc), Int32(threads))
+                for head in 0..<heads {
+                    for i in 0..<length {
+                        var scores = (0..<length).map { j in
+                            (0..<d).reduce(0.0) {
+                                $0 + Double(round(qkv[i * stride + head * d + $1])) * Double(round(qkv[j * stride + hidden + head * d + $1]))
+                            } * Double(scale)
+                        }
+                        let maximum = scores.max()!
+                        scores = scores.map { exp($0 - maximum) }
+                        let total = scores.reduce(0, +)
+                        for c in 0..<d {
+                            let expected = (0..<length).reduce(0.0) {
+                                $0 + Double(round(Float(scores[$1]))) * Double(round(qkv[$1 * stride + 2 * hidden + head * d + c]))
+                            } / total
+                            worst = max(worst, abs(expected - Double(context[i * ldc + head * d + c])))
+                        }
+                    }
+                }
+                for i in 0..<length {
+                    for c in hidden..<ldc { XCTAssertEqual(context[i * ldc + c], 12345) }
+                }
+            }
+        }
+        XCTAssertLessThan(worst, 2e-3)
+    }
+
     func testGeluMatchesErfFormula() {
         for width in [8, 13, 1536] {
             let rows = 3

@@ -82,6 +82,13 @@ void ms_dot_int8(const int8_t *matrix, size_t rows, size_t dimension, const int1
 void ms_attention(const float *qkv, int length, int ldqkv, int hidden, int heads, float scale, float *context, int ldc,
                   int threads);
 
+/// `ms_attention` with bfloat16 products and float32 sums (scores from bfloat16 queries and keys,
+/// softmax in float32, its numerators and the values rounded to bfloat16), for document batches
+/// where the CPU has AVX-512 BF16 (`ms_kernels_bf16()`) and hidden / heads is a multiple of 16;
+/// elsewhere it is `ms_attention`.
+void ms_attention_bf16(const float *qkv, int length, int ldqkv, int hidden, int heads, float scale, float *context,
+                       int ldc, int threads);
+
 /// x = GELU(x + bias) for `rows` rows of `width` floats, with the exact (erf) formulation
 /// x · ½ · (1 + erf(x / √2)); erf as a rational function (absolute error below 1e-7).
 /// `bias` may be NULL.
