@@ -28,17 +28,17 @@ public enum Output {
         ByteCountFormatter.string(fromByteCount: n, countStyle: .file)
     }
 
-    /// One formatter for every line (making one costs more than formatting).
-    private static let dateFormatter: DateFormatter = {
-        let f = DateFormatter()
-        f.locale = Locale(identifier: "en_US_POSIX")
-        f.dateFormat = "yyyy-MM-dd HH:mm"
-        return f
-    }()
-
+    /// "yyyy-MM-dd HH:mm" in the local time zone (`TZ`), through the C library: a `DateFormatter`
+    /// would load ICU's calendar and locale data, most of a millisecond of a one-shot search.
     public static func date(_ d: Date?) -> String {
         guard let d else { return "—" }
-        return dateFormatter.string(from: d)
+        var seconds = time_t(d.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        guard localtime_r(&seconds, &parts) != nil else { return "—" }
+        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : String(n) }
+        let year = Int(parts.tm_year) + 1900
+        let yearText = year >= 0 && year < 1000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
+        return "\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
     }
 
     public static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
