@@ -42,8 +42,9 @@ public final class MailSearchService: @unchecked Sendable {
         public var cacheTimeToLive: TimeInterval
         /// One-line notices for the user (an index rebuilt after damage, E-05).
         public var notices: @Sendable (String) -> Void
-        /// Read the search index through a memory map rather than a read call per page: for a
-        /// one-shot process (`mailsearch search`), not a server.
+        /// Read the search index through a memory map rather than a read call per page, and open
+        /// one connection to each database instead of pools: for a one-shot process
+        /// (`mailsearch search`), not a server.
         public var memoryMappedIndex = false
 
         public init(dataDirectory: DataDirectory, model: EmbeddingModel? = nil, modelDirectory: URL? = nil, readOnly: Bool = false,
@@ -99,7 +100,8 @@ public final class MailSearchService: @unchecked Sendable {
         }
         modelDirectory = configuration.modelDirectory ?? ModelStore(model: model).directory
         do {
-            store = try MailStore(directory: configuration.dataDirectory, readOnly: configuration.readOnly)
+            store = try MailStore(directory: configuration.dataDirectory, readOnly: configuration.readOnly,
+                                  singleConnection: configuration.memoryMappedIndex)
         } catch {
             throw ServiceError(.unavailable, "cannot open the mail store in \(configuration.dataDirectory.url.path): \(error)")
         }

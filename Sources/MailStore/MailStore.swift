@@ -7,13 +7,16 @@ import MailModel
 /// transactional and a database that cannot be opened is reported, never replaced.
 public final class MailStore: Sendable {
     public let directory: DataDirectory
-    /// The pool. Writes go through `write`, reads through `read` (GRDB serialises writers).
-    public let database: DatabasePool
+    /// The pool (or, for a one-shot command, a single connection). Writes go through `write`,
+    /// reads through `read` (GRDB serialises writers).
+    public let database: any DatabaseWriter
 
     /// Opens (creating when missing) the store in `directory`, migrating it to the current schema.
     /// A `readOnly` store never writes mail.sqlite, not even SQLite's bookkeeping: commands that
-    /// only read leave the file byte-identical.
-    public init(directory: DataDirectory, readOnly: Bool = false) throws {
+    /// only read leave the file byte-identical. `singleConnection`: one connection for reads and
+    /// writes (a GRDB `DatabaseQueue`) instead of a pool's writer and readers, for a process that
+    /// runs one command and leaves: each connection costs an open and a read of the schema.
+    public init(directory: DataDirectory, readOnly: Bool = false, singleConnection: Bool = false) throws {
         self.directory = directory
         if readOnly {
             guard FileManager.default.fileExists(atPath: directory.mailDatabaseURL.path) else {
@@ -39,7 +42,12 @@ public final class MailStore: Sendable {
         }
         let path = directory.mailDatabaseURL.path
         do {
-            database = try DatabasePool(path: path, configuration: config)
+            // A new file is made by a pool, which puts it in WAL mode for the processes to come.
+            if singleConnection && FileManager.default.fileExists(atPath: path) {
+                database = try DatabaseQueue(path: path, configuration: config)
+            } else {
+                database = try DatabasePool(path: path, configuration: config)
+            }
             // Migrate only when needed: a read-only command must leave mail.sqlite byte-identical.
             let migrator = MailSchema.migrator()
             if try !database.read(migrator.hasCompletedMigrations) {

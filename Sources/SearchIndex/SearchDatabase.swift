@@ -7,7 +7,8 @@ import MailStore
 /// as `mail` on every connection so that filters and rebuilds read the mail directly.
 /// It is a cache: when missing or corrupt it is recreated and refilled from `mail.sqlite`.
 final class SearchDatabase: Sendable {
-    let pool: DatabasePool
+    /// A pool, or for a one-shot search (`memoryMapped`) a single connection.
+    let pool: any DatabaseWriter
     let url: URL
     private let lengths = LockedValue<DocumentLengths?>(nil)
     /// Whether a search found no copy of the row lengths for its index version (`length_cache`).
@@ -45,8 +46,8 @@ final class SearchDatabase: Sendable {
     /// The tables `schemaSQL` creates (when all exist, opening writes nothing).
     static let tables = ["email_fts", "index_meta", "directory_cache", "length_cache"]
 
-    /// `memoryMapped`: every connection reads search.sqlite through a memory map (`PRAGMA
-    /// mmap_size`) instead of a read call per page, as a one-shot search does; a long-running
+    /// `memoryMapped`: a one-shot search's single connection reads search.sqlite through a memory
+    /// map (`PRAGMA mmap_size`) instead of a read call per page; a long-running
     /// process leaves it off (each connection's mapped pages would count apart). The attached mail
     /// is read as before: a filter that scans it (`from:`) would map every page it reads.
     init(url: URL, mailURL: URL, memoryMapped: Bool = false) throws {
@@ -75,7 +76,13 @@ final class SearchDatabase: Sendable {
                 throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register ms_bm25 with FTS5")
             }
         }
-        pool = try DatabasePool(path: url.path, configuration: config)
+        // One-shot: one connection (each costs an open and a read of both schemas); a file that
+        // does not exist yet is made by a pool, which puts it in WAL mode.
+        if memoryMapped && FileManager.default.fileExists(atPath: url.path) {
+            pool = try DatabaseQueue(path: url.path, configuration: config)
+        } else {
+            pool = try DatabasePool(path: url.path, configuration: config)
+        }
         let complete = try pool.read { db in
             try Int.fetchOne(db, sql: """
                 SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN (\(Self.tables.map { "'\($0)'" }.joined(separator: ",")))
