@@ -40,9 +40,13 @@ public struct MatchExplanation: Hashable, Sendable, Codable {
         public var similarity: Double
         /// Position among the semantic matches, from 1.
         public var rank: Int
+        /// True when the similarity is below the query's floor and the email counts because the
+        /// keyword index agrees (it is among the best matches of one of the query's words); absent
+        /// otherwise.
+        public var keywordAgreement: Bool?
 
-        public init(similarity: Double, rank: Int) {
-            self.similarity = similarity; self.rank = rank
+        public init(similarity: Double, rank: Int, keywordAgreement: Bool? = nil) {
+            self.similarity = similarity; self.rank = rank; self.keywordAgreement = keywordAgreement
         }
     }
 

@@ -170,7 +170,9 @@ public enum FastJSON {
             }
             if let s = r.why.semantic {
                 if !first { raw(",") }
-                raw("\"semantic\":{\"rank\":"); int(s.rank)
+                raw("\"semantic\":{")
+                if let agreement = s.keywordAgreement { raw(agreement ? "\"keywordAgreement\":true," : "\"keywordAgreement\":false,") }
+                raw("\"rank\":"); int(s.rank)
                 raw(",\"similarity\":"); double(s.similarity)
                 raw("}")
             }

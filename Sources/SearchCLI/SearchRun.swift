@@ -149,7 +149,8 @@ public struct SearchRun: Sendable {
             parts.append("matched \(k.terms.joined(separator: ", ")) (keyword #\(k.rank), BM25 \(String(format: "%.2f", k.bm25)))")
         }
         if let s = why.semantic {
-            parts.append("similarity \(String(format: "%.2f", s.similarity)) (semantic #\(s.rank))")
+            let agreement = s.keywordAgreement == true ? ", below the floor, kept: among the best keyword matches of a query word" : ""
+            parts.append("similarity \(String(format: "%.2f", s.similarity)) (semantic #\(s.rank)\(agreement))")
         }
         return parts.isEmpty ? "passes the filters" : parts.joined(separator: " · ")
     }

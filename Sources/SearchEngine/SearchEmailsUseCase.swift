@@ -81,6 +81,7 @@ public final class SearchEmailsUseCase: Sendable {
 
         var ranking = KeywordRanking(hits: [])
         var semanticMatches: [SemanticHit] = []
+        var agreed: Set<Int64> = []  // near misses kept because the keyword index agrees
         var report: SemanticReport
         var keywordCount = 0
         var filtersOnly = false
@@ -110,7 +111,9 @@ public final class SearchEmailsUseCase: Sendable {
                         // Near misses the keyword index agrees with: among the best matches of any of the words.
                         let anyWordHits = KeywordRanking(hits: try await index.keywordMatches(match: anyWord, candidates: nil))
                         let agreeing = Set(anyWordHits.top(depth).map(\.emailId))
-                        semanticHits += ranking.nearMisses.filter { agreeing.contains($0.emailId) }
+                        let kept = ranking.nearMisses.filter { agreeing.contains($0.emailId) }
+                        semanticHits += kept
+                        agreed = Set(kept.map(\.emailId))
                     }
                     report = SemanticReport(ran: true, matches: semanticHits.count)
                 } catch {
@@ -134,8 +137,8 @@ public final class SearchEmailsUseCase: Sendable {
 
         let terms = text.positiveTerms
         let (results, conversations) = try await buildResults(
-            ranking: ranking, semantic: semanticMatches, filtersOnly: filtersOnly, directory: snapshot, match: match,
-            terms: terms, limit: limit)
+            ranking: ranking, semantic: semanticMatches, agreed: agreed, filtersOnly: filtersOnly, directory: snapshot,
+            match: match, terms: terms, limit: limit)
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
         return SearchResponse(query: query, conversationCount: conversations, keywordMatches: keywordCount,
@@ -145,7 +148,7 @@ public final class SearchEmailsUseCase: Sendable {
     /// Groups matches into conversations (one row per thread, at its best message) and counts
     /// them all; only the page that is returned is read in full. Keyword matches are ordered
     /// lazily: the best few hundred are sorted and fused, more only when the page needs them.
-    private func buildResults(ranking: KeywordRanking, semantic: [SemanticHit], filtersOnly: Bool,
+    private func buildResults(ranking: KeywordRanking, semantic: [SemanticHit], agreed: Set<Int64>, filtersOnly: Bool,
                               directory: EmailDirectory.Snapshot, match: String?,
                               terms: [FTS5QueryBuilder.Term], limit: Int) async throws -> ([SearchResult], Int) {
         let allIds = ranking.hits.lazy.map(\.emailId) + semantic.lazy.map(\.emailId)
@@ -226,7 +229,8 @@ public final class SearchEmailsUseCase: Sendable {
                 why.keyword = MatchExplanation.Keyword(terms: matchedTerms[row.id] ?? [], bm25: bm25, rank: rank)
             }
             if let rank = f.semanticRank, let similarity = f.similarity {
-                why.semantic = MatchExplanation.Semantic(similarity: similarity, rank: rank)
+                why.semantic = MatchExplanation.Semantic(
+                    similarity: similarity, rank: rank, keywordAgreement: agreed.contains(row.id) ? true : nil)
             }
             return SearchResult(
                 threadId: row.threadId ?? thread, emailId: row.id, subject: subject, senderName: row.fromName ?? "",

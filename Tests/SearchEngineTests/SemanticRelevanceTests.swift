@@ -90,6 +90,16 @@ final class SemanticAgreementTests: XCTestCase {
         // ids[0] has "offload" and "container"; ids[1] has none of the words.
         XCTAssertEqual(response.results.map(\.emailId), [ids[0]])
         XCTAssertEqual(response.semantic.matches, 1)
+        XCTAssertEqual(response.results.first?.why.semantic?.keywordAgreement, true, "the explanation says why it counts")
+    }
+
+    func testAMatchAboveTheFloorIsNotLabelledAsAKeywordAgreement() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([.init(subject: "Docker and the FPGA offload", body: "Running the image inside a container.")])
+        let response = try await f.useCase(semantic: NearMissRanker(matches: [ids[0]], nearMisses: [])).search(
+            "does the offload work from a container", mode: .semantic)
+        XCTAssertEqual(response.results.map(\.emailId), [ids[0]])
+        XCTAssertNil(response.results.first?.why.semantic?.keywordAgreement)
     }
 
     func testTheRankerGivesNearMissesOnlyWithoutFiltersAndWithoutAFixedFloor() throws {

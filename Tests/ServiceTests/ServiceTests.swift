@@ -342,6 +342,9 @@ final class FastJSONTests: XCTestCase {
             SearchResult(threadId: 3, emailId: 30, subject: "old", senderName: "", senderEmail: "", date: Date(timeIntervalSince1970: -86_401),
                          snippet: "", highlights: [], hasAttachment: false, score: 0, matchSource: .semantic, accountId: 1,
                          why: MatchExplanation(semantic: .init(similarity: 0.9, rank: 1))),
+            SearchResult(threadId: 4, emailId: 40, subject: "near", senderName: "", senderEmail: "", date: nil,
+                         snippet: "", highlights: [], hasAttachment: false, score: 0.01, matchSource: .semantic, accountId: 1,
+                         why: MatchExplanation(semantic: .init(similarity: 0.21, rank: 2, keywordAgreement: true))),
         ]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
