@@ -34,6 +34,9 @@ final class SearchDatabase: Sendable {
         CREATE TABLE IF NOT EXISTS length_cache (
             id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, data BLOB NOT NULL
         );
+        CREATE TABLE IF NOT EXISTS sender_cache (
+            id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, maxId INTEGER NOT NULL, data BLOB NOT NULL
+        );
         CREATE TABLE IF NOT EXISTS directory_cache (
             id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL, maxId INTEGER NOT NULL,
             threadIdLimit INTEGER NOT NULL, data BLOB NOT NULL
@@ -44,7 +47,7 @@ final class SearchDatabase: Sendable {
     static let mapSize = 1 << 40
 
     /// The tables `schemaSQL` creates (when all exist, opening writes nothing).
-    static let tables = ["email_fts", "index_meta", "directory_cache", "length_cache"]
+    static let tables = ["email_fts", "index_meta", "directory_cache", "length_cache", "sender_cache"]
 
     /// `memoryMapped`: a one-shot search's single connection reads search.sqlite through a memory
     /// map (`PRAGMA mmap_size`) instead of a read call per page; a long-running

@@ -13,19 +13,66 @@ import GRDBSQLite
 /// where "contains" is SQLite's LIKE '%S%': ASCII letters compared without case, everything else
 /// byte for byte. Built from two covering-index scans and the contacts, for one version of the mail
 /// (`EmailDirectory.version`: every insert and delete of mail, hence of contacts, changes it).
+///
+/// The index is one flat byte layout (`bytes`), searched in place: a server builds it once per
+/// version of its mail; a one-shot process reads the copy the previous process left in
+/// `search.sqlite` (`sender_cache`) instead of running the SQL.
 final class SenderIndex: Sendable {
     let version: Int64
-    /// Every distinct `lower(fromEmail)`, with all its emails and those without a From name.
-    private let addresses: [String: (all: [Int64], nameless: [Int64])]
-    private let names: FoldedStrings
-    private let nameIds: [[Int64]]
-    private let contactEmails: [String]
-    private let contactSearch: FoldedStrings
-    /// For each string of `contactSearch`, the contact it belongs to (email and name are both searched).
-    private let contactOf: [Int32]
+    /// `MAX(id)` of the emails it was built from (a stored copy must match it too).
+    let maxId: Int64
+    /// The layout, 8-byte aligned sections: a header of counts, every email id (Int64) that an
+    /// entry points into, then the searched strings of the contacts (email and display name,
+    /// folded, 0-separated) with their starts and owners, each contact's email string and its two
+    /// id ranges (all its emails; those without a From name), and the distinct From names with
+    /// their starts and id ranges.
+    let bytes: [UInt8]
 
-    init(_ db: Database, version: Int64) throws {
-        self.version = version
+    private struct Header {
+        static let magic: UInt32 = 0x3144_4E53  // "SND1"
+        static let fields = 8  // magic, then the seven counts below
+        var contactStrings = 0, contacts = 0, names = 0, ids = 0, contactBytes = 0, nameBytes = 0, reserved = 0
+    }
+
+    /// Offsets of the sections in `bytes`.
+    private struct Layout {
+        let header: Header
+        let ids: Int, contactBuffer: Int, contactStarts: Int, contactOf: Int, contactEmail: Int, contactRanges: Int
+        let nameBuffer: Int, nameStarts: Int, nameRanges: Int, end: Int
+
+        init(_ h: Header) {
+            header = h
+            func aligned(_ n: Int) -> Int { (n + 7) & ~7 }
+            ids = aligned(4 * Header.fields)
+            contactBuffer = ids + 8 * h.ids
+            contactStarts = aligned(contactBuffer + h.contactBytes)
+            contactOf = contactStarts + 4 * h.contactStrings
+            contactEmail = contactOf + 4 * h.contactStrings
+            contactRanges = contactEmail + 4 * h.contacts  // 4 Int32 a contact: all start, count, nameless start, count
+            nameBuffer = contactRanges + 16 * h.contacts
+            nameStarts = aligned(nameBuffer + h.nameBytes)
+            nameRanges = nameStarts + 4 * h.names  // 2 Int32 a name: start, count
+            end = nameRanges + 8 * h.names
+        }
+
+        init?(reading raw: UnsafeRawBufferPointer) {
+            guard raw.count >= 4 * Header.fields, raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self) == Header.magic else {
+                return nil
+            }
+            func count(_ i: Int) -> Int { Int(raw.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)) }
+            let h = Header(contactStrings: count(1), contacts: count(2), names: count(3), ids: count(4),
+                           contactBytes: count(5), nameBytes: count(6), reserved: count(7))
+            guard [h.contactStrings, h.contacts, h.names, h.ids, h.contactBytes, h.nameBytes].allSatisfy({ $0 >= 0 })
+            else { return nil }
+            self.init(h)
+            guard end == raw.count else { return nil }
+        }
+    }
+
+    private let layout: Layout
+
+    /// Built from the mail `db` sees (attached as `mail`).
+    init(_ db: Database, version: Int64, maxId: Int64) throws {
         var fromName: [Int64: String] = [:]
         var nameGroups: [String: [Int64]] = [:]
         try RawStatementScan.forEachRow(db, sql: """
@@ -47,62 +94,142 @@ final class SenderIndex: Sendable {
             addresses[key, default: ([], [])].all.append(id)
             if (fromName[id] ?? "").isEmpty { addresses[key]!.nameless.append(id) }
         }
-        self.addresses = addresses
-        let sortedNames = nameGroups.keys.sorted()
-        names = FoldedStrings(sortedNames)
-        nameIds = sortedNames.map { nameGroups[$0]! }
-
-        var emails: [String] = []
-        var searched: [String] = []
-        var owner: [Int32] = []
+        var ids: [Int64] = []
+        func range(_ list: [Int64]) -> (Int32, Int32) {
+            defer { ids += list }
+            return (Int32(ids.count), Int32(list.count))
+        }
+        var contactStrings: [String] = []
+        var contactOf: [Int32] = []
+        var contactEmail: [Int32] = []
+        var contactRanges: [Int32] = []
         try RawStatementScan.forEachRow(db, sql: "SELECT email, displayName FROM mail.contacts", text: nil) { row in
             guard let text = sqlite3_column_text(row, 0) else { return }
-            let index = Int32(emails.count)
+            let contact = Int32(contactEmail.count)
             let email = String(cString: text)
-            emails.append(email)
-            searched.append(email)
-            owner.append(index)
+            contactEmail.append(Int32(contactStrings.count))
+            contactStrings.append(email)
+            contactOf.append(contact)
             if let name = sqlite3_column_text(row, 1) {
-                searched.append(String(cString: name))
-                owner.append(index)
+                contactStrings.append(String(cString: name))
+                contactOf.append(contact)
             }
+            let entry = addresses[email]
+            let all = range(entry?.all ?? []), nameless = range(entry?.nameless ?? [])
+            contactRanges += [all.0, all.1, nameless.0, nameless.1]
         }
-        contactEmails = emails
-        contactSearch = FoldedStrings(searched)
-        contactOf = owner
+        let sortedNames = nameGroups.keys.sorted()
+        var nameRanges: [Int32] = []
+        for name in sortedNames {
+            let r = range(nameGroups[name]!)
+            nameRanges += [r.0, r.1]
+        }
+        let contacts = FoldedStrings(contactStrings), names = FoldedStrings(sortedNames)
+        let header = Header(contactStrings: contactStrings.count, contacts: contactEmail.count, names: sortedNames.count,
+                            ids: ids.count, contactBytes: contacts.buffer.count, nameBytes: names.buffer.count)
+        let layout = Layout(header)
+        var bytes = [UInt8](repeating: 0, count: layout.end)
+        bytes.withUnsafeMutableBytes { out in
+            func put<T>(_ values: [T], at offset: Int) {
+                values.withUnsafeBytes { out.baseAddress!.advanced(by: offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            }
+            put([Header.magic], at: 0)
+            put([header.contactStrings, header.contacts, header.names, header.ids, header.contactBytes, header.nameBytes,
+                 header.reserved].map { Int32($0) }, at: 4)
+            put(ids, at: layout.ids)
+            put(contacts.buffer, at: layout.contactBuffer)
+            put(contacts.starts, at: layout.contactStarts)
+            put(contactOf, at: layout.contactOf)
+            put(contactEmail, at: layout.contactEmail)
+            put(contactRanges, at: layout.contactRanges)
+            put(names.buffer, at: layout.nameBuffer)
+            put(names.starts, at: layout.nameStarts)
+            put(nameRanges, at: layout.nameRanges)
+        }
+        self.version = version
+        self.maxId = maxId
+        self.bytes = bytes
+        self.layout = layout
+    }
+
+    /// A stored copy; nil when the bytes are not a whole layout.
+    init?(bytes: [UInt8], version: Int64, maxId: Int64) {
+        guard let layout = bytes.withUnsafeBytes({ Layout(reading: $0) }) else { return nil }
+        self.version = version
+        self.maxId = maxId
+        self.bytes = bytes
+        self.layout = layout
     }
 
     /// The emails a positive `from:` filter with `sender` keeps.
     func emailIds(sender: String) -> EmailIdSet {
         let needle = Array(FoldedStrings.asciiLowercased(sender).utf8)
         var result = EmailIdSet()
-        var seen = Set<Int32>()
-        for i in contactSearch.indicesContaining(needle) {
-            let contact = contactOf[i]
-            guard seen.insert(contact).inserted, let entry = addresses[contactEmails[Int(contact)]] else { continue }
-            let addressMatches = FoldedStrings.contains(Array(contactEmails[Int(contact)].utf8), needle)
-            for id in addressMatches ? entry.all : entry.nameless { result.insert(id) }
-        }
-        for i in names.indicesContaining(needle) {
-            for id in nameIds[i] { result.insert(id) }
+        let l = layout, h = layout.header
+        bytes.withUnsafeBytes { raw in
+            func int32(_ offset: Int, _ index: Int) -> Int { Int(raw.loadUnaligned(fromByteOffset: offset + 4 * index, as: Int32.self)) }
+            func insert(start: Int, count: Int) {
+                guard start >= 0, count >= 0, start + count <= h.ids else { return }
+                for i in start..<start + count { result.insert(raw.loadUnaligned(fromByteOffset: l.ids + 8 * i, as: Int64.self)) }
+            }
+            let contactBuffer = UnsafeRawBufferPointer(rebasing: raw[l.contactBuffer..<l.contactBuffer + h.contactBytes])
+            let contactStarts = UnsafeRawBufferPointer(rebasing: raw[l.contactStarts..<l.contactStarts + 4 * h.contactStrings])
+            var seen = Set<Int>()
+            for i in FoldedStrings.indicesContaining(needle, buffer: contactBuffer, starts: contactStarts) {
+                let contact = int32(l.contactOf, i)
+                guard contact >= 0, contact < h.contacts, seen.insert(contact).inserted else { continue }
+                let email = int32(l.contactEmail, contact)
+                guard email >= 0, email < h.contactStrings else { continue }
+                let addressMatches = FoldedStrings.string(at: email, buffer: contactBuffer, starts: contactStarts)
+                    .map { FoldedStrings.contains($0, needle) } ?? false
+                let base = 4 * contact + (addressMatches ? 0 : 2)
+                insert(start: int32(l.contactRanges, base), count: int32(l.contactRanges, base + 1))
+            }
+            let nameBuffer = UnsafeRawBufferPointer(rebasing: raw[l.nameBuffer..<l.nameBuffer + h.nameBytes])
+            let nameStarts = UnsafeRawBufferPointer(rebasing: raw[l.nameStarts..<l.nameStarts + 4 * h.names])
+            for i in FoldedStrings.indicesContaining(needle, buffer: nameBuffer, starts: nameStarts) {
+                insert(start: int32(l.nameRanges, 2 * i), count: int32(l.nameRanges, 2 * i + 1))
+            }
         }
         return result
+    }
+
+    // MARK: The copy for the next process (`sender_cache` in search.sqlite)
+
+    func storeCopy(db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO sender_cache (id, version, maxId, data) VALUES (1, ?, ?, ?)",
+                       arguments: [version, maxId, Data(bytes)])
+    }
+
+    static func storedCopy(_ db: Database, version: Int64, maxId: Int64) throws -> SenderIndex? {
+        var index: SenderIndex?
+        try RawStatementScan.forEachRow(db, sql: "SELECT data FROM sender_cache WHERE id = 1 AND version = ? AND maxId = ?",
+                                        text: nil, integers: [version, maxId]) { row in
+            guard sqlite3_column_type(row, 0) == SQLITE_BLOB, let blob = sqlite3_column_blob(row, 0) else { return }
+            let count = Int(sqlite3_column_bytes(row, 0))
+            let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: UnsafeRawBufferPointer(start: blob, count: count))
+                initialized = count
+            }
+            index = SenderIndex(bytes: bytes, version: version, maxId: maxId)
+        }
+        return index
     }
 }
 
 /// Strings folded as SQLite's LIKE folds them (ASCII letters to lower case), in one buffer, for
 /// finding every string that contains a needle in one pass (`memchr` for its first byte).
 struct FoldedStrings: Sendable {
-    private let buffer: [UInt8]
+    let buffer: [UInt8]
     /// Where each string starts in `buffer` (strings are separated by a 0 byte).
-    private let starts: [Int]
+    let starts: [Int32]
 
     init(_ strings: [String]) {
         var buffer: [UInt8] = []
-        var starts: [Int] = []
+        var starts: [Int32] = []
         starts.reserveCapacity(strings.count)
         for s in strings {
-            starts.append(buffer.count)
+            starts.append(Int32(buffer.count))
             for b in s.utf8 where b != 0 { buffer.append(b >= 0x41 && b <= 0x5A ? b + 32 : b) }
             buffer.append(0)
         }
@@ -114,7 +241,7 @@ struct FoldedStrings: Sendable {
         String(decoding: s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
     }
 
-    /// Whether `haystack` (as stored: the caller folds) contains `needle` (folded), ASCII-folding the haystack.
+    /// Whether `haystack` contains `needle` (folded), ASCII-folding the haystack.
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
         let folded = haystack.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }
         guard !needle.isEmpty else { return true }
@@ -136,56 +263,93 @@ struct FoldedStrings: Sendable {
         return nil
     }
 
-    /// The indices of the strings that contain `needle` (already folded), each once, ascending.
-    func indicesContaining(_ needle: [UInt8]) -> [Int] {
-        guard !needle.isEmpty, !needle.contains(0) else { return needle.isEmpty ? Array(starts.indices) : [] }
+    /// String `index` of a buffer and its starts (Int32 each), without its terminating 0.
+    static func string(at index: Int, buffer: UnsafeRawBufferPointer, starts: UnsafeRawBufferPointer) -> [UInt8]? {
+        let count = starts.count / 4
+        guard index >= 0, index < count else { return nil }
+        let start = Int(starts.loadUnaligned(fromByteOffset: 4 * index, as: Int32.self))
+        let end = index + 1 < count ? Int(starts.loadUnaligned(fromByteOffset: 4 * index + 4, as: Int32.self)) - 1 : buffer.count - 1
+        guard start >= 0, start <= end, end <= buffer.count else { return nil }
+        return Array(buffer[start..<end])
+    }
+
+    /// The indices of the strings of `buffer` (folded, 0-separated, starting at `starts`: Int32
+    /// each) that contain `needle` (already folded), each once, ascending.
+    static func indicesContaining(_ needle: [UInt8], buffer: UnsafeRawBufferPointer, starts: UnsafeRawBufferPointer) -> [Int] {
+        let count = starts.count / 4
+        guard !needle.isEmpty, !needle.contains(0) else { return needle.isEmpty ? Array(0..<count) : [] }
+        func start(_ i: Int) -> Int { Int(starts.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)) }
         var found: [Int] = []
-        buffer.withUnsafeBytes { h in
-            needle.withUnsafeBytes { n in
-                var offset = 0
-                while offset < h.count, let position = Self.find(n, in: h, from: offset) {
-                    // The string holding `position`: the last start at or before it.
-                    var low = 0, high = starts.count - 1
-                    while low < high {
-                        let mid = (low + high + 1) / 2
-                        if starts[mid] <= position { low = mid } else { high = mid - 1 }
-                    }
-                    found.append(low)
-                    // Go on after the end of that string: one hit a string is enough.
-                    offset = (low + 1 < starts.count) ? starts[low + 1] : h.count
+        guard count > 0, buffer.count > 0 else { return found }
+        needle.withUnsafeBytes { n in
+            var offset = 0
+            while offset < buffer.count, let position = find(n, in: buffer, from: offset) {
+                // The string holding `position`: the last start at or before it.
+                var low = 0, high = count - 1
+                while low < high {
+                    let mid = (low + high + 1) / 2
+                    if start(mid) <= position { low = mid } else { high = mid - 1 }
                 }
+                found.append(low)
+                // Go on after the end of that string: one hit a string is enough.
+                offset = low + 1 < count ? start(low + 1) : buffer.count
             }
         }
         return found
     }
 }
 
-/// When the `from:` filter runs in memory: from the second search with a sender filter on the same
-/// version of the mail (a one-shot command does one search and keeps the SQL; a server builds the
-/// index once per change of its mail and then answers from memory).
+/// When the `from:` filter runs in memory: from the copy a previous process left for this version
+/// of the mail (`sender_cache`), else from the second search with a sender filter on the same
+/// version (a one-shot command does one search, keeps the SQL, and leaves a copy for the next
+/// process after its output; a server builds the index once per change of its mail and then
+/// answers from memory).
 public final class SenderLookup: @unchecked Sendable {
     private let lock = NSLock()
     private var version: Int64 = .min
+    private var maxId: Int64 = .min
     private var uses = 0
+    private var checkedStore = false
     private var built: SenderIndex?
+    /// A search of this version used the SQL and found no stored copy.
+    private var copyDue = false
 
     public init() {}
 
-    /// The index for `version`, built on its second use; nil: use SQL.
-    func index(_ db: Database, version: Int64) throws -> SenderIndex? {
-        let (ready, due) = lock.withLock { () -> (SenderIndex?, Bool) in
-            if self.version != version {
+    /// The index for `version` (and `maxId`); nil: use SQL.
+    func index(_ db: Database, version: Int64, maxId: Int64) throws -> SenderIndex? {
+        let (ready, checkStore, due) = lock.withLock { () -> (SenderIndex?, Bool, Bool) in
+            if self.version != version || self.maxId != maxId {
                 self.version = version
+                self.maxId = maxId
                 uses = 0
                 built = nil
+                checkedStore = false
+                copyDue = false
             }
             uses += 1
-            return (built, built == nil && uses >= 2)
+            defer { checkedStore = true }
+            return (built, built == nil && !checkedStore, built == nil && uses >= 2)
         }
         if let ready { return ready }
-        guard due else { return nil }
-        let index = try SenderIndex(db, version: version)
-        lock.withLock { if self.version == version { built = index } }
+        if checkStore, let stored = try SenderIndex.storedCopy(db, version: version, maxId: maxId) {
+            lock.withLock { if self.version == version && self.maxId == maxId { built = stored } }
+            return stored
+        }
+        guard due else {
+            lock.withLock { if self.version == version && self.maxId == maxId { copyDue = true } }
+            return nil
+        }
+        let index = try SenderIndex(db, version: version, maxId: maxId)
+        lock.withLock { if self.version == version && self.maxId == maxId { built = index } }
         return index
+    }
+
+    /// Whether a search used the SQL for want of a stored copy (then cleared).
+    func takeCopyDue() -> Bool {
+        lock.withLock {
+            defer { copyDue = false }
+            return copyDue
+        }
     }
 }

@@ -176,18 +176,53 @@ final class SearchIndexManagerTests: XCTestCase {
                         "100%", "_", "%", "cent_", "kay", "mann", "k. mann", "no address", "@", ".", "zzz", "list"]
         try f.index.read { db in
             let snapshot = try f.index.directory.snapshot(db)
-            let index = try SenderIndex(db, version: snapshot.version)
+            let maxId = Int64(snapshot.threads.count - 1)
+            let index = try SenderIndex(db, version: snapshot.version, maxId: maxId)
+            // The stored layout, read back as the next process reads it, answers the same.
+            let copy = try XCTUnwrap(SenderIndex(bytes: index.bytes, version: snapshot.version, maxId: maxId))
             for p in patterns {
                 var filters = SearchFilters()
                 filters.sender = p
                 let sql = try SearchIndexManager.candidates(filters: filters, scope: .allMail, directory: snapshot, db: db)
                 XCTAssertEqual(index.emailIds(sender: p).ids.sorted(), sql?.ids.sorted(), "from:\(p)")
+                XCTAssertEqual(copy.emailIds(sender: p).ids.sorted(), sql?.ids.sorted(), "from:\(p), stored copy")
             }
+            // A damaged copy is refused, not read.
+            XCTAssertNil(SenderIndex(bytes: Array(index.bytes.dropLast()), version: snapshot.version, maxId: maxId))
+            XCTAssertNil(SenderIndex(bytes: [UInt8](repeating: 7, count: index.bytes.count), version: snapshot.version, maxId: maxId))
             // And the search takes the index from its second sender search on.
             let lookup = SenderLookup()
-            XCTAssertNil(try lookup.index(db, version: snapshot.version))
-            XCTAssertNotNil(try lookup.index(db, version: snapshot.version))
+            XCTAssertNil(try lookup.index(db, version: snapshot.version, maxId: maxId))
+            XCTAssertTrue(lookup.takeCopyDue(), "the SQL ran without a stored copy: one is due")
+            XCTAssertNotNil(try lookup.index(db, version: snapshot.version, maxId: maxId))
         }
+    }
+
+    /// A one-shot process that searched `from:` leaves the sender index for the next process,
+    /// which answers from it at once, with the same results; new mail makes it stale.
+    func testTheNextProcessReadsTheSenderIndexTheLastOneStored() async throws {
+        let f = try SearchFixture()
+        try f.add([Spec(subject: "budget one", from: "kay.mann@enron.com", fromName: "Kay Mann"),
+                   Spec(subject: "budget two", from: "jeff@enron.com", fromName: "Jeff")])
+        let first = try await SearchEmailsUseCase(index: f.index, parser: SearchFixture.parser).search("budget from:kay", limit: 10)
+        XCTAssertEqual(first.results.count, 1)
+        f.index.storeCopiesForNextProcess()
+        let stored = try await f.index.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sender_cache") }
+        XCTAssertEqual(stored, 1)
+        let next = try SearchIndexManager(store: f.store)
+        let again = try await SearchEmailsUseCase(index: next, parser: SearchFixture.parser).search("budget from:kay", limit: 10)
+        XCTAssertEqual(again.results.map(\.emailId), first.results.map(\.emailId))
+        XCTAssertFalse(next.senders.takeCopyDue(), "the next process answered from the stored copy, not the SQL")
+        XCTAssertFalse(next.senders.takeCopyDue(), "the next process answered from the stored copy, not the SQL")
+        let directory = next.directory
+        let copied = try await next.read { db in
+            let snapshot = try directory.snapshot(db)
+            return try SenderIndex.storedCopy(db, version: snapshot.version, maxId: Int64(snapshot.threads.count - 1)) != nil
+        }
+        XCTAssertTrue(copied)
+        try f.add(Spec(subject: "budget three", from: "kay.mann@enron.com", fromName: "Kay Mann"))
+        let later = try await SearchEmailsUseCase(index: next, parser: SearchFixture.parser).search("budget from:kay", limit: 10)
+        XCTAssertEqual(later.results.count, 2, "new mail: the stale copy is not used")
     }
 
     func testIndexStatusReportsSizesAndNoSemanticYet() throws {
