@@ -38,14 +38,16 @@ public final class MessageSender: Sendable {
     private var store: MailStore { service.store }
     private var now: Date { service.configuration.now() }
 
-    /// Recovers what a previous process left (see the type's comment), then sends and keeps the
-    /// Drafts folders current until the task is cancelled.
+    /// What a previous process left in the queue (see the type's comment), settled once before
+    /// this process queues anything: `serve` calls it before it listens.
+    @discardableResult
+    public func recover() throws -> (drafted: [Int64], retried: [Int64], uncertain: [Int64]) {
+        try store.recoverSendQueue(now: now)
+    }
+
+    /// Sends and keeps the Drafts folders current until the task is cancelled (call `recover`
+    /// first, once, when the process starts).
     public func run() async {
-        do {
-            _ = try store.recoverSendQueue(now: now)
-        } catch {
-            service.sending.lastError = "cannot read the send queue: \(error)"
-        }
         service.sending.senderRunning = true
         defer { service.sending.senderRunning = false }
         var folderWorkAfter: [Int64: Date] = [:]

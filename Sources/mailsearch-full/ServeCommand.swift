@@ -96,6 +96,22 @@ struct ServeCommand: AsyncParsableCommand {
         let service = try global.openService(backgroundEmbedding: backgroundEmbedding, cacheEntries: cacheEntries)
         defer { service.shutdown() }
         service.sending.undoWindow = TimeInterval(undoSeconds)
+        // The send queue a previous process left, settled before anything new can be queued: a
+        // message cut off in its undo window is a draft again, one handed to the server is never resent.
+        let sender = MessageSender(service: service)
+        if send {
+            do {
+                let recovered = try sender.recover()
+                if !recovered.drafted.isEmpty {
+                    logger.notice("\(recovered.drafted.count) message(s) stopped in their undo window are drafts again (not sent)")
+                }
+                if !recovered.uncertain.isEmpty {
+                    logger.warning("\(recovered.uncertain.count) message(s) may have been sent before the stop: not sent again (see /api/outgoing)")
+                }
+            } catch {
+                throw CLIError("cannot read the send queue: \(error)")
+            }
+        }
         let started = StartedFlag()
         let app = try buildApplication(service: service, configuration: configuration, logger: logger) { port in
             started.set()
@@ -108,7 +124,7 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("syncing \(engines.count) IMAP account(s) in the background")
         }
         if send {
-            services.append(BackgroundSending(sender: MessageSender(service: service)))
+            services.append(BackgroundSending(sender: sender))
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
