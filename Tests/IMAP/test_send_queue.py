@@ -9,7 +9,8 @@ recipients' INBOX), and each test counts the Message-ID at the receiving Dovecot
   exactly once;
 - kill -9 inside the undo window: the message is a draft again and is never sent (001 §5.5.2);
 - offline: with the servers stopped, sends queue (and /api/status says why); when they return, every one is sent once;
-- undo within the window: the message never arrives.
+- undo within the window: the message never arrives;
+- `reply`, `forward --draft`, `drafts` and `outgoing` from the command line, without a server running.
 Missing Dovecot packages are installed first (scripts/install-deps.sh); a missing binary fails, never skips.
 """
 import argparse
@@ -99,7 +100,8 @@ class Serve:
             return error.code, json.loads(error.read() or b"null")
 
 
-class SendQueueTests(unittest.TestCase):
+class QueueTestCase(unittest.TestCase):
+    """A Dovecot with submission and an account that sends through it, in a data folder of its own."""
 
     def setUp(self):
         self.server = Dovecot(users={"alice": "alice-password", "bob": "bob-password"}, submission=True)
@@ -147,6 +149,10 @@ class SendQueueTests(unittest.TestCase):
 
     def state(self, serve, draft_id):
         return serve.call("GET", f"/api/drafts/{draft_id}")[1]
+
+
+
+class SendQueueTests(QueueTestCase):
 
     def test_kill_9_after_the_undo_window_sends_exactly_once(self):
         serve = self.start(undo=1)
@@ -204,6 +210,47 @@ class SendQueueTests(unittest.TestCase):
         time.sleep(7)
         self.assertEqual(self.count_at_bob(queued["messageId"]), 0)
         self.assertEqual(self.state(serve, queued["id"])["state"], "draft")
+
+
+class CLITests(QueueTestCase):
+    """`reply`, `forward`, `drafts` and `outgoing` from the command line, without a server running."""
+
+    def cli(self, *args, stdin=None, expect=0):
+        done = subprocess.run([BINARY, *args, "--data-dir", self.data], input=stdin, capture_output=True, timeout=120)
+        out, err = done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
+        self.assertEqual(done.returncode, expect, f"{args}\nstdout: {out}\nstderr: {err}")
+        return out, err
+
+    def test_reply_forward_drafts_outgoing(self):
+        self.server.append("alice", "INBOX", (b"From: Bob <bob@example.com>\r\nTo: alice@example.org\r\nSubject: Ferry times\r\n"
+                                              b"Date: Mon, 16 Nov 2026 09:00:00 +0000\r\nMessage-ID: <ferry-1@example.com>\r\n\r\n"
+                                              b"When does the ferry leave?\r\n"))
+        self.cli("sync")
+        found, _ = self.cli("search", "ferry", "--json", "--mode", "keyword", "--no-history")
+        email_id = json.loads(found)["results"][0]["emailId"]
+
+        out, _ = self.cli("reply", f"e{email_id}", "--body-file", "-", stdin=b"At ten.\n")
+        self.assertRegex(out, r"^Sent <[^>]+@example\.org> to Bob <bob@example\.com> \(250 ")
+        self.assertIn("copied to Sent", out)
+        sent = json.loads(self.cli("outgoing", "--json")[0])
+        self.assertEqual([(m["state"], m["subject"]) for m in sent], [("sent", "Re: Ferry times")])
+        self.assertEqual(self.count_at_bob(sent[0]["messageId"]), 1)
+        raw = self.server.doveadm("fetch", "-u", "bob", "hdr.in-reply-to body", "mailbox", "INBOX", "header", "Message-ID",
+                                  f"<{sent[0]['messageId']}>")
+        self.assertIn("<ferry-1@example.com>", raw)
+        self.assertIn("> When does the ferry leave?", raw)
+
+        out, _ = self.cli("forward", f"e{email_id}", "--to", "bob@example.com", "--draft", "--json")
+        draft = json.loads(out)
+        self.assertEqual((draft["state"], draft["subject"], draft["to"]), ("draft", "Fwd: Ferry times", ["bob@example.com"]))
+        listed = json.loads(self.cli("drafts", "--json")[0])
+        self.assertEqual([d["id"] for d in listed], [draft["id"]])
+        _, err = self.cli("forward", f"e{email_id}", expect=64)
+        self.assertIn("--to", err)
+        _, err = self.cli("outgoing", "undo", str(sent[0]["id"]), expect=1)
+        self.assertIn("too late to undo", err)
+        self.cli("drafts", "delete", str(draft["id"]))
+        self.assertEqual(json.loads(self.cli("drafts", "--json")[0]), [])
 
 
 def main():
