@@ -26,10 +26,13 @@ public final class MessageSender: Sendable {
     /// The longest wait between two attempts of a message that could not be sent.
     public let maximumRetryDelay: TimeInterval
     public let responseTimeout: Duration
+    /// A draft's copy in the Drafts folder is made once the draft has not changed for this long.
+    public let draftSettleTime: TimeInterval
 
     public init(service: MailSearchService, pollInterval: Duration = .milliseconds(200), maximumRetryDelay: TimeInterval = 60,
-                responseTimeout: Duration = .seconds(60)) {
+                responseTimeout: Duration = .seconds(60), draftSettleTime: TimeInterval = 3) {
         self.service = service
+        self.draftSettleTime = draftSettleTime
         self.pollInterval = pollInterval
         self.maximumRetryDelay = maximumRetryDelay
         self.responseTimeout = responseTimeout
@@ -50,6 +53,28 @@ public final class MessageSender: Sendable {
     public func run() async {
         service.sending.senderRunning = true
         defer { service.sending.senderRunning = false }
+        await withTaskGroup(of: Void.self) { group in
+            // Each SMTP server's SIZE, learnt at once so that a file too large for it is refused
+            // when it is attached rather than when the message is sent.
+            group.addTask { await self.learnSizes() }
+            await self.loop()
+            group.cancelAll()
+        }
+    }
+
+    /// EHLO on each account's SMTP server (no login, nothing sent) for its SIZE; a server that
+    /// cannot be reached now is asked again by the first message sent through it.
+    func learnSizes() async {
+        guard let accounts = try? store.imapAccounts() else { return }
+        for (account, settings) in accounts where settings.smtpHost != nil {
+            guard !Task.isCancelled, let configuration = try? Self.smtpConfiguration(settings, responseTimeout: .seconds(10)),
+                  let connection = try? await SMTPConnection.connect(configuration) else { continue }
+            service.sending.setMaximumSize(connection.capabilities.maximumSize, accountId: account.id)
+            await connection.quit()
+        }
+    }
+
+    private func loop() async {
         var folderWorkAfter: [Int64: Date] = [:]
         var folderFailures: [Int64: Int] = [:]
         while !Task.isCancelled {
@@ -126,11 +151,19 @@ public final class MessageSender: Sendable {
                                              requiresSMTPUTF8: message.requiresSMTPUTF8) {
                 try store.markHandedOver(id: id)
             }
-            // Committed before anything else: a crash from here on never sends it again.
+            // Committed before anything else: a crash from here on never sends it again. Should the
+            // write itself fail, the message stays `handedOver` (never sent again) and nothing
+            // below may put it back in the queue.
             let gmail = Self.isGmail(settings)
-            try store.markSent(id: id, reply: result.finalReply.description,
-                               refused: result.rejected.map { "\($0.recipient.address): \($0.reply.description)" },
-                               sentCopy: gmail ? "skipped" : "pending", now: now)
+            do {
+                try store.markSent(id: id, reply: result.finalReply.description,
+                                   refused: result.rejected.map { "\($0.recipient.address): \($0.reply.description)" },
+                                   sentCopy: gmail ? "skipped" : "pending", now: now)
+            } catch {
+                service.sending.lastError = "message \(id) was sent (\(result.finalReply.description)), but that could not be recorded: \(error)"
+                await open.quit()
+                return true
+            }
             service.sending.lastError = nil
             await open.quit()
             if !gmail { await copyToSent(id: id, bytes: message.bytes, account: account, settings: settings) }
@@ -226,12 +259,14 @@ public final class MessageSender: Sendable {
         } catch {
             return
         }
-        let due = Set((work.upload + work.remove + sentCopies).map(\.accountId)).filter { after[$0].map { $0 <= now } ?? true }
+        // A draft being typed changes every few seconds: its copy is made once it rests.
+        let upload = work.upload.filter { now.timeIntervalSince($0.updatedAt) >= draftSettleTime }
+        let due = Set((upload + work.remove + sentCopies).map(\.accountId)).filter { after[$0].map { $0 <= now } ?? true }
         for accountId in due.sorted() {
             guard let (account, settings) = accounts.first(where: { $0.account.id == accountId }) else { continue }
             do {
                 try await syncServerCopies(account: account, settings: settings,
-                                           upload: work.upload.filter { $0.accountId == accountId },
+                                           upload: upload.filter { $0.accountId == accountId },
                                            remove: work.remove.filter { $0.accountId == accountId },
                                            sentCopies: sentCopies.filter { $0.accountId == accountId })
                 failures[accountId] = nil
@@ -250,7 +285,7 @@ public final class MessageSender: Sendable {
         let connection = try await engine.openSession(showInStatus: false)
         do {
             for draft in sentCopies {
-                let message = try service.buildMessage(draft)
+                let message = try service.buildMessage(draft, date: draft.sentAt)
                 let sent = try await Self.folder(.sent, named: ["Sent", "Sent Items", "Sent Messages"], create: "Sent", connection)
                 _ = try await connection.run(.examine(sent))
                 if try await engine.searchUIDs(connection, [.header("Message-ID", "<\(draft.messageId)>")]).isEmpty {
@@ -261,7 +296,7 @@ public final class MessageSender: Sendable {
             if !upload.isEmpty || !remove.isEmpty {
                 let drafts = try await Self.folder(.drafts, named: ["Drafts", "Draft"], create: "Drafts", connection)
                 for draft in upload {
-                    let message = try service.buildMessage(draft, forDraftsFolder: true)
+                    let message = try service.buildMessage(draft, forDraftsFolder: true, date: draft.updatedAt)
                     let response = try await connection.run(.append(drafts, flags: [.draft, .seen], date: nil, message: message.bytes))
                     var codes = [response.status.code]
                     for case .status(let status) in response.untagged { codes.append(status.code) }
@@ -273,7 +308,14 @@ public final class MessageSender: Sendable {
                     }
                     // The previous copy goes once the new one is safely there.
                     try await deleteCopy(draft, engine: engine, connection: connection)
-                    try store.recordDraftCopy(id: draft.id, version: draft.version, mailbox: drafts.raw, uidValidity: validity, uid: uid)
+                    if try !store.recordDraftCopy(id: draft.id, version: draft.version, mailbox: drafts.raw, uidValidity: validity, uid: uid) {
+                        // Deleted while the copy was on its way: the copy goes too.
+                        var gone = draft
+                        gone.draftMailbox = drafts.raw
+                        gone.draftUidValidity = validity
+                        gone.draftUid = uid
+                        try await deleteCopy(gone, engine: engine, connection: connection)
+                    }
                 }
                 for draft in remove {
                     try await deleteCopy(draft, engine: engine, connection: connection)

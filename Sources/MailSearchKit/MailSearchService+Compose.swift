@@ -339,8 +339,8 @@ extension MailSearchService {
 
     /// The message a draft makes: its addresses checked, its attachments attached. `forDraftsFolder`
     /// builds the Drafts folder's copy, which may have no recipient yet and leaves out addresses
-    /// that are not complete.
-    public func buildMessage(_ draft: Draft, forDraftsFolder: Bool = false) throws -> BuiltMessage {
+    /// that are not complete. `date`: the Date header (default now; a Sent copy made later gives the sending time).
+    public func buildMessage(_ draft: Draft, forDraftsFolder: Bool = false, date: Date? = nil) throws -> BuiltMessage {
         func mailboxes(_ list: [String], _ field: String) throws -> [MailboxAddress] {
             try list.compactMap { text in
                 do {
@@ -359,7 +359,7 @@ extension MailSearchService {
         }
         let message = OutgoingMessage(
             from: sender, to: try mailboxes(draft.to, "To"), cc: try mailboxes(draft.cc, "Cc"),
-            bcc: forDraftsFolder ? [] : try mailboxes(draft.bcc, "Bcc"), subject: draft.subject, date: configuration.now(),
+            bcc: forDraftsFolder ? [] : try mailboxes(draft.bcc, "Bcc"), subject: draft.subject, date: date ?? configuration.now(),
             timeZone: configuration.calendar.timeZone, messageID: draft.messageId, inReplyTo: draft.inReplyTo,
             references: draft.references, textBody: draft.body, attachments: attachments)
         do {

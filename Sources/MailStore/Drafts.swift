@@ -430,11 +430,15 @@ extension MailStore {
 
     /// The copy of `version` is at (mailbox, UIDVALIDITY, UID) now (nil UID: the server did not
     /// say, the next upload replaces it by Message-ID).
-    public func recordDraftCopy(id: Int64, version: Int, mailbox: [UInt8], uidValidity: UInt32?, uid: UInt32?) throws {
+    /// Returns false when the draft is gone (deleted while its copy was on its way): the caller
+    /// removes the copy it just made.
+    @discardableResult
+    public func recordDraftCopy(id: Int64, version: Int, mailbox: [UInt8], uidValidity: UInt32?, uid: UInt32?) throws -> Bool {
         try database.write { db in
             try db.execute(sql: """
                 UPDATE drafts SET draftMailbox = ?, draftUidValidity = ?, draftUid = ?, draftCopyVersion = ? WHERE id = ?
                 """, arguments: [Data(mailbox), uidValidity.map { Int64($0) }, uid.map { Int64($0) }, version, id])
+            return db.changesCount > 0
         }
     }
 

@@ -18,6 +18,16 @@ from dovecot import Dovecot  # noqa: E402
 from support import UITestCase  # noqa: E402
 
 UNDO_SECONDS = 3
+# The submission service's SIZE in this class (Dovecot's submission_max_mail_size).
+MAX_MAIL_SIZE = 500_000
+
+
+def newsletter(remote_host):
+    """An HTML email with a remote image (the counting server): composing a reply to it must load nothing."""
+    return (f"From: News <news@example.com>\r\nTo: alice@example.org\r\nSubject: Quarterly walrus digest\r\n"
+            f"Date: Mon, 16 Nov 2026 11:00:00 +0000\r\nMessage-ID: <walrus-1@example.com>\r\nMIME-Version: 1.0\r\n"
+            f"Content-Type: text/html; charset=utf-8\r\n\r\n<p>The walrus digest.</p>"
+            f"<img src=\"http://{remote_host}/compose-probe/walrus.png\" width=\"300\" height=\"200\">\r\n").encode()
 
 PARENT = (b"From: Bob Example <bob@example.com>\r\nTo: Alice <alice@example.org>\r\nCc: carol@example.com\r\n"
           b"Subject: Kayak trip\r\nDate: Mon, 16 Nov 2026 09:00:00 +0000\r\nMessage-ID: <kayak-1@example.com>\r\n"
@@ -37,10 +47,11 @@ class ComposeTests(UITestCase):
     @classmethod
     def setUpClass(cls):
         cls.dovecot = Dovecot(users={"alice": "alice-password", "bob": "bob-password", "carol": "carol-password"},
-                              submission=True)
+                              submission=True, max_mail_size=MAX_MAIL_SIZE)
         cls.dovecot.start()
         cls.dovecot.append("alice", "INBOX", PARENT)
         cls.dovecot.append("alice", "INBOX", WITH_ATTACHMENT)
+        cls.dovecot.append("alice", "INBOX", newsletter(cls.ctx.hits.host))
         cls.work = tempfile.mkdtemp(prefix="mailsearch-browser-compose-")
         data = os.path.join(cls.work, "data")
         os.environ["MAILSEARCH_TEST_IMAP_PASSWORD"] = "alice-password"
@@ -169,6 +180,42 @@ class ComposeTests(UITestCase):
         self.assertEqual(attachment.get_filename(), "zeppelin.png")
         self.assertEqual(attachment.get_content_type(), "image/png")
         self.assertIn("---------- Forwarded message ---------", message.get_body(("plain",)).get_content())
+
+    def test_replying_to_html_mail_loads_nothing_remote(self):
+        self.wait_synced("walrus")
+        since = time.time()
+        self.open_conversation("walrus")
+        self.keys("r")
+        self.wait(lambda: self.js("return document.getElementById('compose-subject').value") == "Re: Quarterly walrus digest", 8,
+                  "the reply")
+        body = self.js("return document.getElementById('compose-body').value")
+        self.assertIn("> The walrus digest.", body)
+        self.assertNotIn("<img", body, "the quote is the text, never the markup")
+        self.assertEqual(self.js("return document.querySelectorAll('#compose img, #compose iframe').length"), 0)
+        time.sleep(0.7)
+        self.assertEqual(self.ctx.hits.count("/compose-probe/", since), 0, "composing loaded a remote image")
+        self.el("[data-compose-discard]").click()
+        self.wait(lambda: self.js("return document.getElementById('compose').hidden"), 5, "the panel closed")
+
+    def test_an_attachment_over_the_servers_size_is_refused(self):
+        path = os.path.join(self.work, "too-big.bin")
+        with open(path, "wb") as f:
+            f.write(os.urandom(MAX_MAIL_SIZE))
+        self.open("/")
+        self.js("document.activeElement.blur()")
+        self.keys("c")
+        self.wait(lambda: not self.js("return document.getElementById('compose').hidden"), 5, "the compose panel")
+        self.el("#compose-files").send_keys(path)
+        message = self.wait(lambda: (lambda b: b if b and not self.js("return document.getElementById('banner').hidden") else None)(
+            self.js("return document.querySelector('#banner .banner-message').textContent")), 10, "the refusal")
+        self.assertIn("too-big.bin", message)
+        self.assertIn("accepts at most", message)
+        self.assertEqual(self.js("return document.querySelectorAll('.compose-attachment').length"), 0)
+        self.el("#banner .banner-close").click()
+        self.el("[data-compose-discard]").click()
+        # Chromium logs every 4xx answer to fetch: the refusal's 413 is expected, and nothing else.
+        problems = self.console_problems()
+        self.assertTrue(all("attachments?name=too-big.bin" in p and "413" in p for p in problems), problems)
 
     def test_undo_send_never_arrives(self):
         self.open("/")
