@@ -337,7 +337,8 @@ extension MailSearchService {
         return try draftDetail(id: id)
     }
 
-    /// The message a draft makes: its addresses checked, its attachments attached. `forDraftsFolder`
+    /// The message a draft makes: its addresses checked, its attachments attached, and an HTML
+    /// alternative when the text uses the composer's formatting (`BasicFormatting`). `forDraftsFolder`
     /// builds the Drafts folder's copy, which may have no recipient yet and leaves out addresses
     /// that are not complete. `date`: the Date header (default now; a Sent copy made later gives the sending time).
     public func buildMessage(_ draft: Draft, forDraftsFolder: Bool = false, date: Date? = nil) throws -> BuiltMessage {
@@ -361,7 +362,7 @@ extension MailSearchService {
             from: sender, to: try mailboxes(draft.to, "To"), cc: try mailboxes(draft.cc, "Cc"),
             bcc: forDraftsFolder ? [] : try mailboxes(draft.bcc, "Bcc"), subject: draft.subject, date: date ?? configuration.now(),
             timeZone: configuration.calendar.timeZone, messageID: draft.messageId, inReplyTo: draft.inReplyTo,
-            references: draft.references, textBody: draft.body, attachments: attachments)
+            references: draft.references, textBody: draft.body, htmlBody: BasicFormatting.html(draft.body), attachments: attachments)
         do {
             return try MessageBuilder().build(message, requireRecipients: !forDraftsFolder)
         } catch {

@@ -132,11 +132,17 @@ class ComposeTests(UITestCase):
         self.assertIn("alice@example.org", self.js("return document.getElementById('compose-from').selectedOptions[0].textContent"))
         self.type_in("to", "Bob <bob@example.com>")
         self.type_in("subject", "Lunch on the terrace")
-        self.type_in("body", "Noon?\nAlice")
+        self.type_in("body", "Noon at ")
+        self.el('#compose [data-format="bold"]').click()  # inserts *bold* with "bold" selected
+        from selenium.webdriver.common.keys import Keys
+        self.compose_field("body").send_keys("the terrace", Keys.END, "?\nAlice")
+        self.assertEqual(self.js("return document.getElementById('compose-body').value"), "Noon at *the terrace*?\nAlice")
         self.send_and_wait_sent()
         [message] = self.received("bob", "Lunch on the terrace")
         self.assertEqual(message["From"].addresses[0].addr_spec, "alice@example.org")
-        self.assertEqual(message.get_content().replace("\r\n", "\n").strip(), "Noon?\nAlice")
+        self.assertEqual(message.get_content_type(), "multipart/alternative")
+        self.assertEqual(message.get_body(("plain",)).get_content().replace("\r\n", "\n").strip(), "Noon at *the terrace*?\nAlice")
+        self.assertIn("Noon at <strong>the terrace</strong>?<br>", message.get_body(("html",)).get_content())
         self.assertIsNone(message["In-Reply-To"])
 
     def test_reply_threads_on_the_server(self):

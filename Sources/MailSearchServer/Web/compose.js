@@ -74,6 +74,27 @@ export class Composer {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) { event.preventDefault(); this.send(); }
     });
     this.toast.querySelector('button').addEventListener('click', () => this.undo());
+    this.panel.querySelector('.compose-format').addEventListener('click', (event) => {
+      const button = event.target.closest('button[data-format]');
+      if (button) this.format(button.dataset.format);
+    });
+  }
+
+  /** Wraps the selection in the text's formatting marks (*bold*, _italic_, [text](url)). */
+  format(kind) {
+    const body = this.fields.body;
+    const { selectionStart: start, selectionEnd: end, value } = body;
+    const selected = value.slice(start, end) || { bold: 'bold', italic: 'italic', link: 'text' }[kind];
+    const [before, after] = { bold: ['*', '*'], italic: ['_', '_'], link: ['[', '](https://)'] }[kind];
+    body.setRangeText(before + selected + after, start, end, 'end');
+    if (kind === 'link') {
+      const urlEnd = body.selectionEnd - 1;
+      body.setSelectionRange(urlEnd - 'https://'.length, urlEnd);
+    } else {
+      body.setSelectionRange(start + before.length, start + before.length + selected.length);
+    }
+    body.focus();
+    body.dispatchEvent(new Event('input', { bubbles: true }));
   }
 
   get isOpen() { return !this.panel.hidden; }
