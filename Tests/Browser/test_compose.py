@@ -208,8 +208,7 @@ class ComposeTests(UITestCase):
         with open(path, "wb") as f:
             f.write(os.urandom(MAX_MAIL_SIZE))
         self.open("/")
-        self.js("document.activeElement.blur()")
-        self.keys("c")
+        self.el("#compose-new").click()
         self.wait(lambda: not self.js("return document.getElementById('compose').hidden"), 5, "the compose panel")
         self.el("#compose-files").send_keys(path)
         message = self.wait(lambda: (lambda b: b if b and not self.js("return document.getElementById('banner').hidden") else None)(
@@ -244,3 +243,11 @@ class ComposeTests(UITestCase):
         status, draft = self.server.request("GET", f"/api/drafts/{draft_id}")
         self.assertEqual(draft["state"], "draft")
         self.assertIn(int(draft_id), [d["id"] for d in self.server.get_json("/api/drafts")])
+        # The draft is there to open again from the page, then to discard.
+        self.el("#drafts-button").click()
+        self.wait(lambda: self.els(f'#drafts-list .draft-item[data-draft-id="{draft_id}"]'), 5, "the draft in the list")
+        self.el(f'#drafts-list .draft-item[data-draft-id="{draft_id}"]').click()
+        self.wait(lambda: self.js("return document.getElementById('compose-subject').value") == "Regrettable remark", 5, "the draft reopened")
+        self.assertEqual(self.js("return document.getElementById('compose-body').value"), "On second thought…")
+        self.el("[data-compose-discard]").click()
+        self.wait(lambda: int(draft_id) not in [d["id"] for d in self.server.get_json("/api/drafts")], 5, "the draft discarded")

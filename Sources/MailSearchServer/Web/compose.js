@@ -74,6 +74,14 @@ export class Composer {
       if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) { event.preventDefault(); this.send(); }
     });
     this.toast.querySelector('button').addEventListener('click', () => this.undo());
+    document.getElementById('compose-new').addEventListener('click', () => this.open('new'));
+    this.draftsButton = document.getElementById('drafts-button');
+    this.draftsList = document.getElementById('drafts-list');
+    this.draftsButton.addEventListener('click', () => this.toggleDrafts());
+    // Typed text not yet saved (the last 1.5 s): the browser asks before the page goes.
+    window.addEventListener('beforeunload', (event) => {
+      if (this.isOpen && this.dirty) event.preventDefault();
+    });
     this.panel.querySelector('.compose-format').addEventListener('click', (event) => {
       const button = event.target.closest('button[data-format]');
       if (button) this.format(button.dataset.format);
@@ -149,6 +157,7 @@ export class Composer {
 
   /** Opens an existing draft (after an Undo). */
   async reopen(draft) {
+    if (this.isOpen && !(await this.close())) return;
     let identities = [];
     try { identities = await getJSON('/api/identities'); } catch (error) { this.hooks.onError(error); }
     this.show(draft, identities);
@@ -308,12 +317,40 @@ export class Composer {
     this.reopen(draft);
   }
 
-  /** Closes the panel, keeping the draft (saved first). */
+  /** Closes the panel, keeping the draft (saved first; a draft that cannot be saved stays open). */
   async close() {
-    if (!this.draft) { this.hide(); return; }
-    await this.save();
+    if (!this.draft) { this.hide(); return true; }
+    if (!(await this.save())) return false;
     this.hide();
     this.hooks.announce('Draft saved');
+    return true;
+  }
+
+  /** The drafts kept on this machine (GET /api/drafts), each opening in the panel. */
+  async toggleDrafts() {
+    const open = this.draftsList.hidden;
+    this.draftsButton.setAttribute('aria-expanded', String(open));
+    if (!open) { this.draftsList.hidden = true; return; }
+    let drafts;
+    try {
+      drafts = await getJSON('/api/drafts');
+    } catch (error) {
+      this.hooks.onError(error);
+      return;
+    }
+    clear(this.draftsList);
+    if (!drafts.length) this.draftsList.append(el('li', { class: 'muted small', text: 'No drafts' }));
+    for (const draft of drafts) {
+      const label = `${draft.subject || '(no subject)'} — ${draft.to.length ? draft.to.join(', ') : 'no recipient yet'}`;
+      const button = el('button', { type: 'button', class: 'link-button draft-item', text: label, dataset: { draftId: draft.id } });
+      button.addEventListener('click', () => {
+        this.draftsList.hidden = true;
+        this.draftsButton.setAttribute('aria-expanded', 'false');
+        this.reopen(draft);
+      });
+      this.draftsList.append(el('li', {}, button));
+    }
+    this.draftsList.hidden = false;
   }
 
   async discard() {
