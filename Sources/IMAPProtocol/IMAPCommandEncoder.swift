@@ -267,6 +267,13 @@ public struct IMAPCommandEncoder: Sendable {
         case .modSeq(let modSeq): return "MODSEQ \(modSeq)"
         case .unseen: return "UNSEEN"
         case .deleted: return "DELETED"
+        case .header(let name, let value):
+            let printable: (String) -> Bool = { $0.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } }
+            guard !name.isEmpty, printable(name), printable(value), !name.contains(where: { $0 == " " || $0 == ":" || $0 == "\"" }) else {
+                throw IMAPEncodingError(kind: .invalidArgument, field: "SEARCH HEADER", message: "a header search takes a field name and printable ASCII")
+            }
+            let quoted = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            return "HEADER \(name) \"\(quoted)\""
         case .not(let inner): return "NOT " + (try searchKey(inner))
         case .or(let a, let b): return "OR \(try searchKey(a)) \(try searchKey(b))"
         case .and(let keys):

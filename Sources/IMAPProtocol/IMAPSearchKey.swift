@@ -10,6 +10,8 @@ public indirect enum IMAPSearchKey: Hashable, Sendable {
     case modSeq(UInt64)
     case unseen
     case deleted
+    /// A header field containing the value (`HEADER Message-ID "<id@host>"`): printable ASCII only.
+    case header(String, String)
     case not(IMAPSearchKey)
     case or(IMAPSearchKey, IMAPSearchKey)
     /// All of these (written in parentheses).

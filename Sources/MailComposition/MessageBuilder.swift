@@ -50,9 +50,10 @@ public struct MessageBuilder: Sendable {
         self.randomBytes = randomBytes
     }
 
-    public func build(_ message: OutgoingMessage) throws(MessageBuildError) -> BuiltMessage {
+    /// `requireRecipients: false` builds a draft (the copy kept in the Drafts folder), which may have none yet.
+    public func build(_ message: OutgoingMessage, requireRecipients: Bool = true) throws(MessageBuildError) -> BuiltMessage {
         let recipients = message.envelopeRecipients
-        guard !recipients.isEmpty else {
+        guard !recipients.isEmpty || !requireRecipients else {
             throw MessageBuildError(field: "To", message: "a message needs at least one recipient (To, Cc or Bcc)")
         }
         let messageID = try message.messageID.map { id throws(MessageBuildError) in try Self.checkedID(id, field: "Message-ID") }
@@ -169,6 +170,12 @@ public struct MessageBuilder: Sendable {
     }
 
     // MARK: Identity and dates
+
+    /// A new Message-ID in the sender's domain (without angle brackets), fixed when a draft is
+    /// made so that every attempt to send it carries the same one.
+    public func newMessageID(domain: String) -> String {
+        generatedMessageID(domain: domain)
+    }
 
     private func generatedMessageID(domain: String) -> String {
         // A domain that is ASCII and not an address literal, else a placeholder (RFC 5322's id-right).

@@ -88,6 +88,8 @@ public final class MailSearchService: @unchecked Sendable {
     let state = ServiceState()
     /// Where each syncing account stands (written by the sync engine, shown in the status).
     public let syncStatus = SyncStatusBoard()
+    /// The send queue's undo window and the sender's state (`MailSearchService+Compose`).
+    public let sending = SendQueueBoard()
 
     /// Opens the mailbox in `configuration.dataDirectory`, creating it when missing (unless read-only).
     /// Throws when `Configuration.model` is nil and `MAILSEARCH_MODEL` names no known model.
@@ -549,7 +551,7 @@ public final class MailSearchService: @unchecked Sendable {
             embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
             semanticAvailable: availability == nil, semanticUnavailableReason: availability,
             embedding: embedding.progress, importing: state.importStatus, sync: syncStatus.snapshot,
-            outbox: try store.outboxCounts(), lastError: state.lastError)
+            outbox: try store.outboxCounts(), sending: try sendQueueStatus(), lastError: state.lastError)
     }
 
     // MARK: Helpers
@@ -611,6 +613,8 @@ public struct ServiceStatus: Sendable, Codable {
     public var sync: [SyncStatus]
     /// Each IMAP account's outbox of mailbox actions waiting for (or written to) the server.
     public var outbox: [OutboxCounts]
+    /// The send queue: messages waiting out their undo window or their next attempt, failed, sent.
+    public var sending: SendQueueStatus
     public var lastError: String?
 }
 

@@ -12,6 +12,8 @@ public struct ServiceError: Error, Sendable, CustomStringConvertible, Equatable 
         case unavailable
         /// Something is already running that this would collide with (a second import).
         case conflict
+        /// Over a size limit (an attachment, a message larger than the server takes).
+        case tooLarge
     }
 
     public var kind: Kind

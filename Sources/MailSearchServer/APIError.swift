@@ -27,6 +27,7 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
         case .notFound: status = .notFound
         case .unavailable: status = .serviceUnavailable
         case .conflict: status = .conflict
+        case .tooLarge: status = .contentTooLarge
         }
         self.init(status, error.message, hint: error.hint)
     }

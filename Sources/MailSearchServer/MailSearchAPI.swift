@@ -152,6 +152,7 @@ struct MailSearchAPI: Sendable {
         }
         registerCategories(on: api)
         registerActions(on: api)
+        registerCompose(on: api)
         // Anything else under /api/ falls through to the router's 404, which ResponseMiddleware
         // words as JSON.
     }
@@ -215,18 +216,18 @@ struct MailSearchAPI: Sendable {
         return body
     }
 
-    /// A JSON body of at most 64 KB. JSON only: an HTML form cannot send one across sites
+    /// A JSON body of at most `limit` bytes (default 64 KB). JSON only: an HTML form cannot send one across sites
     /// without a preflight (which this server refuses).
-    static func jsonBody<T: Decodable>(_ type: T.Type, _ request: Request, example: String) async throws -> T {
+    static func jsonBody<T: Decodable>(_ type: T.Type, _ request: Request, example: String, limit: Int = 64 * 1024) async throws -> T {
         let contentType = request.headers[.contentType]?.lowercased() ?? ""
         guard contentType.hasPrefix("application/json") else {
             throw APIError(.unsupportedMediaType, "the body must be JSON", hint: "send Content-Type: application/json and \(example)")
         }
         let buffer: ByteBuffer
         do {
-            buffer = try await request.body.collect(upTo: 64 * 1024)
+            buffer = try await request.body.collect(upTo: limit)
         } catch {
-            throw APIError(.contentTooLarge, "the body is larger than 64 KB")
+            throw APIError(.contentTooLarge, "the body is larger than \(limit / 1024) KB")
         }
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))

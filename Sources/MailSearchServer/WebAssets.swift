@@ -11,6 +11,7 @@ struct WebAssets: Sendable {
         "api.js": PackageResources.api_js,
         "app.js": PackageResources.app_js,
         "chips.js": PackageResources.chips_js,
+        "compose.js": PackageResources.compose_js,
         "dom.js": PackageResources.dom_js,
         "favicon.svg": PackageResources.favicon_svg,
         "folders.js": PackageResources.folders_js,

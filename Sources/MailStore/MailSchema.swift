@@ -223,6 +223,9 @@ enum MailSchema {
         migrator.registerMigration("v-outbox") { db in
             try MailStore.createOutbox(db)
         }
+        migrator.registerMigration("v-drafts") { db in
+            try MailStore.createDrafts(db)
+        }
         return migrator
     }
 }

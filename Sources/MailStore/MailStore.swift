@@ -329,6 +329,10 @@ public enum MailStoreError: Error, CustomStringConvertible {
     case noMail(path: String)
     case accountExists(name: String)
     case notFound(String)
+    /// The record is not in a state that allows the change (a draft already in the send queue).
+    case conflict(String)
+    /// Over a size limit.
+    case tooLarge(String)
 
     public var description: String {
         switch self {
@@ -339,7 +343,7 @@ public enum MailStoreError: Error, CustomStringConvertible {
             return "no mail in \(path) yet: import some with `mailsearch import PATH`, or point --data-dir at your data directory."
         case .accountExists(let name):
             return "an account named \"\(name)\" exists already: choose another name, or remove that account first"
-        case .notFound(let message):
+        case .notFound(let message), .conflict(let message), .tooLarge(let message):
             return message
         }
     }

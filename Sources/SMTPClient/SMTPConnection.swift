@@ -220,15 +220,22 @@ public final class SMTPConnection: Sendable {
     /// refuses are listed in the result and the message goes to the others; when it refuses every
     /// one, nothing is sent (`.recipientsRejected`). A message over the server's SIZE is refused
     /// before anything is sent (`.messageTooLarge`).
+    ///
+    /// `beforeData` runs after the server's 354, just before the message and its final dot are
+    /// written: until then the server discards the transaction if the connection ends; after it,
+    /// the message may have been accepted even when no reply arrives. A send queue records that
+    /// moment there (an error thrown by it closes the connection: nothing is sent).
     public func send(message: [UInt8], from sender: SMTPAddress, to recipients: [SMTPAddress],
-                     requiresSMTPUTF8: Bool = false) async throws(SMTPClientError) -> SMTPSendResult {
+                     requiresSMTPUTF8: Bool = false,
+                     beforeData: (@Sendable () throws -> Void)? = nil) async throws(SMTPClientError) -> SMTPSendResult {
         try await withGate { () async throws(SMTPClientError) in
-            try await self.transaction(message: message, from: sender, to: recipients, requiresSMTPUTF8: requiresSMTPUTF8)
+            try await self.transaction(message: message, from: sender, to: recipients, requiresSMTPUTF8: requiresSMTPUTF8,
+                                       beforeData: beforeData)
         }
     }
 
     private func transaction(message: [UInt8], from sender: SMTPAddress, to recipients: [SMTPAddress],
-                             requiresSMTPUTF8: Bool) async throws(SMTPClientError) -> SMTPSendResult {
+                             requiresSMTPUTF8: Bool, beforeData: (@Sendable () throws -> Void)?) async throws(SMTPClientError) -> SMTPSendResult {
         guard !recipients.isEmpty else {
             throw SMTPClientError(kind: .invalidArgument, message: "a message needs at least one recipient")
         }
@@ -283,6 +290,14 @@ public final class SMTPConnection: Sendable {
             await reset()
             throw SMTPClientError(kind: .messageRejected, message: "the server \(endpoint) refused DATA; nothing was sent" + Self.later(data),
                                   reply: data)
+        }
+        if let beforeData {
+            do {
+                try beforeData()
+            } catch {
+                await close()
+                throw SMTPClientError(kind: .cancelled, message: "the message's data was not sent to \(endpoint): \(error)")
+            }
         }
         let final = try await exchange(SMTPDataEncoder.encode(message), name: "the message's data",
                                        timeout: TimeAmount(configuration.dataTimeout))

@@ -16,7 +16,8 @@ struct MailSearchCommand: AsyncParsableCommand {
             ImportCommand.self, SearchCommand.self, ParseCommand.self, StatsCommand.self, AccountsCommand.self,
             AccountCommand.self, FoldersCommand.self, ShowCommand.self, ExportCommand.self, IndexCommand.self,
             RecentCommand.self, SuggestCommand.self, DemoCommand.self, ModelCommand.self, ServeCommand.self, SyncCommand.self,
-            CategorizeCommand.self, RecategorizeCommand.self, SendCommand.self,
+            CategorizeCommand.self, RecategorizeCommand.self, SendCommand.self, ReplyCommand.self, ForwardCommand.self,
+            DraftsCommand.self, OutgoingCommand.self,
             MarkCommand.self, ArchiveCommand.self, MoveCommand.self, DeleteCommand.self,
         ]
     )

@@ -43,6 +43,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Keep the IMAP accounts in sync in the background (IDLE); their state is in /api/status.")
     var sync = true
 
+    @Flag(inversion: .prefixedNo, help: "Send queued mail (after its undo window) and keep drafts in the accounts' Drafts folders; the queue's state is in /api/status.")
+    var send = true
+
+    @Option(help: ArgumentHelp("Seconds between Send and the SMTP transaction, during which Undo takes the message back (0 to 300).",
+                               valueName: "seconds"))
+    var undoSeconds = 10
+
     @Flag(inversion: .prefixedNo, help: "Opening a conversation on the page (or GET /api/threads/ID) marks it read.")
     var markReadOnOpen = true
 
@@ -57,6 +64,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
+        guard (0...300).contains(undoSeconds) else { throw ValidationError("--undo-seconds must be 0 to 300") }
         guard cacheEntries >= 0 else { throw ValidationError("--cache-entries must be 0 or more") }
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -87,6 +95,23 @@ struct ServeCommand: AsyncParsableCommand {
 
         let service = try global.openService(backgroundEmbedding: backgroundEmbedding, cacheEntries: cacheEntries)
         defer { service.shutdown() }
+        service.sending.undoWindow = TimeInterval(undoSeconds)
+        // The send queue a previous process left, settled before anything new can be queued: a
+        // message cut off in its undo window is a draft again, one handed to the server is never resent.
+        let sender = MessageSender(service: service)
+        if send {
+            do {
+                let recovered = try sender.recover()
+                if !recovered.drafted.isEmpty {
+                    logger.notice("\(recovered.drafted.count) message(s) stopped in their undo window are drafts again (not sent)")
+                }
+                if !recovered.uncertain.isEmpty {
+                    logger.warning("\(recovered.uncertain.count) message(s) may have been sent before the stop: not sent again (see /api/outgoing)")
+                }
+            } catch {
+                throw CLIError("cannot read the send queue: \(error)")
+            }
+        }
         let started = StartedFlag()
         let app = try buildApplication(service: service, configuration: configuration, logger: logger) { port in
             started.set()
@@ -97,6 +122,9 @@ struct ServeCommand: AsyncParsableCommand {
         if !engines.isEmpty {
             services.append(BackgroundSync(engines: engines))
             logger.info("syncing \(engines.count) IMAP account(s) in the background")
+        }
+        if send {
+            services.append(BackgroundSending(sender: sender))
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

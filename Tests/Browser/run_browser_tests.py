@@ -27,7 +27,8 @@ import harness  # noqa: E402
 from support import Context  # noqa: E402
 
 # Run order: the search screen first (it expects the recent searches it makes itself), the sync
-# status (a mailbox of its own, with a real Dovecot), then the hostile mail, then the screenshots.
+# status and the compose panel (mailboxes of their own, with a real Dovecot), then the hostile mail,
+# then the screenshots.
 ORDER = [
     ("test_search", "SearchScreenTests", [
         "test_ac_s_01_search_as_you_type", "test_ac_s_02_zero_and_empty_states", "test_ac_s_03_filter_chips",
@@ -37,6 +38,9 @@ ORDER = [
         "test_thread_summary_and_reply_chips", "test_category_badge_and_change"]),
     ("test_sync", "SyncStatusTests", ["test_embedding_progress", "test_sync_status_and_new_mail",
                                       "test_mailbox_actions_reach_the_server"]),
+    ("test_compose", "ComposeTests", ["test_compose_a_new_message", "test_reply_threads_on_the_server",
+                                      "test_reply_all_and_forward_with_the_attachment", "test_replying_to_html_mail_loads_nothing_remote",
+                                      "test_an_attachment_over_the_servers_size_is_refused", "test_undo_send_never_arrives"]),
     ("test_xss", "XSSTests", [
         "test_xss_vectors_run_nothing", "test_xss_vectors_load_nothing_remote", "test_xss_frames_are_inert",
         "test_xss_console_has_no_violations", "test_xss_in_text_fields", "test_plain_text_fallback",

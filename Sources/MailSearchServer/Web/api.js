@@ -87,6 +87,24 @@ export async function sendJSON(method, path, body) {
 
 export const hasToken = () => Boolean(storedToken());
 
+/** A file's bytes as the body (its own Content-Type), for an attachment upload; answers the JSON. */
+export async function uploadFile(path, file) {
+  for (;;) {
+    const token = storedToken();
+    const headers = { Accept: 'application/json', 'Content-Type': file.type || 'application/octet-stream' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    let response;
+    try {
+      response = await fetch(path, { method: 'POST', headers, body: file, credentials: 'same-origin', cache: 'no-store' });
+    } catch (error) {
+      throw new ApiError(0, 'MailSearch could not be reached', 'Check that `mailsearch serve` is still running, then try again.');
+    }
+    if (response.status === 401 && storedToken() === token) { await newToken(Boolean(token)); continue; }
+    if (!response.ok) throw await failure(response);
+    return response.json();
+  }
+}
+
 /** A download that needs the token header (a plain link cannot send it): fetched, then saved. */
 export async function download(path, filename) {
   const response = await send(path, { accept: '*/*' });

@@ -9,6 +9,7 @@ import { Chips } from './chips.js';
 import { Folders } from './folders.js';
 import { ZeroState } from './zero.js';
 import { SyncStatus } from './sync.js';
+import { Composer } from './compose.js';
 
 const input = document.getElementById('search');
 const form = document.getElementById('search-form');
@@ -123,6 +124,7 @@ const search = new Search({
 const thread = new ThreadView({
   onError: showError,
   announce,
+  composeActions: (email) => composer.messageActions(email),
   // The result badges follow a category changed in the conversation: search again.
   onCategoryChanged: () => {
     const text = search.shown?.text ?? input.value;
@@ -333,6 +335,15 @@ document.addEventListener('keydown', (event) => {
     event.preventDefault();
   }
 });
+
+// ---- Compose (compose.js): c, and r / a / f in a conversation ----------------------------
+
+const composer = new Composer({
+  onError: showError,
+  announce,
+  onSent: () => folders.load(),
+});
+composer.installKeys();
 
 // ---- Start --------------------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 // GET /api/status (spec 001 §5.2.2) — syncing a folder with its progress and rate, listening for
 // new mail, up to date, or the error and when the next attempt comes —, and while mail is being
 // embedded, how much of it semantic search covers (newest first), the rate and the time left;
-// mailbox actions waiting for the server, and those it refused.
+// mailbox actions waiting for the server, and those it refused; mail waiting to be sent or not sent
+// (the send queue, status.sending).
 // While a sync or the embedding runs, the status is read every second and onProgress() is called
 // as mail arrives (searches show what is indexed so far, E-06); otherwise every 15 seconds.
 // Nothing is shown without IMAP accounts and embedding work.
@@ -43,7 +44,7 @@ export class SyncStatus {
       const accounts = status.sync ?? [];
       const embedding = status.embedding?.state === 'running' ? status : null;
       busy = accounts.some((a) => BUSY.has(a.state)) || embedding !== null;
-      this.render(accounts, embedding, status.outbox ?? []);
+      this.render(accounts, embedding, status.outbox ?? [], status.sending);
       // Another pass ended or another batch is stored: the folder counts and results may change.
       const signature = `${status.emails}`;
       if (this.seen && signature !== this.seen) this.hooks.onProgress();
@@ -55,9 +56,10 @@ export class SyncStatus {
     this.timer = setTimeout(() => this.poll(), busy ? 1000 : 15000);
   }
 
-  render(accounts, embedding, outbox = []) {
+  render(accounts, embedding, outbox = [], sending = null) {
     clear(this.box);
-    this.box.hidden = accounts.length === 0 && !embedding;
+    const queueLine = sendQueueLine(sending);
+    this.box.hidden = accounts.length === 0 && !embedding && !queueLine;
     if (embedding) {
       this.box.append(el('div', { class: 'sync-line embedding-progress', 'data-state': 'embedding',
                                   text: describeEmbedding(embedding) }));
@@ -81,7 +83,20 @@ export class SyncStatus {
       }
       this.box.append(line);
     }
+    if (queueLine) this.box.append(queueLine);
   }
+}
+
+/** The send queue when something waits or failed: "2 messages waiting to send · cannot connect…". */
+function sendQueueLine(sending) {
+  if (!sending || (!sending.waiting && !sending.failed)) return null;
+  const parts = [];
+  if (sending.waiting) parts.push(`${sending.waiting} ${sending.waiting === 1 ? 'message' : 'messages'} waiting to send`);
+  if (sending.failed) parts.push(`${sending.failed} not sent`);
+  const line = el('div', { class: 'sync-line send-queue', 'data-state': sending.failed ? 'failed' : 'waiting' },
+    el('span', { class: 'sync-text', text: parts.join(' · ') }));
+  if (sending.lastError) line.append(el('span', { class: 'sync-error', text: sending.lastError }));
+  return line;
 }
 
 /** "Semantic search: 1,234 of 44,715 emails · 38 docs/s · about 19 min left" (newest first). */

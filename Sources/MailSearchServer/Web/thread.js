@@ -93,7 +93,7 @@ function avatarClass(person) {
 }
 
 export class ThreadView {
-  /** hooks: onError(error), announce(text). */
+  /** hooks: onError(error), announce(text), composeActions(email) (Reply / Reply all / Forward, compose.js). */
   constructor(hooks) {
     this.hooks = hooks;
     this.section = document.getElementById('thread');
@@ -356,7 +356,8 @@ export class ThreadView {
     }
     if (signal?.aborted) return;
     body.removeAttribute('aria-busy');
-    append(clear(body), [this.notices(email, body, safe), this.content(email, safe), this.attachments(email, safe)]);
+    append(clear(body), [this.notices(email, body, safe), this.content(email, safe), this.attachments(email, safe),
+      this.hooks.composeActions?.(email)]);
   }
 
   notices(email, body, safe) {

@@ -1,0 +1,205 @@
+import Foundation
+@testable import IMAPSync
+import MailComposition
+import MailModel
+@testable import MailSearchKit
+import MailStore
+import XCTest
+
+/// Compose, drafts and the send queue against a real Dovecot with its submission service (which
+/// delivers through LMTP into the recipients' INBOX): a reply arrives with its threading headers
+/// and a copy lands in Sent, a forward carries the original's attachment, a draft is kept in
+/// Drafts and replaced when it changes, a message over the server's SIZE fails with its reason,
+/// and mail queued while the servers are down goes out once when they return.
+final class ComposeSendTests: DovecotTestCase {
+    override class var workPrefix: String { "compose" }
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("\(Self.workPrefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        server = try DovecotServer(users: ["alice": "alice-password", "bob": "bob-password", "carol": "carol-password"],
+                                   submission: true, maxMailSize: 200_000)
+    }
+
+    private func makeService() throws -> (MailSearchService, IMAPSyncEngine) {
+        let service = try MailSearchService(configuration: .init(
+            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: work.appendingPathComponent("no-model"),
+            backgroundEmbedding: false))
+        services.append(service)
+        service.sending.undoWindow = 0
+        let settings = IMAPAccountSettings(host: server.host, port: server.tlsPort, security: "tls", username: "alice",
+                                           passwordCommand: "printf '%s\\n' 'alice-password'", caFile: server.caFile, syncWindowDays: nil,
+                                           smtpHost: server.host, smtpPort: server.submissionPort, smtpSecurity: "startTLS")
+        let account = try service.store.addIMAPAccount(named: "work", email: "alice@example.org", settings: settings)
+        var options = SyncOptions()
+        options.retryDelays = [.milliseconds(100)]
+        return (service, IMAPSyncEngine(service: service, account: account, settings: settings, options: options))
+    }
+
+    private func sender(_ service: MailSearchService) -> MessageSender {
+        MessageSender(service: service, pollInterval: .milliseconds(50), maximumRetryDelay: 1, responseTimeout: .seconds(20))
+    }
+
+    /// Raw messages of `user`'s `mailbox` with this Message-ID (doveadm).
+    private func messages(_ user: String, _ mailbox: String = "INBOX", messageId: String) throws -> [String] {
+        let output = try server.doveadm(["fetch", "-u", user, "text", "mailbox", mailbox, "header", "Message-ID", "<\(messageId)>"])
+        return output.components(separatedBy: "text:\n").dropFirst().map { $0 }
+    }
+
+    private func subjects(_ user: String, _ mailbox: String) throws -> [String] {
+        try server.doveadm(["fetch", "-u", user, "hdr.subject", "mailbox", mailbox]).split(separator: "\n")
+            .filter { $0.lowercased().hasPrefix("hdr.subject:") }.map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) }
+    }
+
+    private func wait(_ what: String, timeout: TimeInterval = 20, _ condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try !condition() {
+            guard Date() < deadline else { return XCTFail("timed out waiting: \(what)") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    // MARK: Tests
+
+    func testAReplyArrivesWithItsThreadingHeadersAndACopyIsInSent() async throws {
+        try server.append(mailbox: "INBOX", message: Array("""
+            From: Bob <bob@example.com>\r\nTo: Alice <alice@example.org>\r\nCc: carol@example.com\r\nSubject: Budget\r\n\
+            Date: Mon, 16 Nov 2026 09:00:00 +0000\r\nMessage-ID: <budget-1@example.com>\r\nReferences: <root@example.com>\r\n\r\n\
+            Can you check the numbers?\r\n
+            """.utf8))
+        let (service, engine) = try makeService()
+        _ = try await engine.sync()
+        let parentId = try XCTUnwrap(service.store.emailIds(accountId: engine.account.id, messageIds: ["budget-1@example.com"]).values.first)
+
+        var draft = try service.compose(.replyAll, emailId: parentId)
+        XCTAssertEqual(draft.subject, "Re: Budget")
+        XCTAssertEqual(draft.to, ["Bob <bob@example.com>"])
+        XCTAssertEqual(draft.cc, ["carol@example.com"], "reply-all without the user's own address")
+        XCTAssertEqual(draft.references, ["root@example.com", "budget-1@example.com"])
+        draft = try service.updateDraft(id: draft.id, input: DraftInput(body: "The numbers are right.\n" + draft.body))
+        let queued = try service.send(draftId: draft.id)
+        XCTAssertEqual(queued.state, "queued")
+
+        let sent = await sender(service).sendDue()
+        XCTAssertEqual(sent, 1)
+        let detail = try service.draftDetail(id: draft.id)
+        XCTAssertEqual(detail.state, "sent", detail.lastError ?? "")
+        XCTAssertEqual(detail.sentCopy, "done")
+        XCTAssertTrue(detail.reply?.hasPrefix("250") ?? false)
+
+        let atBobs = try messages("bob", messageId: draft.messageId)
+        XCTAssertEqual(atBobs.count, 1)
+        let atBob = try XCTUnwrap(atBobs.first)
+        XCTAssertTrue(atBob.contains("In-Reply-To: <budget-1@example.com>"), atBob)
+        XCTAssertTrue(atBob.contains("References: <root@example.com> <budget-1@example.com>"), atBob)
+        XCTAssertTrue(atBob.contains("> Can you check the numbers?"), atBob)
+        XCTAssertEqual(try messages("carol", messageId: draft.messageId).count, 1)
+        XCTAssertEqual(try messages("alice", "Sent", messageId: draft.messageId).count, 1, "one copy in Sent")
+        XCTAssertEqual(try service.status().sending.sent, 1)
+    }
+
+    func testAForwardCarriesTheOriginalsAttachment() async throws {
+        let payload = (0..<3000).map { UInt8(($0 * 7) % 251) }
+        let encoded = Data(payload).base64EncodedString(options: [.lineLength76Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])
+        try server.append(mailbox: "INBOX", message: Array("""
+            From: Bob <bob@example.com>\r\nTo: alice@example.org\r\nSubject: The report\r\nDate: Mon, 16 Nov 2026 09:00:00 +0000\r\n\
+            Message-ID: <report-1@example.com>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="b1"\r\n\r\n\
+            --b1\r\nContent-Type: text/plain\r\n\r\nHere it is.\r\n--b1\r\nContent-Type: application/pdf; name="report.pdf"\r\n\
+            Content-Disposition: attachment; filename="report.pdf"\r\nContent-Transfer-Encoding: base64\r\n\r\n\(encoded)\r\n--b1--\r\n
+            """.utf8))
+        let (service, engine) = try makeService()
+        _ = try await engine.sync()
+        let parentId = try XCTUnwrap(service.store.emailIds(accountId: engine.account.id, messageIds: ["report-1@example.com"]).values.first)
+        let draft = try service.compose(.forward, emailId: parentId, input: DraftInput(to: ["carol@example.com"]))
+        XCTAssertEqual(draft.subject, "Fwd: The report")
+        XCTAssertEqual(draft.notices, [])
+        XCTAssertEqual(draft.attachments.map(\.filename), ["report.pdf"])
+        XCTAssertNil(draft.inReplyTo)
+        _ = try service.send(draftId: draft.id)
+        _ = await sender(service).sendDue()
+        XCTAssertEqual(try service.draftDetail(id: draft.id).state, "sent")
+        let atCarols = try messages("carol", messageId: draft.messageId)
+        XCTAssertEqual(atCarols.count, 1)
+        let atCarol = try XCTUnwrap(atCarols.first)
+        XCTAssertTrue(atCarol.contains("filename=report.pdf") || atCarol.contains("filename=\"report.pdf\""), atCarol)
+        XCTAssertTrue(atCarol.contains(String(encoded.prefix(60))), "the attachment's bytes travel unchanged")
+        XCTAssertTrue(atCarol.contains("---------- Forwarded message ---------"))
+    }
+
+    func testADraftIsKeptInDraftsAndReplacedWhenItChanges() async throws {
+        let (service, _) = try makeService()
+        let draft = try service.compose(.new, input: DraftInput(to: ["bob@example.com"], subject: "Plan v1", body: "first"))
+        let worker = sender(service)
+        let task = Task { await worker.run() }
+        defer { task.cancel() }
+        try wait("the draft in Drafts") { try subjects("alice", "Drafts") == ["Plan v1"] }
+        let flags = try server.doveadm(["fetch", "-u", "alice", "flags", "mailbox", "Drafts"])
+        XCTAssertTrue(flags.contains("\\Draft"), flags)
+        _ = try service.updateDraft(id: draft.id, input: DraftInput(subject: "Plan v2"))
+        try wait("the new version replacing the old") { try subjects("alice", "Drafts") == ["Plan v2"] }
+        XCTAssertTrue(try service.draftDetail(id: draft.id).savedOnServer)
+        try service.deleteDraft(id: draft.id)
+        try wait("the deleted draft gone from Drafts") { try subjects("alice", "Drafts").isEmpty }
+        try wait("the deleted draft's row gone") { try service.store.draft(id: draft.id) == nil }
+    }
+
+    func testAMessageOverTheServersSizeFailsWithTheReason() async throws {
+        let (service, _) = try makeService()
+        let draft = try service.compose(.new, input: DraftInput(to: ["bob@example.com"], subject: "big"))
+        _ = try service.addAttachment(draftId: draft.id, filename: "big.bin", mimeType: "application/octet-stream",
+                                      content: [UInt8](repeating: 7, count: 250_000))
+        _ = try service.send(draftId: draft.id)
+        _ = await sender(service).sendDue()
+        let failed = try service.draftDetail(id: draft.id)
+        XCTAssertEqual(failed.state, "failed")
+        XCTAssertTrue(failed.lastError?.contains("accepts at most") ?? false, failed.lastError ?? "")
+        // The server's SIZE is known now: a second such attachment is refused at once.
+        let other = try service.compose(.new, input: DraftInput(to: ["bob@example.com"], subject: "big 2"))
+        XCTAssertThrowsError(try service.addAttachment(draftId: other.id, filename: "big.bin", mimeType: "application/octet-stream",
+                                                       content: [UInt8](repeating: 7, count: 250_000))) { error in
+            XCTAssertEqual((error as? ServiceError)?.kind, .tooLarge)
+        }
+        _ = try service.reopen(id: draft.id)
+        XCTAssertEqual(try service.draftDetail(id: draft.id).state, "draft", "a failed message goes back to the drafts")
+    }
+
+    func testMailQueuedWhileTheServerIsDownGoesOutOnceWhenItReturns() async throws {
+        let (service, _) = try makeService()
+        var ids: [(Int64, String)] = []
+        try server.kill()
+        for n in 0..<3 {
+            let draft = try service.compose(.new, input: DraftInput(to: ["bob@example.com"], subject: "offline \(n)", body: "n=\(n)"))
+            _ = try service.send(draftId: draft.id)
+            ids.append((draft.id, draft.messageId))
+        }
+        let worker = sender(service)
+        let task = Task { await worker.run() }
+        defer { task.cancel() }
+        try wait("every message waiting with the reason") {
+            try ids.allSatisfy { try service.draftDetail(id: $0.0).state == "waiting" }
+        }
+        let status = try service.status().sending
+        XCTAssertEqual(status.waiting, 3)
+        XCTAssertNotNil(status.lastError)
+        try server.restart()
+        try wait("every message sent", timeout: 30) {
+            try ids.allSatisfy { try service.draftDetail(id: $0.0).state == "sent" }
+        }
+        for (_, messageId) in ids {
+            XCTAssertEqual(try messages("bob", messageId: messageId).count, 1, "sent exactly once")
+        }
+    }
+
+    func testAddressesWithLineBreaksAreRefused() throws {
+        let (service, _) = try makeService()
+        XCTAssertThrowsError(try service.compose(.new, input: DraftInput(to: ["bob@example.com\r\nBcc: eve@example.com"]))) { error in
+            XCTAssertEqual((error as? ServiceError)?.kind, .invalidRequest)
+            XCTAssertTrue("\(error)".contains("carriage return"), "\(error)")
+        }
+        let draft = try service.compose(.new, input: DraftInput(to: ["not an address"]))
+        XCTAssertThrowsError(try service.send(draftId: draft.id)) { error in
+            XCTAssertEqual((error as? ServiceError)?.kind, .invalidRequest)
+        }
+        XCTAssertEqual(try service.draftDetail(id: draft.id).state, "draft", "nothing queued that cannot be sent")
+    }
+}
