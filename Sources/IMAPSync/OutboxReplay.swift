@@ -55,12 +55,16 @@ extension IMAPSyncEngine {
         }
     }
 
-    /// Replays the outbox whenever it holds operations (checked every `outboxPollInterval`);
-    /// after a failed connection or an operation the server refused, waits 1, 2, 4 … seconds (at
-    /// most `errorRetryInterval`) before trying again. Returns when the task is cancelled.
+    /// Replays the outbox whenever it holds operations: at once when an action of this process
+    /// queues some (`MailSearchService.outboxQueued`), else checked every `outboxPollInterval`
+    /// (what another process queued); after a failed connection or an operation the server
+    /// refused, waits 1, 2, 4 … seconds (at most `errorRetryInterval`) before trying again.
+    /// Returns when the task is cancelled.
     func watchOutbox() async {
         var failures = 0
         while !Task.isCancelled {
+            // Read before the queue is looked at: an action queued while a replay runs wakes the next wait.
+            let signalled = service.outboxQueued.current
             if (try? service.store.hasPendingOutbox(accountId: account.id)) == true {
                 do {
                     let summary = try await replayOutbox()
@@ -79,7 +83,7 @@ extension IMAPSyncEngine {
                     continue
                 }
             }
-            do { try await Task.sleep(for: options.outboxPollInterval) } catch { break }
+            await service.outboxQueued.wait(after: signalled, upTo: options.outboxPollInterval)
         }
     }
 

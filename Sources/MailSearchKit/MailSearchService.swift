@@ -87,6 +87,8 @@ public final class MailSearchService: @unchecked Sendable {
     let state = ServiceState()
     /// Where each syncing account stands (written by the sync engine, shown in the status).
     public let syncStatus = SyncStatusBoard()
+    /// Rung when a mailbox action queues server operations (the outbox runners wake at once).
+    public let outboxQueued = OutboxSignal()
 
     /// Opens the mailbox in `configuration.dataDirectory`, creating it when missing (unless read-only).
     /// Throws when `Configuration.model` is nil and `MAILSEARCH_MODEL` names no known model.
