@@ -145,6 +145,7 @@ extension IMAPSyncEngine {
                     case .store: result = try await storeFlags(op, connection)
                     case .move: result = try await move(op, connection)
                     case .expunge: result = try await expunge(op, connection)
+                    case .labels: result = try await storeLabels(op, connection)
                     }
                 }
             } catch let error as IMAPClientError where error.kind == .commandFailed {
@@ -156,7 +157,7 @@ extension IMAPSyncEngine {
             }
             if try store.finishOutbox(op, result, now: options.now()) { localChanged = true }
             switch result {
-            case .stored, .moved, .expunged, .nothingToDo: summary.applied += 1
+            case .stored, .moved, .expunged, .labelled, .nothingToDo: summary.applied += 1
             case .conflict: summary.conflicts += 1
             case .refused:
                 summary.refused += 1
@@ -263,6 +264,19 @@ extension IMAPSyncEngine {
             }
         }
         return .moved(targetUIDValidity: nil, targetUID: nil)
+    }
+
+    /// Gmail's archive and move: UID STORE +X-GM-LABELS (the target's label), then -X-GM-LABELS
+    /// (`\Inbox`) on the message's copy in All Mail. Both are harmless to repeat. A server that no
+    /// longer offers X-GM-EXT-1 cannot take them: dropped, the next sync shows its state.
+    private func storeLabels(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
+        guard connection.capabilities.contains(.gmailExtensions) else {
+            return .dropped("the server no longer offers Gmail's labels (X-GM-EXT-1); the next sync shows the server's state")
+        }
+        let set = IMAPSequenceSet(numbers: [op.uid])
+        if !op.addLabels.isEmpty { _ = try await connection.run(.uidStoreGmailLabels(set, .add, op.addLabels)) }
+        if !op.removeLabels.isEmpty { _ = try await connection.run(.uidStoreGmailLabels(set, .remove, op.removeLabels)) }
+        return .labelled
     }
 
     /// A delete for good: \Deleted, then UID EXPUNGE (UIDPLUS) or EXPUNGE.

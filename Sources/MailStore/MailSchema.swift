@@ -223,6 +223,9 @@ enum MailSchema {
         migrator.registerMigration("v-outbox") { db in
             try MailStore.createOutbox(db)
         }
+        migrator.registerMigration("v-outbox-gmail-labels") { db in
+            try MailStore.addOutboxLabels(db)
+        }
         return migrator
     }
 }
