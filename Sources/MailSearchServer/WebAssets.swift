@@ -13,6 +13,7 @@ struct WebAssets: Sendable {
         "chips.js": PackageResources.chips_js,
         "dom.js": PackageResources.dom_js,
         "favicon.svg": PackageResources.favicon_svg,
+        "folderpicker.js": PackageResources.folderpicker_js,
         "folders.js": PackageResources.folders_js,
         "index.html": PackageResources.index_html,
         "mailtext.js": PackageResources.mailtext_js,

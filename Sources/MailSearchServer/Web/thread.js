@@ -104,6 +104,8 @@ export class ThreadView {
     this.threadId = null;
     this.controller = null;
     this.starred = false;
+    // What a move needs to know of the open conversation (see chooseMoveTarget).
+    this.moveContext = { accountIds: [], folders: [], picking: false };
     this.actionButtons = this.section.querySelector('.thread-actions');
     this.actionButtons?.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-action]');
@@ -116,21 +118,22 @@ export class ThreadView {
 
   /**
    * Acts on the open conversation (local first; IMAP mail is written back by the server's
-   * outbox): archive, delete, star (a toggle), unread, move (asks for the folder).
+   * outbox): archive, delete, star (a toggle), unread, move (the folder from chooseMoveTarget).
    * hooks.onAction(action, result) follows: archive, delete, move and unread leave the conversation.
    */
   async act(name) {
     if (!this.isOpen || this.threadId === null) return;
+    const threadId = this.threadId;
     let body = { action: name };
     if (name === 'star') body.action = this.starred ? 'unstar' : 'star';
     if (name === 'move') {
-      const folder = window.prompt('Move this conversation to the folder:', '');
-      if (!folder || !folder.trim()) return;
-      body = { action: 'move', folder: folder.trim() };
+      const folder = await this.chooseMoveTarget();
+      if (!folder || this.threadId !== threadId) return;
+      body = { action: 'move', folder: folder.path };
     }
     let result;
     try {
-      result = await sendJSON('POST', `/api/threads/${encodeURIComponent(this.threadId)}/actions`, body);
+      result = await sendJSON('POST', `/api/threads/${encodeURIComponent(threadId)}/actions`, body);
     } catch (error) {
       this.hooks.onError(error);
       return;
@@ -143,6 +146,18 @@ export class ThreadView {
     if (body.action === 'star' || body.action === 'unstar') this.setStarred(body.action === 'star');
     this.hooks.announce(words[body.action] || 'Done');
     this.hooks.onAction?.(body.action, result);
+  }
+
+  /**
+   * The folder a move goes to: hooks.pickFolder({ accountIds, current }) (the folder picker) with
+   * the accounts of the conversation's messages and the folders they are in now.
+   */
+  chooseMoveTarget() {
+    if (this.moveContext.picking || !this.hooks.pickFolder) return null;
+    this.moveContext.picking = true;
+    const done = () => { this.moveContext.picking = false; };
+    return this.hooks.pickFolder({ accountIds: this.moveContext.accountIds, current: this.moveContext.folders })
+      .finally(done);
   }
 
   setStarred(starred) {
@@ -205,6 +220,8 @@ export class ThreadView {
   render(data, openedEmailId) {
     const { thread, emails = [] } = data;
     this.setStarred(Boolean(thread?.isStarred));
+    this.moveContext.accountIds = [...new Set(emails.map((e) => e.accountId))];
+    this.moveContext.folders = [...new Set(emails.flatMap((e) => e.folders || []))];
     this.heading.textContent = thread?.subject || emails[0]?.subject || '(no subject)';
     const people = (thread?.participants || []).map(personName);
     this.meta.textContent = [plural(emails.length, 'message'), people.join(', ')].filter(Boolean).join(' · ');
