@@ -59,15 +59,17 @@ extension IMAPSyncEngine {
     /// queues some (`MailSearchService.outboxQueued`), else checked every `outboxPollInterval`
     /// (what another process queued); after a failed connection or an operation the server
     /// refused, waits 1, 2, 4 … seconds (at most `errorRetryInterval`) before trying again.
-    /// Returns when the task is cancelled.
+    /// The runner keeps its session open between replays (`OutboxSession`). Returns when the
+    /// task is cancelled.
     func watchOutbox() async {
         var failures = 0
+        var session = OutboxSession()
         while !Task.isCancelled {
             // Read before the queue is looked at: an action queued while a replay runs wakes the next wait.
             let signalled = service.outboxQueued.current
             if (try? service.store.hasPendingOutbox(accountId: account.id)) == true {
                 do {
-                    let summary = try await replayOutbox()
+                    let summary = try await replay(keeping: &session)
                     // An operation the server refused waits 1, 2, 4 s before its next attempt.
                     failures = summary.refused > 0 ? failures + 1 : 0
                     if failures > 0 {
@@ -83,7 +85,56 @@ extension IMAPSyncEngine {
                     continue
                 }
             }
+            if let idle = session.idleSince, ContinuousClock.now - idle >= options.outboxSessionIdle {
+                await session.end()
+            }
             await service.outboxQueued.wait(after: signalled, upTo: options.outboxPollInterval)
+        }
+        await session.end()
+    }
+
+    /// The outbox runner's own IMAP session, kept open between replays so that writing an action
+    /// back is its commands alone, not a TCP, TLS and login handshake each time; logged out after
+    /// `outboxSessionIdle` without use.
+    struct OutboxSession {
+        var connection: IMAPConnection?
+        var idleSince: ContinuousClock.Instant?
+
+        mutating func end() async {
+            if let connection { await connection.logout() }
+            connection = nil
+            idleSince = nil
+        }
+    }
+
+    /// One replay on the kept session (opened when there is none). A kept session that fails —
+    /// the server dropped it while it idled, or restarted — is closed and the replay tried once
+    /// on a new one; a new one that fails is the error.
+    private func replay(keeping session: inout OutboxSession) async throws -> OutboxReplaySummary {
+        while true {
+            let reused = session.connection != nil
+            let connection: IMAPConnection
+            if let kept = session.connection {
+                connection = kept
+            } else {
+                do {
+                    connection = try await openSession(showInStatus: false)
+                } catch {
+                    throw Self.syncError(error, account: account.name, settings: settings)
+                }
+            }
+            session.connection = connection
+            session.idleSince = nil
+            do {
+                let summary = try await replayOutbox(connection)
+                session.idleSince = .now
+                return summary
+            } catch {
+                session.connection = nil
+                await connection.close()
+                if reused, !Task.isCancelled { continue }
+                throw Self.syncError(error, account: account.name, settings: settings)
+            }
         }
     }
 
