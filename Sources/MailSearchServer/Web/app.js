@@ -131,14 +131,18 @@ const thread = new ThreadView({
     if (text.trim()) search.run(text);
   },
   pickFolder: (context) => pickMoveFolder(context),
-  // A mailbox action: the list and the folder counts follow; archive, delete, move and
-  // "unread" leave the conversation, as in Gmail.
-  onAction: (action) => {
+  // Archive, delete, move and "unread" leave the conversation at once, as in Gmail (local first).
+  onLeave: () => goBack(),
+  // The server refused it: the conversation comes back, unless another one was opened since.
+  onActionFailed: (action, threadId) => {
+    if (!thread.isOpen) openThread(String(threadId));
+  },
+  // The server's answer to a mailbox action: the list and the folder counts follow.
+  onAction: () => {
     folders.load();
     const text = search.shown?.text ?? input.value;
     search.query = null;
     if (text.trim()) search.run(text);
-    if (['archive', 'delete', 'move', 'unread'].includes(action)) goBack();
   },
 });
 

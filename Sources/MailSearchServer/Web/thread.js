@@ -117,9 +117,12 @@ export class ThreadView {
   }
 
   /**
-   * Acts on the open conversation (local first; IMAP mail is written back by the server's
-   * outbox): archive, delete, star (a toggle), unread, move (the folder from chooseMoveTarget).
-   * hooks.onAction(action, result) follows: archive, delete, move and unread leave the conversation.
+   * Acts on the open conversation, local first: the page shows the change before the server
+   * answers (the star at once; archive, delete, move and unread leave the conversation through
+   * hooks.onLeave), and IMAP mail is written back by the server's outbox. Actions: archive,
+   * delete, star (a toggle), unread, move (the folder from chooseMoveTarget). The answer is
+   * announced and hooks.onAction(action, result) follows; a refused action is undone (the star
+   * back, hooks.onActionFailed(action, threadId) to reopen the conversation) and shown.
    */
   async act(name) {
     if (!this.isOpen || this.threadId === null) return;
@@ -131,10 +134,16 @@ export class ThreadView {
       if (!folder || this.threadId !== threadId) return;
       body = { action: 'move', folder: folder.path };
     }
+    const starring = body.action === 'star' || body.action === 'unstar';
+    const leaves = ['archive', 'delete', 'move', 'unread'].includes(body.action);
+    if (starring) this.setStarred(body.action === 'star');
+    if (leaves) this.hooks.onLeave?.(body.action);
     let result;
     try {
       result = await sendJSON('POST', `/api/threads/${encodeURIComponent(threadId)}/actions`, body);
     } catch (error) {
+      if (starring && this.threadId === threadId) this.setStarred(body.action !== 'star');
+      if (leaves) this.hooks.onActionFailed?.(body.action, threadId);
       this.hooks.onError(error);
       return;
     }
@@ -143,7 +152,6 @@ export class ThreadView {
       star: 'Conversation starred', unstar: 'Star removed', unread: 'Conversation marked unread',
       move: `Conversation moved to ${(result?.folders || []).join(', ')}`,
     };
-    if (body.action === 'star' || body.action === 'unstar') this.setStarred(body.action === 'star');
     this.hooks.announce(words[body.action] || 'Done');
     this.hooks.onAction?.(body.action, result);
   }
