@@ -35,6 +35,10 @@ public enum IMAPCommand: Hashable, Sendable {
     case uidFetch(IMAPSequenceSet, [IMAPFetchAttribute], changedSince: UInt64? = nil, vanished: Bool = false)
     /// `UID STORE set [(UNCHANGEDSINCE m)] ±FLAGS[.SILENT] (flags)`.
     case uidStore(IMAPSequenceSet, IMAPStoreOperation, [IMAPFlag], silent: Bool = true, unchangedSince: UInt64? = nil)
+    /// Gmail (X-GM-EXT-1): `UID STORE set ±X-GM-LABELS[.SILENT] (labels)`. A system label
+    /// (`\Inbox`, `\Sent`, `\Starred`…) is written as it is, a user's label as an astring of its
+    /// name in modified UTF-7 (as Gmail lists labels).
+    case uidStoreGmailLabels(IMAPSequenceSet, IMAPStoreOperation, [String], silent: Bool = true)
     /// `UID COPY set mailbox`; with UIDPLUS the answer's COPYUID gives the new UIDs.
     case uidCopy(IMAPSequenceSet, IMAPMailboxName)
     /// RFC 6851 (MOVE): `UID MOVE set mailbox`, atomic; COPYUID comes in an untagged OK.

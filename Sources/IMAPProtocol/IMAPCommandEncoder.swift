@@ -203,6 +203,27 @@ public struct IMAPCommandEncoder: Sendable {
             try flagList(flags, field: "UID STORE flag", into: &w)
             return "UID STORE"
 
+        case .uidStoreGmailLabels(let set, let operation, let labels, let silent):
+            guard !labels.isEmpty else {
+                throw IMAPEncodingError(kind: .invalidArgument, field: "UID STORE X-GM-LABELS", message: "no label named")
+            }
+            w.text("UID STORE " + (try sequenceSet(set, field: "UID STORE UIDs")))
+            let sign = switch operation { case .add: "+"; case .remove: "-"; case .replace: "" }
+            w.text(" \(sign)X-GM-LABELS\(silent ? ".SILENT" : "") (")
+            for (i, label) in labels.enumerated() {
+                if i > 0 { w.text(" ") }
+                if label.hasPrefix("\\"), label.count > 1, label.utf8.dropFirst().allSatisfy(Writer.isAtomChar) {
+                    w.text(label)
+                } else {
+                    guard !label.isEmpty else {
+                        throw IMAPEncodingError(kind: .invalidArgument, field: "X-GM-LABELS label", message: "a label has no name")
+                    }
+                    try w.astring(ModifiedUTF7.encode(label), field: "X-GM-LABELS label")
+                }
+            }
+            w.text(")")
+            return "UID STORE"
+
         case .append(let mailbox, let flags, let date, let message):
             w.text("APPEND ")
             try w.astring(mailbox.raw, field: "APPEND mailbox")

@@ -48,7 +48,7 @@ public final class IMAPSyncEngine: Sendable {
     /// A connection that drops is opened again (with the retries of `sync`); after a pass that
     /// failed every retry, the error stays in the status and the next attempt comes after
     /// `errorRetryInterval`. Beside it, the outbox of mailbox actions is written back on a
-    /// connection of its own, within a second of each action (`watchOutbox`). Returns when the
+    /// connection of its own, as soon as an action queues operations (`watchOutbox`). Returns when the
     /// task is cancelled.
     public func watch() async {
         await withTaskGroup(of: Void.self) { group in

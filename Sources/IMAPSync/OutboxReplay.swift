@@ -55,15 +55,21 @@ extension IMAPSyncEngine {
         }
     }
 
-    /// Replays the outbox whenever it holds operations (checked every `outboxPollInterval`);
-    /// after a failed connection or an operation the server refused, waits 1, 2, 4 … seconds (at
-    /// most `errorRetryInterval`) before trying again. Returns when the task is cancelled.
+    /// Replays the outbox whenever it holds operations: at once when an action of this process
+    /// queues some (`MailSearchService.outboxQueued`), else checked every `outboxPollInterval`
+    /// (what another process queued); after a failed connection or an operation the server
+    /// refused, waits 1, 2, 4 … seconds (at most `errorRetryInterval`) before trying again.
+    /// The runner keeps its session open between replays (`OutboxSession`). Returns when the
+    /// task is cancelled.
     func watchOutbox() async {
         var failures = 0
+        var session = OutboxSession()
         while !Task.isCancelled {
+            // Read before the queue is looked at: an action queued while a replay runs wakes the next wait.
+            let signalled = service.outboxQueued.current
             if (try? service.store.hasPendingOutbox(accountId: account.id)) == true {
                 do {
-                    let summary = try await replayOutbox()
+                    let summary = try await replay(keeping: &session)
                     // An operation the server refused waits 1, 2, 4 s before its next attempt.
                     failures = summary.refused > 0 ? failures + 1 : 0
                     if failures > 0 {
@@ -79,7 +85,56 @@ extension IMAPSyncEngine {
                     continue
                 }
             }
-            do { try await Task.sleep(for: options.outboxPollInterval) } catch { break }
+            if let idle = session.idleSince, ContinuousClock.now - idle >= options.outboxSessionIdle {
+                await session.end()
+            }
+            await service.outboxQueued.wait(after: signalled, upTo: options.outboxPollInterval)
+        }
+        await session.end()
+    }
+
+    /// The outbox runner's own IMAP session, kept open between replays so that writing an action
+    /// back is its commands alone, not a TCP, TLS and login handshake each time; logged out after
+    /// `outboxSessionIdle` without use.
+    struct OutboxSession {
+        var connection: IMAPConnection?
+        var idleSince: ContinuousClock.Instant?
+
+        mutating func end() async {
+            if let connection { await connection.logout() }
+            connection = nil
+            idleSince = nil
+        }
+    }
+
+    /// One replay on the kept session (opened when there is none). A kept session that fails —
+    /// the server dropped it while it idled, or restarted — is closed and the replay tried once
+    /// on a new one; a new one that fails is the error.
+    private func replay(keeping session: inout OutboxSession) async throws -> OutboxReplaySummary {
+        while true {
+            let reused = session.connection != nil
+            let connection: IMAPConnection
+            if let kept = session.connection {
+                connection = kept
+            } else {
+                do {
+                    connection = try await openSession(showInStatus: false)
+                } catch {
+                    throw Self.syncError(error, account: account.name, settings: settings)
+                }
+            }
+            session.connection = connection
+            session.idleSince = nil
+            do {
+                let summary = try await replayOutbox(connection)
+                session.idleSince = .now
+                return summary
+            } catch {
+                session.connection = nil
+                await connection.close()
+                if reused, !Task.isCancelled { continue }
+                throw Self.syncError(error, account: account.name, settings: settings)
+            }
         }
     }
 
@@ -141,6 +196,7 @@ extension IMAPSyncEngine {
                     case .store: result = try await storeFlags(op, connection)
                     case .move: result = try await move(op, connection)
                     case .expunge: result = try await expunge(op, connection)
+                    case .labels: result = try await storeLabels(op, connection)
                     }
                 }
             } catch let error as IMAPClientError where error.kind == .commandFailed {
@@ -152,7 +208,7 @@ extension IMAPSyncEngine {
             }
             if try store.finishOutbox(op, result, now: options.now()) { localChanged = true }
             switch result {
-            case .stored, .moved, .expunged, .nothingToDo: summary.applied += 1
+            case .stored, .moved, .expunged, .labelled, .nothingToDo: summary.applied += 1
             case .conflict: summary.conflicts += 1
             case .refused:
                 summary.refused += 1
@@ -259,6 +315,19 @@ extension IMAPSyncEngine {
             }
         }
         return .moved(targetUIDValidity: nil, targetUID: nil)
+    }
+
+    /// Gmail's archive and move: UID STORE +X-GM-LABELS (the target's label), then -X-GM-LABELS
+    /// (`\Inbox`) on the message's copy in All Mail. Both are harmless to repeat. A server that no
+    /// longer offers X-GM-EXT-1 cannot take them: dropped, the next sync shows its state.
+    private func storeLabels(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
+        guard connection.capabilities.contains(.gmailExtensions) else {
+            return .dropped("the server no longer offers Gmail's labels (X-GM-EXT-1); the next sync shows the server's state")
+        }
+        let set = IMAPSequenceSet(numbers: [op.uid])
+        if !op.addLabels.isEmpty { _ = try await connection.run(.uidStoreGmailLabels(set, .add, op.addLabels)) }
+        if !op.removeLabels.isEmpty { _ = try await connection.run(.uidStoreGmailLabels(set, .remove, op.removeLabels)) }
+        return .labelled
     }
 
     /// A delete for good: \Deleted, then UID EXPUNGE (UIDPLUS) or EXPUNGE.

@@ -30,6 +30,9 @@ public struct SyncOptions: Sendable {
     /// While watching: how often the outbox of mailbox actions is checked for new operations
     /// (this process's and those another process, such as `mailsearch mark`, queued).
     public var outboxPollInterval: Duration = .seconds(1)
+    /// While watching: how long the outbox runner keeps its session open without an operation
+    /// to write (then it logs out, and logs in again for the next one).
+    public var outboxSessionIdle: Duration = .seconds(5 * 60)
     /// Times the server may refuse an outbox operation before it is given up (`failed`, shown in
     /// the status): the first try and three retries, 1, 2 and 4 s apart (spec 001 §5.2.3).
     public var outboxMaxAttempts = 4

@@ -90,6 +90,8 @@ public final class MailSearchService: @unchecked Sendable {
     public let syncStatus = SyncStatusBoard()
     /// The send queue's undo window and the sender's state (`MailSearchService+Compose`).
     public let sending = SendQueueBoard()
+    /// Rung when a mailbox action queues server operations (the outbox runners wake at once).
+    public let outboxQueued = OutboxSignal()
 
     /// Opens the mailbox in `configuration.dataDirectory`, creating it when missing (unless read-only).
     /// Throws when `Configuration.model` is nil and `MAILSEARCH_MODEL` names no known model.

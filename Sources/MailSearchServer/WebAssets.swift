@@ -14,6 +14,7 @@ struct WebAssets: Sendable {
         "compose.js": PackageResources.compose_js,
         "dom.js": PackageResources.dom_js,
         "favicon.svg": PackageResources.favicon_svg,
+        "folderpicker.js": PackageResources.folderpicker_js,
         "folders.js": PackageResources.folders_js,
         "index.html": PackageResources.index_html,
         "mailtext.js": PackageResources.mailtext_js,

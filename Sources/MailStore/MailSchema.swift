@@ -226,6 +226,9 @@ enum MailSchema {
         migrator.registerMigration("v-drafts") { db in
             try MailStore.createDrafts(db)
         }
+        migrator.registerMigration("v-outbox-gmail-labels") { db in
+            try MailStore.addOutboxLabels(db)
+        }
         return migrator
     }
 }

@@ -50,6 +50,9 @@ public struct OutboxOperation: Sendable, Hashable {
         case move
         /// \Deleted + UID EXPUNGE of one server message: a delete for good.
         case expunge
+        /// Gmail (X-GM-EXT-1): UID STORE ±X-GM-LABELS on the message's copy in All Mail (archive:
+        /// `\Inbox` removed; move: the target's label added, `\Inbox` removed).
+        case labels
     }
 
     public var id: Int64
@@ -67,6 +70,9 @@ public struct OutboxOperation: Sendable, Hashable {
     /// `move`: the destination.
     public var targetFolderId: Int64?
     public var targetPath: String?
+    /// `labels`: Gmail's labels to add and to remove (`\Inbox`, `\Sent`… or a user label's name).
+    public var addLabels: [String] = []
+    public var removeLabels: [String] = []
     public var attempts: Int
 }
 
@@ -107,6 +113,14 @@ extension MailStore {
             );
             CREATE INDEX outbox_account_state ON outbox(accountId, state, id);
             ALTER TABLE imap_messages ADD COLUMN modSeq INTEGER;
+            """)
+    }
+
+    static func addOutboxLabels(_ db: Database) throws {
+        // Gmail's label changes (kind 'labels'): the labels to add and to remove, one a line.
+        try db.execute(sql: """
+            ALTER TABLE outbox ADD COLUMN addLabels TEXT;
+            ALTER TABLE outbox ADD COLUMN removeLabels TEXT;
             """)
     }
 
@@ -163,6 +177,27 @@ extension MailStore {
                         continue
                     }
                     let target = try Self.targetFolder(action, accountId: accountId, db: db)
+                    if let allMail = try Self.gmailLabelCarrier(copies, target: target.id, db: db) {
+                        // Gmail: the message stays where it is (All Mail); its labels change.
+                        let change = try Self.gmailLabelChange(action, target: target, linked: linked, allMailFolder: allMail.folderId, db: db)
+                        if action == .archive, change.leave.isEmpty { continue }
+                        folders.insert(target.path)
+                        for source in change.leave {
+                            try db.execute(sql: "DELETE FROM email_folders WHERE emailId = ? AND folderId = ?", arguments: [emailId, source])
+                        }
+                        try db.execute(sql: "INSERT OR IGNORE INTO email_folders (emailId, folderId) VALUES (?, ?)", arguments: [emailId, target.id])
+                        changed = changed || !change.leave.isEmpty || !linked.contains { $0.id == target.id }
+                        if !change.add.isEmpty || !change.remove.isEmpty {
+                            try Self.enqueue(db, kind: .labels, accountId: accountId, emailId: emailId, copy: allMail,
+                                             labels: (change.add, change.remove), now: now)
+                            outcome.queued += 1
+                        }
+                        if changed {
+                            outcome.changed.append(emailId)
+                            if let thread: Int64 = row["threadId"] { threads.insert(thread) }
+                        }
+                        continue
+                    }
                     let sources = linked.filter { folder in
                         folder.id != target.id && (action != .archive || folder.type == FolderType.inbox.rawValue)
                     }
@@ -201,17 +236,57 @@ extension MailStore {
         var uidValidity: Int64?
         var uid: Int64
         var flags: Int
+        /// Gmail's X-GM-MSGID: the copy is on a Gmail server (X-GM-EXT-1).
+        var gmailMessageId: Int64?
+        var folderType: String
     }
 
     /// Where the server holds the email: each synced folder's UID of it.
     static func serverCopies(emailId: Int64, db: Database) throws -> [ServerCopy] {
         try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT m.folderId, m.uid, m.flags, i.mailbox, i.uidValidity FROM imap_messages m
-            JOIN imap_folders i ON i.folderId = m.folderId WHERE m.emailId = ? ORDER BY m.folderId, m.uid
+            SELECT m.folderId, m.uid, m.flags, m.gmailMessageId, i.mailbox, i.uidValidity, f.folderType FROM imap_messages m
+            JOIN imap_folders i ON i.folderId = m.folderId JOIN folders f ON f.id = m.folderId
+            WHERE m.emailId = ? ORDER BY m.folderId, m.uid
             """), arguments: [emailId]).map {
             ServerCopy(folderId: $0["folderId"], mailbox: [UInt8](($0["mailbox"] as Data?) ?? Data()),
-                       uidValidity: $0["uidValidity"], uid: $0["uid"], flags: $0["flags"])
+                       uidValidity: $0["uidValidity"], uid: $0["uid"], flags: $0["flags"],
+                       gmailMessageId: $0["gmailMessageId"], folderType: $0["folderType"])
         }
+    }
+
+    /// On Gmail, where folders other than All Mail, Spam and Trash are labels: the email's copy
+    /// in All Mail, which carries its labels, when the action changes labels only — its target is
+    /// All Mail itself or a folder that is a label (INBOX, a user's label), not Spam or Trash,
+    /// which are real moves. Nil for every other server.
+    static func gmailLabelCarrier(_ copies: [ServerCopy], target: Int64, db: Database) throws -> ServerCopy? {
+        guard let allMail = copies.first(where: { $0.gmailMessageId != nil && $0.folderType == FolderType.archive.rawValue }) else {
+            return nil
+        }
+        if target == allMail.folderId { return allMail }
+        let targetSynced = try Bool.fetchOne(db, sql: "SELECT 1 FROM imap_folders WHERE folderId = ?", arguments: [target]) ?? false
+        return targetSynced ? nil : allMail
+    }
+
+    /// A Gmail archive or move as label changes: which local folder links go, and the labels to
+    /// add and remove. Archive (or a move to All Mail): out of the Inbox, `\Inbox` removed. A
+    /// move to INBOX: `\Inbox` added. A move to another label: that label added, out of the
+    /// Inbox (`\Inbox` removed); the email's other labels stay, as in Gmail.
+    static func gmailLabelChange(_ action: MailboxAction, target: (id: Int64, path: String),
+                                 linked: [(id: Int64, path: String, type: String)], allMailFolder: Int64,
+                                 db: Database) throws -> (leave: [Int64], add: [String], remove: [String]) {
+        let inboxes = linked.filter { $0.type == FolderType.inbox.rawValue && $0.id != target.id }.map(\.id)
+        let removeInbox = inboxes.isEmpty ? [] : ["\\Inbox"]
+        if target.id == allMailFolder { return (inboxes, [], removeInbox) }
+        let type = try String.fetchOne(db, sql: "SELECT folderType FROM folders WHERE id = ?", arguments: [target.id])
+        let label: String = switch FolderType(rawValue: type ?? "") {
+        case .inbox?: "\\Inbox"
+        case .sent?: "\\Sent"
+        case .drafts?: "\\Draft"
+        case .starred?: "\\Starred"
+        default: target.path
+        }
+        if label == "\\Inbox" { return ([], linked.contains { $0.id == target.id } ? [] : [label], []) }
+        return (inboxes, [label], removeInbox)
     }
 
     /// The folder an action moves mail to, created locally when the account has none: archive →
@@ -249,12 +324,18 @@ extension MailStore {
     }
 
     private static func enqueue(_ db: Database, kind: OutboxOperation.Kind, accountId: Int64, emailId: Int64, copy: ServerCopy,
-                                add: Int = 0, remove: Int = 0, target: (id: Int64, path: String)? = nil, now: Date) throws {
+                                add: Int = 0, remove: Int = 0, target: (id: Int64, path: String)? = nil,
+                                labels: (add: [String], remove: [String])? = nil, now: Date) throws {
         try db.execute(sql: """
             INSERT INTO outbox (accountId, kind, emailId, folderId, mailbox, uidValidity, uid, addFlags, removeFlags,
-                targetFolderId, targetPath, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                targetFolderId, targetPath, addLabels, removeLabels, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """, arguments: [accountId, kind.rawValue, emailId, copy.folderId, Data(copy.mailbox), copy.uidValidity, copy.uid,
-                             add, remove, target?.id, target?.path, now.timeIntervalSince1970])
+                             add, remove, target?.id, target?.path, labels.map { $0.add.joined(separator: "\n") },
+                             labels.map { $0.remove.joined(separator: "\n") }, now.timeIntervalSince1970])
+    }
+
+    private static func labelList(_ text: String?) -> [String] {
+        (text ?? "").split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     }
 
     // MARK: The outbox
@@ -270,7 +351,9 @@ extension MailStore {
                     uidValidity: (row["uidValidity"] as Int64?).map { UInt32(truncatingIfNeeded: $0) },
                     uid: UInt32(truncatingIfNeeded: row["uid"] as Int64),
                     add: MessageFlags(bits: row["addFlags"]), remove: MessageFlags(bits: row["removeFlags"]),
-                    targetFolderId: row["targetFolderId"], targetPath: row["targetPath"], attempts: row["attempts"])
+                    targetFolderId: row["targetFolderId"], targetPath: row["targetPath"],
+                    addLabels: Self.labelList(row["addLabels"]), removeLabels: Self.labelList(row["removeLabels"]),
+                    attempts: row["attempts"])
             }
         }
     }
@@ -293,6 +376,8 @@ extension MailStore {
         case moved(targetUIDValidity: UInt32?, targetUID: UInt32?)
         /// Expunged (or already gone).
         case expunged
+        /// Gmail's labels stored.
+        case labelled
         /// Nothing left to do on the server (the message is already where the action put it).
         case nothingToDo
         /// The server refused it; tried again up to `maxAttempts` times, then failed for good.
@@ -347,7 +432,7 @@ extension MailStore {
                 }
             case .expunged:
                 try db.execute(sql: "DELETE FROM imap_messages WHERE folderId = ? AND uid = ?", arguments: [op.folderId, Int64(op.uid)])
-            case .nothingToDo:
+            case .nothingToDo, .labelled:
                 break
             case .refused(let message, let maxAttempts):
                 error = message

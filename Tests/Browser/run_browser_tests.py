@@ -37,7 +37,7 @@ ORDER = [
         "test_e_09_account_badges", "test_hybrid_count_with_pointer_over_list", "test_url_state_back_forward", "test_more_results",
         "test_thread_summary_and_reply_chips", "test_category_badge_and_change"]),
     ("test_sync", "SyncStatusTests", ["test_embedding_progress", "test_sync_status_and_new_mail",
-                                      "test_mailbox_actions_reach_the_server"]),
+                                      "test_mailbox_actions_reach_the_server", "test_move_through_the_folder_picker"]),
     ("test_compose", "ComposeTests", ["test_compose_a_new_message", "test_reply_threads_on_the_server",
                                       "test_reply_all_and_forward_with_the_attachment", "test_replying_to_html_mail_loads_nothing_remote",
                                       "test_an_attachment_over_the_servers_size_is_refused", "test_undo_send_never_arrives"]),

@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "IMAP"))
@@ -164,6 +165,92 @@ class SyncStatusTests(UITestCase):
                 self.assertEqual(flags("Archive")[subject], {"\\Seen", "\\Flagged"})
                 status = self.server.get_json("/api/status")
                 self.assertEqual([o["pending"] for o in status["outbox"]], [0])
+        finally:
+            self.ctx.server = main_server
+            if sync_server:
+                sync_server.stop()
+            os.environ.pop("MAILSEARCH_TEST_IMAP_PASSWORD", None)
+            shutil.rmtree(work, ignore_errors=True)
+
+    def test_move_through_the_folder_picker(self):
+        # `v` and the Move… button open the folder picker (not a prompt): the account's folders, a filter
+        # box, arrows and Enter; Esc closes it without moving anything. The move reaches the Dovecot.
+        from selenium.webdriver.common.keys import Keys
+        work = tempfile.mkdtemp(prefix="mailsearch-browser-picker-")
+        main_server = self.ctx.server
+        sync_server = None
+        try:
+            with Dovecot(users={"alice": "alice-password"}) as dovecot:
+                for n in range(2):
+                    dovecot.append("alice", "INBOX", message(n, body=f"The wombat census number {n}."))
+                dovecot.create_mailbox("alice", "Projects")
+                dovecot.create_mailbox("alice", "Clients/Acme")
+                sync_server = self.serve_imap_account(main_server, dovecot, work)
+                self.wait(lambda: self.server.search("wombat")["conversationCount"] == 2, 30, "the mailbox never synced")
+
+                def subjects(mailbox):
+                    out = dovecot.doveadm("fetch", "-u", "alice", "hdr.subject", "mailbox", mailbox)
+                    return {line.split(":", 1)[1].strip() for line in out.splitlines() if line.lower().startswith("hdr.subject:")}
+
+                picker_js = r"""
+                    const d = document.querySelector('#folder-picker');
+                    return {open: d.open, focused: document.activeElement === d.querySelector('input.picker-filter'),
+                            options: [...d.querySelectorAll('[role=option]')].map(o => o.dataset.path),
+                            active: (d.querySelector('[role=option][aria-selected=true]') || {dataset: {}}).dataset.path || null,
+                            descendant: d.querySelector('input').getAttribute('aria-activedescendant'),
+                            current: [...d.querySelectorAll('[role=option] .picker-here')].map(s => s.closest('[role=option]').dataset.path),
+                            empty: !d.querySelector('.picker-empty').hidden};
+                """
+                self.open("/")
+                self.search_ui("wombat")
+                self.wait(lambda: len(self.state()["results"]) == 2, 8, "two results")
+                first = self.state()["results"][0]
+                subject = first["subject"]
+                self.el(f'ol#results > li.result[data-thread-id="{first["thread"]}"]').click()
+                self.wait(lambda: self.state()["thread"], 5, "#thread")
+
+                # v: the picker, focused on its filter, lists the account's folders; the current one is marked.
+                self.keys("v")
+                state = self.wait(lambda: (lambda s: s if s["open"] and s["options"] else None)(self.js(picker_js)), 5,
+                                  "v did not open the folder picker")
+                self.assertTrue(state["focused"], "the filter box has the focus")
+                self.assertTrue({"INBOX", "Projects", "Clients/Acme", "Archive", "Trash"} <= set(state["options"]), state["options"])
+                self.assertEqual(state["current"], ["INBOX"])
+                self.assertEqual(state["active"], state["options"][0])
+                self.assertEqual(state["descendant"], "folder-picker-option-0")
+
+                # The filter narrows the list; arrows move through what is left, wrapping.
+                self.keys("acm")
+                self.wait(lambda: self.js(picker_js)["options"] == ["Clients/Acme"], 3, "the filter did not narrow the list")
+                self.keys(Keys.BACKSPACE, Keys.BACKSPACE, Keys.BACKSPACE)
+                self.wait(lambda: len(self.js(picker_js)["options"]) == len(state["options"]), 3, "the filter did not widen again")
+                self.keys(Keys.ARROW_DOWN)
+                self.assertEqual(self.js(picker_js)["active"], state["options"][1])
+                self.keys(Keys.ARROW_UP, Keys.ARROW_UP)
+                self.assertEqual(self.js(picker_js)["active"], state["options"][-1])
+                self.keys("zzzz")
+                self.wait(lambda: self.js(picker_js)["empty"], 3, "no 'no folder matches' line")
+                self.keys(Keys.ENTER)
+                self.assertTrue(self.js(picker_js)["open"], "Enter with nothing to choose keeps the picker open")
+
+                # Esc closes it; nothing moved, the conversation is still open.
+                self.keys(Keys.ESCAPE)
+                self.wait(lambda: not self.js(picker_js)["open"], 3, "Esc did not close the picker")
+                self.assertTrue(self.state()["thread"], "Esc in the picker does not leave the conversation")
+                time.sleep(0.5)
+                self.assertIn(subject, subjects("INBOX"))
+                self.assertEqual([o["pending"] for o in self.server.get_json("/api/status")["outbox"]], [0])
+
+                # The Move… button opens it too: filter, Enter moves the conversation there.
+                self.el('.thread-actions [data-action="move"]').click()
+                self.wait(lambda: self.js(picker_js)["open"], 5, "the Move button did not open the picker")
+                self.keys("proj")
+                self.wait(lambda: self.js(picker_js)["options"] == ["Projects"], 3, "the filter did not find Projects")
+                self.keys(Keys.ENTER)
+                self.wait(lambda: not self.state()["thread"], 5, "the move did not go back to the list")
+                self.assertFalse(self.js(picker_js)["open"])
+                self.wait(lambda: subject in subjects("Projects"), 10, "the move never reached the server")
+                self.assertNotIn(subject, subjects("INBOX"))
         finally:
             self.ctx.server = main_server
             if sync_server:

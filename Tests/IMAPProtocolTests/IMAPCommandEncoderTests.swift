@@ -23,6 +23,22 @@ final class IMAPCommandEncoderTests: XCTestCase {
         XCTAssertThrowsError(try encode(.uidMove(IMAPSequenceSet(numbers: [UInt32]()), .inbox)))
     }
 
+    func testGmailLabelStoresWriteSystemLabelsAsTheyAreAndUserLabelsAsModifiedUTF7Strings() throws {
+        let one = IMAPSequenceSet(numbers: [102])
+        XCTAssertEqual(try wire(.uidStoreGmailLabels(one, .remove, ["\\Inbox"])), ["A1 UID STORE 102 -X-GM-LABELS.SILENT (\\Inbox)\r\n"])
+        XCTAssertEqual(try wire(.uidStoreGmailLabels(one, .add, ["Projects", "\\Starred", "Q3 plans"], silent: false)),
+                       ["A1 UID STORE 102 +X-GM-LABELS (Projects \\Starred \"Q3 plans\")\r\n"])
+        XCTAssertEqual(try wire(.uidStoreGmailLabels(one, .add, ["Reçus/2024"])), ["A1 UID STORE 102 +X-GM-LABELS.SILENT (Re&AOc-us/2024)\r\n"])
+        // A quote or backslash in a user's label, or a backslash that is not a system label's: a literal, never a broken string.
+        XCTAssertEqual(try wire(.uidStoreGmailLabels(one, .add, ["say \"hi\""])),
+                       ["A1 UID STORE 102 +X-GM-LABELS.SILENT ({8}\r\n", "say \"hi\")\r\n"])
+        XCTAssertEqual(try wire(.uidStoreGmailLabels(one, .add, ["\\In box"])), ["A1 UID STORE 102 +X-GM-LABELS.SILENT ({7}\r\n", "\\In box)\r\n"])
+        XCTAssertThrowsError(try encode(.uidStoreGmailLabels(one, .add, [])))
+        XCTAssertThrowsError(try encode(.uidStoreGmailLabels(one, .add, [""])))
+        // Control characters go out encoded, as in any modified UTF-7 name: never raw bytes on the wire.
+        XCTAssertEqual(try wire(.uidStoreGmailLabels(one, .add, ["a\u{0}b\r\n"])), ["A1 UID STORE 102 +X-GM-LABELS.SILENT (a&AAA-b&AA0ACg-)\r\n"])
+    }
+
     func testTagsCountUpAndAFailedCommandUsesNone() throws {
         var encoder = IMAPCommandEncoder(tagPrefix: "MS")
         XCTAssertEqual(try encoder.encode(.noop).tag, "MS1")

@@ -207,6 +207,63 @@ final class GmailSyncTests: XCTestCase {
         XCTAssertEqual(inboxPage.results.count, 0, "an archived message is no longer in the inbox")
     }
 
+    func testGmailActionsAreWrittenBackAsLabelsAndTrashMoves() async throws {
+        server = try FakeGmailServer(user: "alice@gmail.com", password: "gmail-app-password", mailboxes: Self.mailboxes())
+        let engine = try engine()
+        _ = try await engine.sync()
+        let ids = try await service.store.database.read { db in
+            try Dictionary(Row.fetchAll(db, sql: "SELECT messageId, id FROM emails").map {
+                (($0["messageId"] as String).replacingOccurrences(of: "gm-", with: "").replacingOccurrences(of: "@mail.gmail.com", with: ""),
+                 $0["id"] as Int64)
+            }, uniquingKeysWith: { a, _ in a })
+        }
+        let synced = server.commands.count
+
+        // Star A, archive B, then label B Projects, put C in the inbox, delete A.
+        XCTAssertEqual(try service.perform(.star, emailIds: [ids["a"]!]).queued, 1)
+        XCTAssertEqual(try service.perform(.archive, emailIds: [ids["b"]!]).queued, 1)
+        XCTAssertEqual(try service.perform(.move(to: "Projects"), emailIds: [ids["b"]!]).queued, 1)
+        XCTAssertEqual(try service.perform(.move(to: "INBOX"), emailIds: [ids["c"]!]).queued, 1)
+        XCTAssertEqual(try service.perform(.delete, emailIds: [ids["a"]!]).queued, 1)
+        // Locally at once: labels are folders; All Mail keeps what is not in the Trash.
+        var links = try folderLinks()
+        XCTAssertEqual(links["b"], ["[Gmail]/All Mail", "Projects"])
+        XCTAssertEqual(links["c"], ["[Gmail]/All Mail", "Projects", "INBOX"])
+        XCTAssertEqual(links["a"], ["[Gmail]/Trash"])
+
+        let summary = try await engine.replayOutbox()
+        XCTAssertEqual(server.unexpected, [], "commands the fake Gmail did not understand")
+        XCTAssertEqual(summary.applied, 5)
+        XCTAssertEqual(summary.refused + summary.dropped + summary.conflicts, 0)
+        let written = server.commands.dropFirst(synced).filter { $0.hasPrefix("UID STORE") || $0.hasPrefix("UID MOVE") || $0.contains("EXPUNGE") || $0.hasPrefix("CREATE") }
+        XCTAssertEqual(Array(written), [
+            "UID STORE 101 +FLAGS.SILENT (\\Flagged)",
+            "UID STORE 102 -X-GM-LABELS.SILENT (\\Inbox)",
+            "UID STORE 102 +X-GM-LABELS.SILENT (Projects)",
+            "UID STORE 103 +X-GM-LABELS.SILENT (\\Inbox)",
+            "UID MOVE 101 \"[Gmail]/Trash\"",
+        ], "labels change on the All Mail copy; only a delete moves it, to Trash; nothing is expunged from All Mail")
+        XCTAssertTrue(server.commands.dropFirst(synced).contains("SELECT \"[Gmail]/All Mail\""))
+
+        // On the server: B out of the inbox and in Projects, C in the inbox, A starred and in the Trash.
+        XCTAssertEqual(server.message(gmailId: 1_790_191_255_011_876_214)?.labels, ["\\Important", "Projects"])
+        XCTAssertFalse(server.contents(of: "INBOX").contains(1_790_191_255_011_876_214))
+        XCTAssertTrue(server.contents(of: "Projects").contains(1_790_191_255_011_876_214))
+        XCTAssertTrue(server.contents(of: "INBOX").contains(Self.threadC))
+        XCTAssertEqual(server.message(gmailId: Self.threadC)?.labels, ["Projects", "\\Inbox"])
+        XCTAssertEqual(server.contents(of: "[Gmail]/Trash"), [1_790_300_000_000_000_004, 1_790_300_000_000_000_006, Self.threadA])
+        XCTAssertFalse(server.contents(of: "[Gmail]/All Mail").contains(Self.threadA))
+        XCTAssertEqual(server.message(gmailId: Self.threadA)?.flags.contains("\\Flagged"), true)
+        XCTAssertEqual(try service.outboxStatus().map(\.pending), [0])
+
+        // The next sync reads the server's labels back: the folders it finds are the ones set locally.
+        links = try folderLinks()
+        _ = try await engine.sync()
+        XCTAssertEqual(server.unexpected, [])
+        XCTAssertEqual(try folderLinks(), links)
+        XCTAssertEqual(try count("SELECT COUNT(*) FROM emails"), 6)
+    }
+
     func testRefusedLoginFailsTheSync() async throws {
         server = try FakeGmailServer(user: "alice@gmail.com", password: "another-password", mailboxes: Self.mailboxes())
         let engine = try engine()
@@ -281,6 +338,72 @@ final class FakeGmailServer: @unchecked Sendable {
         }
     }
     var unexpected: [String] { lock.withLock { bad } }
+
+    /// Each message's labels and flags, by X-GM-MSGID (from its first copy).
+    func message(gmailId: UInt64) -> Message? {
+        lock.withLock { boxes.lazy.flatMap(\.messages).first { $0.message.gmailId == gmailId }?.message }
+    }
+
+    /// The X-GM-MSGIDs in a mailbox.
+    func contents(of name: String) -> Set<UInt64> {
+        lock.withLock { Set(boxes.first { $0.name == name }?.messages.map(\.message.gmailId) ?? []) }
+    }
+
+    /// `UID STORE ±X-GM-LABELS`: as Gmail, every copy gets the labels, and the message enters or
+    /// leaves the mailbox of each label (`\Inbox`: INBOX; a user's label: its own, made when missing).
+    fileprivate func changeLabels(gmailId: UInt64, add: Bool, _ labels: [String]) {
+        lock.withLock {
+            guard let message = boxes.lazy.flatMap(\.messages).first(where: { $0.message.gmailId == gmailId })?.message else { return }
+            var updated = message
+            updated.labels = add ? updated.labels + labels.filter { !updated.labels.contains($0) } : updated.labels.filter { !labels.contains($0) }
+            for b in boxes.indices {
+                for m in boxes[b].messages.indices where boxes[b].messages[m].message.gmailId == gmailId {
+                    boxes[b].messages[m].message.labels = updated.labels
+                }
+            }
+            for label in labels {
+                let name = label == "\\Inbox" ? "INBOX" : label
+                guard !name.hasPrefix("\\") else { continue }
+                if !boxes.contains(where: { $0.name == name }) {
+                    boxes.append(Mailbox(name: name, attributes: "\\HasNoChildren", uidValidity: 41, messages: []))
+                }
+                let b = boxes.firstIndex { $0.name == name }!
+                let present = boxes[b].messages.contains { $0.message.gmailId == gmailId }
+                if add, !present {
+                    boxes[b].messages.append(Entry(boxes[b].uidNext, updated))
+                } else if !add {
+                    boxes[b].messages.removeAll { $0.message.gmailId == gmailId }
+                }
+            }
+        }
+    }
+
+    /// `UID STORE ±FLAGS`: every copy of the message.
+    fileprivate func changeFlags(gmailId: UInt64, add: Bool, _ flags: [String]) {
+        lock.withLock {
+            for b in boxes.indices {
+                for m in boxes[b].messages.indices where boxes[b].messages[m].message.gmailId == gmailId {
+                    var current = boxes[b].messages[m].message.flags
+                    current = add ? current + flags.filter { !current.contains($0) } : current.filter { !flags.contains($0) }
+                    boxes[b].messages[m].message.flags = current
+                }
+            }
+        }
+    }
+
+    /// `UID MOVE` to Trash (the only move Gmail's clients need): out of every other mailbox, its
+    /// labels gone. Returns the new UID and the Trash's UIDVALIDITY, or nil for another target.
+    fileprivate func moveToTrash(gmailId: UInt64, target: String) -> (uidValidity: UInt32, uid: UInt32)? {
+        lock.withLock {
+            guard let t = boxes.firstIndex(where: { $0.name == target && $0.attributes.contains("\\Trash") }),
+                  var message = boxes.lazy.flatMap(\.messages).first(where: { $0.message.gmailId == gmailId })?.message else { return nil }
+            message.labels = []
+            for b in boxes.indices where b != t { boxes[b].messages.removeAll { $0.message.gmailId == gmailId } }
+            let uid = boxes[t].uidNext
+            boxes[t].messages.append(Entry(uid, message))
+            return (boxes[t].uidValidity, uid)
+        }
+    }
 
     init(user: String, password: String, mailboxes: [Mailbox]) throws {
         self.user = user
@@ -418,12 +541,15 @@ final class FakeGmailServer: @unchecked Sendable {
                     break
                 }
                 selected = box
+                let readOnly = name == "EXAMINE"
                 var out = "* FLAGS (\\Answered \\Flagged \\Draft \\Deleted \\Seen $NotPhishing $Phishing)\r\n"
                 out += "* OK [PERMANENTFLAGS ()] Flags permitted.\r\n* OK [UIDVALIDITY \(box.uidValidity)] UIDs valid.\r\n"
                 out += "* \(box.messages.count) EXISTS\r\n* 0 RECENT\r\n* OK [UIDNEXT \(box.uidNext)] Predicted next UID.\r\n"
-                send(out + "\(tag) OK [READ-ONLY] \(box.name) selected. (Success)\r\n")
+                send(out + "\(tag) OK [\(readOnly ? "READ-ONLY" : "READ-WRITE")] \(box.name) selected. (Success)\r\n")
             case "UID":
-                guard let box = selected else { refuse("Command not allowed now"); break }
+                guard let boxName = selected?.name, let box = server.mailboxes.first(where: { $0.name == boxName }) else {
+                    refuse("Command not allowed now"); break
+                }
                 guard tokens.count >= 2 else { refuse("Could not parse command"); break }
                 switch tokens[1].value.uppercased() {
                 case "SEARCH":
@@ -449,6 +575,45 @@ final class FakeGmailServer: @unchecked Sendable {
                     }
                     out += Array("\(tag) OK Success\r\n".utf8)
                     send(out)
+                case "STORE":
+                    // UID STORE set ±FLAGS[.SILENT] (…) or ±X-GM-LABELS[.SILENT] (…), on every copy of the message.
+                    let item = tokens.count == 5 ? tokens[3].value.uppercased() : ""
+                    let silent = item.hasSuffix(".SILENT")
+                    let base = silent ? String(item.dropLast(".SILENT".count)) : item
+                    guard tokens.count == 5, let set = Self.sequenceSet(tokens[2].value, max: box.uidNext - 1),
+                          ["+FLAGS", "-FLAGS", "+X-GM-LABELS", "-X-GM-LABELS"].contains(base),
+                          tokens[4].raw.hasPrefix("("), tokens[4].raw.hasSuffix(")") else {
+                        refuse("Could not parse command"); break
+                    }
+                    let values = Self.tokenize(String(tokens[4].raw.dropFirst().dropLast())).map(\.value)
+                    var out = ""
+                    for (i, entry) in box.messages.enumerated() where set.contains(where: { $0.contains(entry.uid) }) {
+                        if base.hasSuffix("FLAGS") {
+                            server.changeFlags(gmailId: entry.message.gmailId, add: base.hasPrefix("+"), values)
+                        } else {
+                            server.changeLabels(gmailId: entry.message.gmailId, add: base.hasPrefix("+"), values)
+                        }
+                        if !silent, let now = server.message(gmailId: entry.message.gmailId) {
+                            out += "* \(i + 1) FETCH (UID \(entry.uid) FLAGS (\(now.flags.joined(separator: " "))))\r\n"
+                        }
+                    }
+                    send(out + "\(tag) OK Success\r\n")
+                case "MOVE":
+                    guard tokens.count == 4, let set = Self.sequenceSet(tokens[2].value, max: box.uidNext - 1) else {
+                        refuse("Could not parse command"); break
+                    }
+                    var out = ""
+                    var expunged = 0
+                    for (i, entry) in box.messages.enumerated() where set.contains(where: { $0.contains(entry.uid) }) {
+                        guard let moved = server.moveToTrash(gmailId: entry.message.gmailId, target: tokens[3].value) else {
+                            server.recordBad(rest)
+                            send("\(tag) NO [CANNOT] This fake moves to Trash only (Failure)\r\n")
+                            return true
+                        }
+                        out += "* OK [COPYUID \(moved.uidValidity) \(entry.uid) \(moved.uid)]\r\n* \(i + 1 - expunged) EXPUNGE\r\n"
+                        expunged += 1
+                    }
+                    send(out + "\(tag) OK Success\r\n")
                 default:
                     refuse("Unknown UID command")
                 }
@@ -467,6 +632,10 @@ final class FakeGmailServer: @unchecked Sendable {
                 switch keys[i].value.uppercased() {
                 case "ALL":
                     i += 1
+                case "UID":
+                    guard i + 1 < keys.count, let set = sequenceSet(keys[i + 1].value, max: box.uidNext - 1) else { return nil }
+                    uids = uids.filter { uid in set.contains { $0.contains(uid) } }
+                    i += 2
                 case "SINCE":
                     guard i + 1 < keys.count, let since = date(keys[i + 1].value + " 00:00:00 +0000", format: "d-MMM-yyyy HH:mm:ss Z") else {
                         return nil

@@ -292,4 +292,29 @@ final class MailboxActionTests: DovecotTestCase {
         XCTAssertEqual(Set(try serverMessages("Archive").keys), ["m3"])
         XCTAssertEqual(Set(try serverMessages("Trash").keys), ["m4"])
     }
+
+    func testTheRunnerWritesAnActionAtOnceNotAtItsNextPoll() async throws {
+        // A poll so slow that only the action's own signal can explain a write within seconds.
+        var slow = options()
+        slow.outboxPollInterval = .seconds(600)
+        let (service, engine, m) = try await syncedMailbox(options: slow)
+        let watching = Task { await engine.watch() }
+        defer { watching.cancel() }
+        // The first pass and the runner's first look at the queue are over: it waits.
+        var deadline = Date().addingTimeInterval(30)
+        while service.syncStatus.snapshot.first?.state != .listening, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await Task.sleep(for: .milliseconds(300))
+        for (n, action) in [(2, MailboxAction.star), (3, .archive)] {
+            let started = Date()
+            XCTAssertEqual(try service.perform(action, emailIds: [m["m\(n)"]!]).queued, 1)
+            deadline = started.addingTimeInterval(10)
+            while try outbox(service)?.pending ?? 1 > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            XCTAssertEqual(try outbox(service)?.pending, 0, "\(action.name) still waits after \(Date().timeIntervalSince(started)) s")
+            XCTAssertLessThan(Date().timeIntervalSince(started), 10)
+        }
+        watching.cancel()
+        await watching.value
+        XCTAssertEqual(try serverMessages("INBOX")["m2"], ["\\Flagged"])
+        XCTAssertEqual(Set(try serverMessages("Archive").keys), ["m3"])
+    }
 }

@@ -10,6 +10,7 @@ import { Folders } from './folders.js';
 import { ZeroState } from './zero.js';
 import { SyncStatus } from './sync.js';
 import { Composer } from './compose.js';
+import { FolderPicker } from './folderpicker.js';
 
 const input = document.getElementById('search');
 const form = document.getElementById('search-form');
@@ -131,16 +132,35 @@ const thread = new ThreadView({
     search.query = null;
     if (text.trim()) search.run(text);
   },
-  // A mailbox action: the list and the folder counts follow; archive, delete, move and
-  // "unread" leave the conversation, as in Gmail.
-  onAction: (action) => {
+  pickFolder: (context) => pickMoveFolder(context),
+  // Archive, delete, move and "unread" leave the conversation at once, as in Gmail (local first).
+  onLeave: () => goBack(),
+  // The server refused it: the conversation comes back, unless another one was opened since.
+  onActionFailed: (action, threadId) => {
+    if (!thread.isOpen) openThread(String(threadId));
+  },
+  // The server's answer to a mailbox action: the list and the folder counts follow.
+  onAction: () => {
     folders.load();
     const text = search.shown?.text ?? input.value;
     search.query = null;
     if (text.trim()) search.run(text);
-    if (['archive', 'delete', 'move', 'unread'].includes(action)) goBack();
   },
 });
+
+// ---- Moving a conversation: the folder picker ----------------------------------------------
+
+const folderPicker = new FolderPicker();
+
+/** The folder picker over the folders of the conversation's account(s); null when none is chosen. */
+async function pickMoveFolder({ accountIds = [], current = [] } = {}) {
+  if (!folders.folders.length) await folders.load();
+  const choices = folders.folders.filter((f) => !accountIds.length || accountIds.includes(f.accountId));
+  const account = folders.accounts.length > 1 && accountIds.length === 1
+    ? folders.accounts.find((a) => a.id === accountIds[0]) : null;
+  const title = account ? `Move to a folder of ${account.name || account.email}` : 'Move to folder';
+  return folderPicker.choose(choices, { current, title });
+}
 
 /** Searches `text` at once (a chip, a recent search, a contact): a settled search. */
 function searchNow(text) {

@@ -104,6 +104,8 @@ export class ThreadView {
     this.threadId = null;
     this.controller = null;
     this.starred = false;
+    // What a move needs to know of the open conversation (see chooseMoveTarget).
+    this.moveContext = { accountIds: [], folders: [], picking: false };
     this.actionButtons = this.section.querySelector('.thread-actions');
     this.actionButtons?.addEventListener('click', (event) => {
       const button = event.target.closest('button[data-action]');
@@ -115,23 +117,33 @@ export class ThreadView {
   }
 
   /**
-   * Acts on the open conversation (local first; IMAP mail is written back by the server's
-   * outbox): archive, delete, star (a toggle), unread, move (asks for the folder).
-   * hooks.onAction(action, result) follows: archive, delete, move and unread leave the conversation.
+   * Acts on the open conversation, local first: the page shows the change before the server
+   * answers (the star at once; archive, delete, move and unread leave the conversation through
+   * hooks.onLeave), and IMAP mail is written back by the server's outbox. Actions: archive,
+   * delete, star (a toggle), unread, move (the folder from chooseMoveTarget). The answer is
+   * announced and hooks.onAction(action, result) follows; a refused action is undone (the star
+   * back, hooks.onActionFailed(action, threadId) to reopen the conversation) and shown.
    */
   async act(name) {
     if (!this.isOpen || this.threadId === null) return;
+    const threadId = this.threadId;
     let body = { action: name };
     if (name === 'star') body.action = this.starred ? 'unstar' : 'star';
     if (name === 'move') {
-      const folder = window.prompt('Move this conversation to the folder:', '');
-      if (!folder || !folder.trim()) return;
-      body = { action: 'move', folder: folder.trim() };
+      const folder = await this.chooseMoveTarget();
+      if (!folder || this.threadId !== threadId) return;
+      body = { action: 'move', folder: folder.path };
     }
+    const starring = body.action === 'star' || body.action === 'unstar';
+    const leaves = ['archive', 'delete', 'move', 'unread'].includes(body.action);
+    if (starring) this.setStarred(body.action === 'star');
+    if (leaves) this.hooks.onLeave?.(body.action);
     let result;
     try {
-      result = await sendJSON('POST', `/api/threads/${encodeURIComponent(this.threadId)}/actions`, body);
+      result = await sendJSON('POST', `/api/threads/${encodeURIComponent(threadId)}/actions`, body);
     } catch (error) {
+      if (starring && this.threadId === threadId) this.setStarred(body.action !== 'star');
+      if (leaves) this.hooks.onActionFailed?.(body.action, threadId);
       this.hooks.onError(error);
       return;
     }
@@ -140,9 +152,20 @@ export class ThreadView {
       star: 'Conversation starred', unstar: 'Star removed', unread: 'Conversation marked unread',
       move: `Conversation moved to ${(result?.folders || []).join(', ')}`,
     };
-    if (body.action === 'star' || body.action === 'unstar') this.setStarred(body.action === 'star');
     this.hooks.announce(words[body.action] || 'Done');
     this.hooks.onAction?.(body.action, result);
+  }
+
+  /**
+   * The folder a move goes to: hooks.pickFolder({ accountIds, current }) (the folder picker) with
+   * the accounts of the conversation's messages and the folders they are in now.
+   */
+  chooseMoveTarget() {
+    if (this.moveContext.picking || !this.hooks.pickFolder) return null;
+    this.moveContext.picking = true;
+    const done = () => { this.moveContext.picking = false; };
+    return this.hooks.pickFolder({ accountIds: this.moveContext.accountIds, current: this.moveContext.folders })
+      .finally(done);
   }
 
   setStarred(starred) {
@@ -205,6 +228,8 @@ export class ThreadView {
   render(data, openedEmailId) {
     const { thread, emails = [] } = data;
     this.setStarred(Boolean(thread?.isStarred));
+    this.moveContext.accountIds = [...new Set(emails.map((e) => e.accountId))];
+    this.moveContext.folders = [...new Set(emails.flatMap((e) => e.folders || []))];
     this.heading.textContent = thread?.subject || emails[0]?.subject || '(no subject)';
     const people = (thread?.participants || []).map(personName);
     this.meta.textContent = [plural(emails.length, 'message'), people.join(', ')].filter(Boolean).join(' · ');
