@@ -223,6 +223,9 @@ enum MailSchema {
         migrator.registerMigration("v-outbox") { db in
             try MailStore.createOutbox(db)
         }
+        migrator.registerMigration("v-thread-summaries") { db in
+            try ThreadSummaryTable.create(db)
+        }
         return migrator
     }
 }
