@@ -231,7 +231,8 @@ public struct LLMConfiguration: Sendable, Hashable {
     public var contextTokens = 2048
     public var maxTokens = 160
     public var promptCharacters = 5_000
-    public var threads = 2
+    /// One: on a shared 2-core machine two threads were 2–4× slower (ggml's threads wait for each other spinning).
+    public var threads = 1
 
     public init(modelPath: String, libraryPath: String? = nil) {
         self.modelPath = modelPath

@@ -41,7 +41,7 @@ public final class LlamaLibrary: TextGenerator, @unchecked Sendable {
     }
 
     /// Loads the library and the model. Throws `LocalModelError` when either is missing or unusable.
-    public init(modelPath: String, libraryPath: String? = nil, contextTokens: Int = 2048, threads: Int = 2) throws {
+    public init(modelPath: String, libraryPath: String? = nil, contextTokens: Int = 2048, threads: Int = 1) throws {
         let path = libraryPath ?? Self.defaultLibraryPath()
         self.libraryPath = path
         guard FileManager.default.fileExists(atPath: modelPath) else {
