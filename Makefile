@@ -11,7 +11,7 @@ MODELS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models
 # MAILSEARCH_MODEL=paraphrase-MiniLM-L3-v2 make eval (or run, bench…) uses the other model.
 export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM-L6-v2)
 
-.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync eval eval-cross eval-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
+.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync eval eval-cross eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -148,19 +148,40 @@ eval-cross: eval
 	  bench-data/eval-enron-inbox$(EVAL_FEATURES_SUFFIX)-features.jsonl
 
 ## make eval-insights: thread summaries and reply suggestions (README, "Thread summaries and reply suggestions"):
-## key-fact recall and latency (mailsearch-bench insights summaries), then response selection, 1 true reply among
-## 100, MiniLM against TF-IDF, on usrp-users' (message, reply) pairs and on the chitchat dataset (pip download).
+## key-fact recall and latency (mailsearch-bench insights summaries); every conversation of 3+ messages of usrp-users
+## and Enron summarized and checked for invented names, numbers and dates (insights corpus, on mailboxes imported
+## into bench-data/insights-*); then response selection, 1 true reply among 100, MiniLM against TF-IDF, on
+## usrp-users' (message, reply) pairs (In-Reply-To), Enron's (a reply and the original it quotes,
+## scripts/eval/enron_reply_pairs.py) and the chitchat dataset (pip download).
+INSIGHTS_DATA = bench-data/insights
 eval-insights: deps corpora model
 	$(SWIFT) build -c release --product mailsearch-bench
 	$(SWIFT) build -c release --product mailsearch-full
 	.build/release/mailsearch-bench insights summaries
+	@test -f $(INSIGHTS_DATA)-usrp/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-usrp .build/release/mailsearch-full import $(CORPORA)/usrp-users.mbox --account usrp
+	@test -f $(INSIGHTS_DATA)-enron/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-enron .build/release/mailsearch-full import $(CORPORA)/enron-inbox/maildir --account enron
+	.build/release/mailsearch-bench insights corpus $(INSIGHTS_DATA)-usrp bench-data/usrp-summaries.jsonl
+	.build/release/mailsearch-bench insights corpus $(INSIGHTS_DATA)-enron bench-data/enron-summaries.jsonl
 	.build/release/mailsearch-bench insights pairs $(CORPORA)/usrp-users.mbox bench-data/usrp-reply-pairs.jsonl
 	python3 scripts/eval/reply_selection.py bench-data/usrp-reply-pairs.jsonl --mailsearch .build/release/mailsearch-full
+	python3 scripts/eval/enron_reply_pairs.py $(CORPORA)/enron-inbox/maildir bench-data/enron-reply-pairs-raw.jsonl
+	.build/release/mailsearch-bench insights clean-pairs bench-data/enron-reply-pairs-raw.jsonl bench-data/enron-reply-pairs.jsonl
+	python3 scripts/eval/reply_selection.py bench-data/enron-reply-pairs.jsonl --mailsearch .build/release/mailsearch-full
 	@if [ ! -f bench-data/chitchat_dataset-0.9.0-py3-none-any.whl ]; then \
 	  pip download chitchat-dataset==0.9.0 --no-deps -d bench-data/ || echo "chitchat-dataset: pip download failed, skipped"; fi
 	@if [ -f bench-data/chitchat_dataset-0.9.0-py3-none-any.whl ]; then \
 	  python3 scripts/eval/chitchat_pairs.py bench-data/chitchat_dataset-0.9.0-py3-none-any.whl bench-data/chitchat-pairs.jsonl && \
 	  python3 scripts/eval/reply_selection.py bench-data/chitchat-pairs.jsonl --mailsearch .build/release/mailsearch-full; fi
+
+## make judge-insights: the judged conversations of docs/insights-judging.json, each beside the summary it gets now
+## and its judgment (the mail's text comes from the corpora, imported into bench-data/insights-* as by eval-insights).
+judge-insights: deps corpora model
+	$(SWIFT) build -c release --product mailsearch-bench
+	$(SWIFT) build -c release --product mailsearch-full
+	@test -f $(INSIGHTS_DATA)-usrp/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-usrp .build/release/mailsearch-full import $(CORPORA)/usrp-users.mbox --account usrp
+	@test -f $(INSIGHTS_DATA)-enron/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-enron .build/release/mailsearch-full import $(CORPORA)/enron-inbox/maildir --account enron
+	.build/release/mailsearch-bench insights side-by-side $(INSIGHTS_DATA)-usrp usrp-users docs/insights-judging.json
+	.build/release/mailsearch-bench insights side-by-side $(INSIGHTS_DATA)-enron enron docs/insights-judging.json
 
 $(EVAL_DIR)/usrp/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/usrp.jsonl) $(CORPORA)/usrp-users.mbox
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }

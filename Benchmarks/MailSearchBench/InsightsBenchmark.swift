@@ -2,6 +2,7 @@ import Embedding
 import Foundation
 import MailModel
 import MailParsing
+import MailStore
 import ThreadInsights
 
 /// `mailsearch-bench insights …`: thread summaries and reply suggestions.
@@ -13,6 +14,16 @@ import ThreadInsights
 ///     insights pairs MBOX OUT        (message, reply) pairs of an mbox (a reply's In-Reply-To → its
 ///                                    parent), both as `MessageCleaner` cleans them, as JSON lines for
 ///                                    scripts/eval/reply_selection.py
+///     insights corpus DATA_DIR OUT   every conversation of 3+ messages of an imported mailbox summarized,
+///                                    each line checked for names, numbers and dates its thread does not
+///                                    have (FactCheck); the summaries as JSON lines for side-by-side judging
+///     insights side-by-side DATA_DIR CORPUS JUDGMENTS.json
+///                                    the judged conversations of one corpus (by their first message's
+///                                    Message-ID), each message's cleaned text beside the summary and the
+///                                    judgment (docs/insights-judging.json: the judgments are committed,
+///                                    the mail's text is not)
+///     insights clean-pairs IN OUT    the same cleaning for pairs found elsewhere (JSON lines with raw
+///                                    "message" and "reply": scripts/eval/enron_reply_pairs.py)
 enum InsightsBenchmark {
     struct FixtureThread: Decodable {
         struct Person: Decodable { var name: String?; var email: String }
@@ -29,8 +40,17 @@ enum InsightsBenchmark {
         case "pairs":
             guard args.count == 3 else { throw BenchError("usage: insights pairs MBOX OUT.jsonl") }
             try pairs(mbox: args[1], output: args[2])
+        case "corpus":
+            guard args.count == 3 else { throw BenchError("usage: insights corpus DATA_DIR OUT.jsonl") }
+            try corpus(dataDirectory: args[1], output: args[2], modelDirectory: modelDirectory)
+        case "side-by-side":
+            guard args.count == 4 else { throw BenchError("usage: insights side-by-side DATA_DIR CORPUS JUDGMENTS.json") }
+            try sideBySide(dataDirectory: args[1], corpus: args[2], judgments: args[3], modelDirectory: modelDirectory)
+        case "clean-pairs":
+            guard args.count == 3 else { throw BenchError("usage: insights clean-pairs IN.jsonl OUT.jsonl") }
+            try cleanPairs(input: args[1], output: args[2])
         default:
-            throw BenchError("insights: summaries [FIXTURE] | pairs MBOX OUT")
+            throw BenchError("insights: summaries [FIXTURE] | pairs MBOX OUT | clean-pairs IN OUT")
         }
     }
 
@@ -112,5 +132,110 @@ enum InsightsBenchmark {
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
         print("\(all.count) messages, \(lines.count) (message, reply) pairs → \(output)")
+    }
+
+    static func cleanPairs(input: String, output: String) throws {
+        struct Pair: Codable { var message: String; var reply: String; var messageId: String?; var replyId: String? }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var lines: [String] = []
+        var read = 0
+        for line in try String(contentsOfFile: input, encoding: .utf8).split(separator: "\n") where !line.isEmpty {
+            read += 1
+            var pair = try JSONDecoder().decode(Pair.self, from: Data(line.utf8))
+            pair.message = MessageCleaner.clean(pair.message).text
+            pair.reply = MessageCleaner.clean(pair.reply).text
+            guard pair.message.count >= 10, pair.reply.count >= 10 else { continue }
+            lines.append(String(decoding: try encoder.encode(pair), as: UTF8.self))
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
+        print("\(read) pairs read, \(lines.count) with 10+ characters on both sides once cleaned → \(output)")
+    }
+
+    static func corpus(dataDirectory: String, output: String, modelDirectory: URL) throws {
+        struct Row: Encodable {
+            var threadId: Int64
+            var subject: String
+            var messageCount: Int
+            var points: [String]
+            var unsupported: [String]
+            var milliseconds: Double
+        }
+        let store = try MailStore(directory: DataDirectory(url: URL(fileURLWithPath: dataDirectory)), readOnly: true)
+        let ids = try store.database.read {
+            try Int64.fetchAll($0, sql: "SELECT id FROM threads WHERE messageCount >= 3 ORDER BY id")
+        }
+        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: modelDirectory))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var lines: [String] = []
+        var times = Samples()
+        var points = 0, invented = 0, withInvented = 0
+        for id in ids {
+            guard let (thread, emails) = try store.thread(id: id), emails.count >= 3 else { continue }
+            let messages = emails.map { stored -> ConversationMessage in
+                let e = stored.email
+                return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject)
+            }
+            var summary: ThreadSummary?
+            let ms = try measure { summary = try summarizer.summarize(messages) }
+            times.add(ms)
+            let check = FactCheck(messages: messages)
+            let texts = summary?.points.map(\.text) ?? []
+            let unsupported = texts.flatMap { check.unsupported(in: $0) }
+            points += texts.count
+            invented += unsupported.count
+            if !unsupported.isEmpty { withInvented += 1 }
+            lines.append(String(decoding: try encoder.encode(Row(threadId: id, subject: thread.subject, messageCount: emails.count,
+                                                                 points: texts, unsupported: unsupported,
+                                                                 milliseconds: (ms * 10).rounded() / 10)), as: UTF8.self))
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
+        print("\(dataDirectory): \(lines.count) conversations of 3+ messages summarized, \(points) lines")
+        print("  names, numbers and dates not in their thread: \(invented) (in \(withInvented) summaries)")
+        print("  time per summary: \(times.summary())")
+        print("  → \(output)")
+    }
+
+    struct Judgment: Decodable {
+        var corpus: String
+        var firstMessageId: String
+        var keyFacts: [String]
+        var covered: [String]
+        var missed: [String]
+        var wrong: [String]
+        var verdict: String
+    }
+
+    static func sideBySide(dataDirectory: String, corpus: String, judgments: String, modelDirectory: URL) throws {
+        struct File: Decodable { var threads: [Judgment] }
+        let all = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: judgments))).threads
+        let store = try MailStore(directory: DataDirectory(url: URL(fileURLWithPath: dataDirectory)), readOnly: true)
+        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: modelDirectory))
+        for judgment in all where judgment.corpus == corpus {
+            let threadId = try store.database.read {
+                try Int64.fetchOne($0, sql: "SELECT threadId FROM emails WHERE messageId = ?", arguments: [judgment.firstMessageId])
+            }
+            guard let threadId, let (thread, emails) = try store.thread(id: threadId) else {
+                print("== \(judgment.firstMessageId): not in \(dataDirectory)\n")
+                continue
+            }
+            let messages = emails.map { stored -> ConversationMessage in
+                let e = stored.email
+                return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject)
+            }
+            print("== t\(threadId) \(thread.subject) (\(emails.count) messages; first \(judgment.firstMessageId))")
+            for (i, m) in messages.enumerated() {
+                let text = MessageCleaner.clean(m.body).text.replacingOccurrences(of: "\n", with: " ")
+                print("  [\(i + 1)] \(m.author): \(text.prefix(700))\(text.count > 700 ? " …" : "")")
+            }
+            print("  -- summary")
+            for p in try summarizer.summarize(messages).points { print("  • \(p.text)") }
+            print("  -- judgment: \(judgment.verdict)")
+            print("     key facts: \(judgment.keyFacts.joined(separator: "; "))")
+            print("     covered: \(judgment.covered.joined(separator: "; "))")
+            print("     missed: \(judgment.missed.joined(separator: "; "))")
+            print("     wrong: \(judgment.wrong.isEmpty ? "nothing" : judgment.wrong.joined(separator: "; "))\n")
+        }
     }
 }

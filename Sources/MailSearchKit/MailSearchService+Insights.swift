@@ -11,13 +11,27 @@ public struct ThreadSummaryAnswer: Sendable, Codable, Hashable {
         /// Fewer than `MailSearchService.summaryMinimumMessages` messages: read them instead.
         case tooShort
     }
+    /// Which method produced the summary shown: `extractive` (`summary`) or `llm` (`generated`).
+    public enum Backend: String, Sendable, Codable { case extractive, llm }
+    /// Where the extractive summary came from: mail.sqlite (computed in the background or by an
+    /// earlier request) or computed for this request.
+    public enum Origin: String, Sendable, Codable { case stored, computed }
+
     public var threadId: Int64
     public var subject: String
     public var messageCount: Int
     public var status: Status
     /// Why there is no summary, in a sentence (`tooShort`).
     public var reason: String?
+    public var backend: Backend?
+    /// The extractive summary (`ExtractiveSummarizer`): shown unless a local model's was accepted.
     public var summary: ThreadSummary?
+    public var origin: Origin?
+    /// With a local model (`--llm-model`): what it wrote and the guard's verdict; `backend` is
+    /// `llm` only when the verdict is `accepted`.
+    public var generated: GeneratedSummary?
+    /// Why the local model gave nothing (not installed, failed), with what to do.
+    public var llmError: String?
 }
 
 /// An email's reply suggestions.
@@ -32,10 +46,18 @@ extension MailSearchService {
     /// Conversations shorter than this get no summary.
     public static let summaryMinimumMessages = 3
 
-    /// The extractive summary of a conversation (`ExtractiveSummarizer`), computed on demand and
-    /// kept in memory until the mail changes (the service's generation). Conversations of fewer
-    /// than three messages answer `tooShort`; without the model, `unavailable`.
+    /// The key summaries of the extractive summarizer are stored under in mail.sqlite: one per embedding model.
+    static func extractiveBackend(model: EmbeddingModel) -> String { "extractive:\(model.name)" }
+
+    /// A conversation's summary: the extractive one (`ExtractiveSummarizer`) as stored in
+    /// mail.sqlite by the background queue or an earlier request, else computed now (and stored,
+    /// unless the service is read-only); with a local model configured, the model's summary when
+    /// the guard accepts it (`LLMSummarizer`, stored too), else the extractive one with why.
+    /// Answers are kept in memory until the mail changes. Conversations of fewer than three
+    /// messages answer `tooShort`; without the embedding model, `unavailable`.
     public func threadSummary(threadId: Int64) async throws -> ThreadSummaryAnswer {
+        activity.begin()
+        defer { activity.end() }
         let generation = self.generation
         if let cached = insights.summary(threadId: threadId, generation: generation) { return cached }
         guard let (thread, emails) = try store.thread(id: threadId) else { throw ServiceError.notFound("no thread with id \(threadId)") }
@@ -45,17 +67,90 @@ extension MailSearchService {
             answer.status = .tooShort
             answer.reason = "a conversation of \(emails.count) message\(emails.count == 1 ? "" : "s") is summarized by reading it: summaries start at \(Self.summaryMinimumMessages)"
         } else {
-            let embedder = try await insightEncoder()
             let messages = emails.map(Self.conversationMessage)
-            answer.summary = try await pool.run { try ExtractiveSummarizer(embedder: embedder).summarize(messages) }
+            let ids = emails.map(\.email.id).sorted()
+            let backend = Self.extractiveBackend(model: model)
+            if let stored = try storedSummary(ThreadSummary.self, threadId: threadId, backend: backend, emailIds: ids) {
+                answer.summary = stored
+                answer.origin = .stored
+            } else {
+                let embedder = try await insightEncoder()
+                let summary = try await pool.run { try ExtractiveSummarizer(embedder: embedder).summarize(messages) }
+                answer.summary = summary
+                answer.origin = .computed
+                try storeSummary(summary, threadId: threadId, backend: backend, emailIds: ids)
+            }
+            answer.backend = .extractive
+            if let llm = configuration.llm {
+                do {
+                    let generated = try await generatedSummary(llm, threadId: threadId, messages: messages, emailIds: ids)
+                    answer.generated = generated
+                    if generated.verdict == .accepted { answer.backend = .llm }
+                } catch let error as LocalModelError {
+                    answer.llmError = error.description + (error.hint.map { " (\($0))" } ?? "")
+                }
+            }
         }
         insights.store(answer, threadId: threadId, generation: generation)
         return answer
     }
 
+    /// The local model's checked summary of a conversation: stored, else written now (one at a
+    /// time, on a thread of its own: it takes seconds) and stored.
+    private func generatedSummary(_ llm: LLMConfiguration, threadId: Int64, messages: [ConversationMessage],
+                                  emailIds: [Int64]) async throws -> GeneratedSummary {
+        let backend = "llm:\(URL(fileURLWithPath: llm.modelPath).lastPathComponent)"
+        if let stored = try storedSummary(GeneratedSummary.self, threadId: threadId, backend: backend, emailIds: emailIds) {
+            return stored
+        }
+        let state = insights
+        let generated = try await Self.onThread {
+            let generator = try state.generator(llm)
+            return try LLMSummarizer(generator: generator, maxTokens: llm.maxTokens,
+                                     promptCharacters: llm.promptCharacters).summarize(messages)
+        }
+        try storeSummary(generated, threadId: threadId, backend: backend, emailIds: emailIds)
+        return generated
+    }
+
+    private func storedSummary<T: Decodable>(_ type: T.Type, threadId: Int64, backend: String, emailIds: [Int64]) throws -> T? {
+        guard let stored = try store.storedThreadSummary(threadId: threadId, backend: backend, emailIds: emailIds) else { return nil }
+        do {
+            return try JSONDecoder().decode(T.self, from: stored.json)
+        } catch {
+            // Written by another version in another shape: computed again (and replaced) below.
+            return nil
+        }
+    }
+
+    private func storeSummary<T: Encodable>(_ value: T, threadId: Int64, backend: String, emailIds: [Int64]) throws {
+        guard !configuration.readOnly else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        try store.storeThreadSummary(threadId: threadId, backend: backend, emailIds: emailIds, json: try encoder.encode(value))
+    }
+
+    /// Where the background summaries stand, with the counts read from mail.sqlite now.
+    func summaryProgress() throws -> SummaryProgress {
+        var progress = summaries.progress
+        let counts = try store.threadSummaryCounts(backend: Self.extractiveBackend(model: model),
+                                                   minimumMessages: Self.summaryMinimumMessages)
+        progress.eligible = counts.eligible
+        progress.stored = counts.stored
+        return progress
+    }
+
+    /// Waits until the background summaries have nothing left to do (for tests).
+    public func waitForSummaries() async {
+        let queue = summaries
+        _ = try? await Self.onThread { queue.waitUntilIdle() }
+    }
+
     /// Short replies to an email when it asks or requests something (`RetrievalReplySuggester`:
     /// the curated replies are embedded once per process).
     public func replySuggestions(emailId: Int64) async throws -> ReplySuggestionsAnswer {
+        activity.begin()
+        defer { activity.end() }
         guard let stored = try store.email(id: emailId) else { throw ServiceError.notFound("no email with id \(emailId)") }
         let embedder = try await insightEncoder()
         let suggester = insights.suggester(embedder: embedder)
@@ -75,7 +170,7 @@ extension MailSearchService {
 
     static func conversationMessage(_ stored: StoredEmail) -> ConversationMessage {
         let e = stored.email
-        return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain)
+        return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject)
     }
 }
 
@@ -85,6 +180,7 @@ final class InsightsState: @unchecked Sendable {
     private let lock = NSLock()
     private var summaries: [Int64: (generation: Int, answer: ThreadSummaryAnswer)] = [:]
     private var replySuggester: RetrievalReplySuggester?
+    private var loadedGenerator: Result<any TextGenerator, Error>?
     /// Entries kept before the oldest generation's go.
     static let capacity = 512
 
@@ -103,6 +199,19 @@ final class InsightsState: @unchecked Sendable {
         }
     }
 
+    /// The local model, loaded on first use; a load that failed fails again the same way, without retrying.
+    func generator(_ configuration: LLMConfiguration) throws -> any TextGenerator {
+        try lock.withLock {
+            if let loadedGenerator { return try loadedGenerator.get() }
+            let result = Result<any TextGenerator, Error> {
+                try LlamaLibrary(modelPath: configuration.modelPath, libraryPath: configuration.libraryPath,
+                                 contextTokens: configuration.contextTokens, threads: configuration.threads)
+            }
+            loadedGenerator = result
+            return try result.get()
+        }
+    }
+
     func suggester(embedder: MiniLMEmbedder) -> RetrievalReplySuggester {
         lock.withLock {
             if let replySuggester { return replySuggester }
@@ -110,5 +219,23 @@ final class InsightsState: @unchecked Sendable {
             replySuggester = made
             return made
         }
+    }
+}
+
+/// A local language model for summaries (`mailsearch show --summary --llm-model FILE`, `serve --llm-model FILE`).
+public struct LLMConfiguration: Sendable, Hashable {
+    /// A GGUF file.
+    public var modelPath: String
+    /// `libmailsearch-llm.so`; nil: `LlamaLibrary.defaultLibraryPath()`.
+    public var libraryPath: String?
+    public var contextTokens = 2048
+    public var maxTokens = 160
+    public var promptCharacters = 5_000
+    /// One: on a shared 2-core machine two threads were 2–4× slower (ggml's threads wait for each other spinning).
+    public var threads = 1
+
+    public init(modelPath: String, libraryPath: String? = nil) {
+        self.modelPath = modelPath
+        self.libraryPath = libraryPath
     }
 }

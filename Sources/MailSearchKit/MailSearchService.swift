@@ -34,6 +34,12 @@ public final class MailSearchService: @unchecked Sendable {
         public var embeddingBatchSize: Int
         /// Embed new mail in the background as it arrives (after imports, at start).
         public var backgroundEmbedding: Bool
+        /// With `backgroundEmbedding`: summarize conversations of 3+ messages in the background
+        /// after embedding, and store the summaries (`SummaryQueue`).
+        public var backgroundSummaries = true
+        /// A local language model for summaries (`LocalLLMSummarizer`), tried before the extractive
+        /// summary; nil: extractive only.
+        public var llm: LLMConfiguration?
         /// The calendar (and time zone) of date words, and the clock they count from.
         public var calendar: Calendar
         public var now: @Sendable () -> Date
@@ -85,6 +91,10 @@ public final class MailSearchService: @unchecked Sendable {
     let insights = InsightsState()
     private let embedding: EmbeddingQueue
     let categorization: CategorizationQueue
+    /// Background summaries of conversations (`SummaryQueue`), stored in mail.sqlite.
+    let summaries: SummaryQueue
+    /// Searches and insight requests in flight: the summaries' queue steps aside for them.
+    let activity = ForegroundActivity()
     let state = ServiceState()
     /// Where each syncing account stands (written by the sync engine, shown in the status).
     public let syncStatus = SyncStatusBoard()
@@ -140,9 +150,18 @@ public final class MailSearchService: @unchecked Sendable {
                 state.changed()
                 categorization.wake()  // fallback decisions of newly embedded mail may now be classified
             })
+        let semantic = self.semantic
+        let activity = self.activity
+        let embeddingQueue = self.embedding
+        summaries = SummaryQueue(
+            store: store, backend: Self.extractiveBackend(model: model), minimumMessages: Self.summaryMinimumMessages,
+            makeEmbedder: { try semantic.encoder() },
+            // Lowest priority: after embedding, and never while a user waits for an answer.
+            isBusy: { embeddingQueue.progress.state == .running || !activity.isQuiet(for: 0.25) })
         if configuration.backgroundEmbedding, !configuration.readOnly {
             embedding.wake()
             categorization.wake()
+            if configuration.backgroundSummaries { summaries.wake() }
         }
     }
 
@@ -152,6 +171,7 @@ public final class MailSearchService: @unchecked Sendable {
 
     /// Stops background work (the embedding batch in flight is finished and stored).
     public func shutdown() {
+        summaries.stop()
         embedding.stop()
         categorization.stop()
         index.storeCopiesForNextProcess()
@@ -172,6 +192,8 @@ public final class MailSearchService: @unchecked Sendable {
     /// `GET /api/search` print). A first page is recorded in the recent searches unless the
     /// request says not to.
     public func search(_ request: SearchRequest) async throws -> SearchPage {
+        activity.begin()
+        defer { activity.end() }
         let text = request.text
         guard text.count <= SearchRequest.maximumLength else {
             throw ServiceError.invalid("the query is \(text.count) characters long; the limit is \(SearchRequest.maximumLength)",
@@ -446,7 +468,12 @@ public final class MailSearchService: @unchecked Sendable {
                 progress(p)
             }
         }
-        if configuration.backgroundEmbedding { embedding.wake() } else { categorization.waitUntilIdle() }
+        if configuration.backgroundEmbedding {
+            embedding.wake()
+            if configuration.backgroundSummaries { summaries.wake() }
+        } else {
+            categorization.waitUntilIdle()
+        }
         return summary
     }
 
@@ -552,7 +579,7 @@ public final class MailSearchService: @unchecked Sendable {
             embeddingModel: model.name, embeddedEmails: embedded,
             embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
             semanticAvailable: availability == nil, semanticUnavailableReason: availability,
-            embedding: embedding.progress, importing: state.importStatus, sync: syncStatus.snapshot,
+            embedding: embedding.progress, summaries: try summaryProgress(), importing: state.importStatus, sync: syncStatus.snapshot,
             outbox: try store.outboxCounts(), sending: try sendQueueStatus(), lastError: state.lastError)
     }
 
@@ -574,7 +601,10 @@ extension MailSearchService: ImportBatchObserver {
         try index.index(result.inserted)
         state.changed()
         if !result.inserted.isEmpty { categorization.wake() }
-        if configuration.backgroundEmbedding, !result.inserted.isEmpty { embedding.wake() }
+        if configuration.backgroundEmbedding, !result.inserted.isEmpty {
+            embedding.wake()
+            if configuration.backgroundSummaries { summaries.wake() }
+        }
     }
 }
 
@@ -610,6 +640,8 @@ public struct ServiceStatus: Sendable, Codable {
     public var semanticAvailable: Bool
     public var semanticUnavailableReason: SemanticSkipReason?
     public var embedding: EmbeddingProgress
+    /// Background summaries of conversations of 3+ messages (`SummaryQueue`).
+    public var summaries: SummaryProgress
     public var importing: ImportStatus?
     /// Each IMAP account this process syncs (spec 001 §5.2.2's states); empty when none.
     public var sync: [SyncStatus]

@@ -229,6 +229,9 @@ enum MailSchema {
         migrator.registerMigration("v-outbox-gmail-labels") { db in
             try MailStore.addOutboxLabels(db)
         }
+        migrator.registerMigration("v-thread-summaries") { db in
+            try ThreadSummaryTable.create(db)
+        }
         return migrator
     }
 }

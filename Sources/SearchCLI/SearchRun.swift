@@ -35,12 +35,15 @@ public enum CLIService {
     public static func open(dataDirectory: DataDirectory, readOnly: Bool = false, parser: SearchQueryParser? = nil,
                             minimumSimilarity: Double? = nil,
                             backgroundEmbedding: Bool = false, cacheEntries: Int = 20,
-                            memoryMapped: Bool = false) throws -> MailSearchService {
+                            memoryMapped: Bool = false, backgroundSummaries: Bool = true,
+                            llm: LLMConfiguration? = nil) throws -> MailSearchService {
         var configuration = MailSearchService.Configuration(
             dataDirectory: dataDirectory, readOnly: readOnly, minimumSimilarity: minimumSimilarity,
             backgroundEmbedding: backgroundEmbedding, cacheCapacity: cacheEntries,
             notices: { message in FileHandle.standardError.write(Data("note: \(message)\n".utf8)) })
         configuration.memoryMappedIndex = memoryMapped
+        configuration.backgroundSummaries = backgroundSummaries
+        configuration.llm = llm
         if let parser {
             configuration.calendar = parser.calendar
             configuration.now = parser.now

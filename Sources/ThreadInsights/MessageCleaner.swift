@@ -30,7 +30,8 @@ public struct Sentence: Sendable, Hashable {
 /// and splits the rest into sentences. Pure.
 public enum MessageCleaner {
     public static func clean(_ body: String) -> CleanedMessage {
-        var lines = EmbeddingText.ownText(of: withoutQuotedHeaderBlock(body)).split(separator: "\n", omittingEmptySubsequences: false)
+        var lines = withoutCutSentence(EmbeddingText.ownText(of: withoutQuotedHeaderBlock(body)))
+            .split(separator: "\n", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
         removeGreeting(&lines)
         removeSignOff(&lines)
@@ -56,6 +57,22 @@ public enum MessageCleaner {
         if !current.isEmpty { segments.append(current) }
         let text = segments.joined(separator: "\n")
         return CleanedMessage(text: text, sentences: sentences(of: text))
+    }
+
+    /// `EmbeddingText.ownText` keeps at most `EmbeddingText.keptCharacters`: a text of that length was
+    /// cut, most likely inside a sentence (or a word), which then goes, back to the last line break or
+    /// sentence end ("Resolution Center" must not become "Resolution C").
+    static func withoutCutSentence(_ own: String) -> String {
+        guard own.count >= EmbeddingText.keptCharacters else { return own }
+        var end = own.endIndex
+        while end > own.startIndex {
+            let before = own.index(before: end)
+            let c = own[before]
+            if c == "\n" { return String(own[..<before]) }
+            if ".!?".contains(c), end < own.endIndex, own[end].isWhitespace { return String(own[..<end]) }
+            end = before
+        }
+        return own
     }
 
     /// Cuts a body at a quoted original that starts with a header block, as Outlook and others

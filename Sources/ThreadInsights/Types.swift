@@ -10,14 +10,16 @@ public struct ConversationMessage: Sendable, Hashable {
     public var date: Date?
     /// The plain-text body as stored (quotes, signatures and all: `MessageCleaner` removes them).
     public var body: String
+    public var subject: String
 
-    public init(emailId: Int64, from: Address?, to: [Address] = [], cc: [Address] = [], date: Date?, body: String) {
+    public init(emailId: Int64, from: Address?, to: [Address] = [], cc: [Address] = [], date: Date?, body: String, subject: String = "") {
         self.emailId = emailId
         self.from = from
         self.to = to
         self.cc = cc
         self.date = date
         self.body = body
+        self.subject = subject
     }
 
     /// The name shown for the author: the display name, else the address.

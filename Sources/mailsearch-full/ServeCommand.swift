@@ -40,6 +40,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Embed new mail in the background (at start and after imports).")
     var backgroundEmbedding = true
 
+    @Flag(inversion: .prefixedNo, help: "Summarize conversations of 3+ messages in the background after embedding, into mail.sqlite.")
+    var backgroundSummaries = true
+
+    @OptionGroup var llm: LLMOptions
+
     @Flag(inversion: .prefixedNo, help: "Keep the IMAP accounts in sync in the background (IDLE); their state is in /api/status.")
     var sync = true
 
@@ -93,7 +98,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let logger = Logger(label: "mailsearch.serve")
 
-        let service = try global.openService(backgroundEmbedding: backgroundEmbedding, cacheEntries: cacheEntries)
+        let service = try global.openService(backgroundEmbedding: backgroundEmbedding, cacheEntries: cacheEntries,
+                                             backgroundSummaries: backgroundSummaries, llm: llm.configuration)
         defer { service.shutdown() }
         service.sending.undoWindow = TimeInterval(undoSeconds)
         // The send queue a previous process left, settled before anything new can be queued: a

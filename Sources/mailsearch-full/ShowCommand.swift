@@ -28,6 +28,8 @@ struct ShowCommand: AsyncParsableCommand {
     @Flag(help: "Reply suggestions for an email (e<EMAIL_ID>) that asks or requests something, instead of the email.")
     var replies = false
 
+    @OptionGroup var llm: LLMOptions
+
     @OptionGroup var global: GlobalOptions
 
     enum Target { case email(Int64), thread(Int64) }
@@ -45,10 +47,11 @@ struct ShowCommand: AsyncParsableCommand {
         if summary, case .email = target { throw ValidationError("--summary is for a thread: t<THREAD_ID>") }
         if replies, case .thread = target { throw ValidationError("--replies is for an email: e<EMAIL_ID>") }
         if summary && replies { throw ValidationError("--summary and --replies cannot go together") }
+        if llm.modelPath != nil, !summary { throw ValidationError("--llm-model is for --summary") }
     }
 
     func run() async throws {
-        let service = try global.openService(readOnly: true)
+        let service = try global.openService(readOnly: true, llm: llm.configuration)
         do {
             switch try parsedTarget() {
             case .thread(let n) where summary: try printSummary(try await service.threadSummary(threadId: n))
@@ -66,6 +69,18 @@ struct ShowCommand: AsyncParsableCommand {
         guard let summary = answer.summary else {
             print(answer.reason ?? "no summary")
             return
+        }
+        if let generated = answer.generated, answer.backend == .llm {
+            print("Written by the local model \(generated.model) in \(Int(generated.milliseconds)) ms (every name, number and date in it is in the thread):")
+            for line in generated.lines { print("• \(line)") }
+            return
+        }
+        if let generated = answer.generated {
+            let why = [generated.unsupported.isEmpty ? nil : "names, numbers or dates not in the thread: \(generated.unsupported.joined(separator: ", "))",
+                       generated.problem].compactMap { $0 }.joined(separator: "; ")
+            print("The local model's summary was rejected (\(why)); the extractive summary:")
+        } else if let error = answer.llmError {
+            print("No summary from the local model (\(error)); the extractive summary:")
         }
         for point in summary.points { print("• \(point.text)  [e\(point.source.emailId)]") }
     }

@@ -40,6 +40,25 @@ final class InsightsCLITests: CLITestCase {
         let text2 = try mailsearch(["show", "e2", "--replies"], model: modelDir)
         XCTAssertTrue(text2.stdout.contains("no reply suggested"), text2.stdout)
 
+        // A local model: a missing file and a file that is not GGUF are refused before anything opens; a model
+        // whose library is missing leaves the extractive summary, and the output says why.
+        let missing = try mailsearch(["show", "t1", "--summary", "--llm-model", work.appendingPathComponent("none.gguf").path], model: modelDir)
+        XCTAssertNotEqual(missing.status, 0)
+        XCTAssertTrue(missing.stderr.contains("no such file"), missing.stderr)
+        let text3 = work.appendingPathComponent("notes.txt")
+        try Data("hello".utf8).write(to: text3)
+        let notGGUF = try mailsearch(["show", "t1", "--summary", "--llm-model", text3.path], model: modelDir)
+        XCTAssertNotEqual(notGGUF.status, 0)
+        XCTAssertTrue(notGGUF.stderr.contains("is not a GGUF file"), notGGUF.stderr)
+        let gguf = work.appendingPathComponent("model.gguf")
+        try Data("GGUF".utf8 + [UInt8](repeating: 0, count: 32)).write(to: gguf)
+        let fallback = try mailsearch(["show", "t1", "--summary", "--llm-model", gguf.path,
+                                       "--llm-library", work.appendingPathComponent("none.so").path], model: modelDir)
+        XCTAssertEqual(fallback.status, 0, fallback.stderr)
+        XCTAssertTrue(fallback.stdout.contains("No summary from the local model (the local model library is not installed"), fallback.stdout)
+        XCTAssertTrue(fallback.stdout.contains("• Waiting on Bob Stone: Could you book the room for April 17 by Friday?"), fallback.stdout)
+        XCTAssertNotEqual(try mailsearch(["show", "e3", "--llm-model", gguf.path], model: modelDir).status, 0)
+
         // Misuse is refused by the argument parser; without the model, a sentence that says what to do.
         XCTAssertNotEqual(try mailsearch(["show", "e3", "--summary"], model: modelDir).status, 0)
         let noModel = try mailsearch(["show", "t1", "--summary"])

@@ -86,3 +86,87 @@ final class InsightsServiceTests: XCTestCase {
         XCTAssertFalse(none.replies.triggered)
     }
 }
+
+/// Background summaries with the real model: computed after embedding, stored, served from the
+/// store, counted in the status; and a local model that cannot load leaves the extractive answer.
+final class StoredSummaryServiceTests: XCTestCase {
+    var work: URL!
+
+    override func setUpWithError() throws {
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("stored-summaries-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: work)
+    }
+
+    func message(_ id: String, parent: String?, from: String, to: String, subject: String, day: Int, body: String) -> String {
+        var text = "From x@example.com Mon Mar  4 14:11:14 2024\nMessage-ID: <\(id)@example.com>\n"
+        if let parent { text += "In-Reply-To: <\(parent)@example.com>\nReferences: <\(parent)@example.com>\n" }
+        text += "From: \(from)\nTo: \(to)\nSubject: \(subject)\nDate: \(day) Mar 2024 10:00:00 +0000\n\n\(body)\n\n"
+        return text
+    }
+
+    func writeMail() throws -> String {
+        let ann = "Ann Lee <ann@example.com>", bob = "Bob Stone <bob@example.com>"
+        var mbox = message("a1", parent: nil, from: ann, to: bob, subject: "Offsite venue", day: 4,
+                                  body: "We need a venue for the offsite in April. The options are Lisbon and Porto.")
+        mbox += message("a2", parent: "a1", from: bob, to: ann, subject: "Re: Offsite venue", day: 5,
+                               body: "Lisbon is cheaper for most of us and the office has a big room.")
+        mbox += message("a3", parent: "a2", from: ann, to: bob, subject: "Re: Offsite venue", day: 6,
+                               body: "Lisbon it is. I will book the room for April 17.")
+        let path = work.appendingPathComponent("m.mbox")
+        try Data(mbox.utf8).write(to: path)
+        return path.path
+    }
+
+    func testSummariesAreComputedInTheBackgroundAndServedFromTheStore() async throws {
+        let path = try writeMail()
+        var configuration = MailSearchService.Configuration(
+            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
+            embeddingThreads: 1, backgroundEmbedding: true)
+        // A local model whose library is missing: the answer says so and stays extractive.
+        let gguf = work.appendingPathComponent("model.gguf")
+        try Data("GGUF".utf8).write(to: gguf)
+        configuration.llm = LLMConfiguration(modelPath: gguf.path, libraryPath: work.appendingPathComponent("none.so").path)
+        let service = try MailSearchService(configuration: configuration)
+        defer { service.shutdown() }
+        _ = try await service.importMail(path: path, account: "main")
+        await service.waitForEmbedding()
+        // The summaries' queue waits for embedding, then runs.
+        for _ in 0..<600 where try service.status().summaries.stored < 1 { try await Task.sleep(nanoseconds: 100_000_000) }
+        await service.waitForSummaries()
+        let status = try service.status()
+        XCTAssertEqual(status.summaries.eligible, 1)
+        XCTAssertEqual(status.summaries.stored, 1)
+        XCTAssertEqual(status.summaries.donePass, 1)
+
+        let found = try await service.search(SearchRequest(text: "venue", limit: 5, mode: .keyword, recordHistory: false))
+        let threadId = try XCTUnwrap(found.results.first).threadId
+        let answer = try await service.threadSummary(threadId: threadId)
+        XCTAssertEqual(answer.origin, .stored)
+        XCTAssertEqual(answer.backend, .extractive)
+        XCTAssertNil(answer.generated)
+        XCTAssertTrue(answer.llmError?.contains("not installed") ?? false, "\(answer.llmError ?? "nil")")
+        XCTAssertEqual(answer.summary?.messages, 3)
+    }
+
+    func testASummaryMissingFromTheStoreIsComputedAndStored() async throws {
+        let path = try writeMail()
+        let service = try MailSearchService(configuration: .init(
+            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
+            embeddingThreads: 1))
+        defer { service.shutdown() }
+        _ = try await service.importMail(path: path, account: "main")
+        let found = try await service.search(SearchRequest(text: "venue", limit: 5, mode: .keyword, recordHistory: false))
+        let threadId = try XCTUnwrap(found.results.first).threadId
+        let first = try await service.threadSummary(threadId: threadId)
+        XCTAssertEqual(first.origin, .computed)
+        XCTAssertEqual(try service.status().summaries.stored, 1)
+        service.mailChanged()  // a new generation: the memory cache no longer answers
+        let second = try await service.threadSummary(threadId: threadId)
+        XCTAssertEqual(second.origin, .stored)
+        XCTAssertEqual(second.summary, first.summary)
+    }
+}

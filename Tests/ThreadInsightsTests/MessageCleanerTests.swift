@@ -72,4 +72,17 @@ final class MessageCleanerTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(Set(replies.map(\.intent)).count, 10)
         XCTAssertEqual(Set(replies.map(\.text)).count, replies.count, "no reply twice")
     }
+
+    /// A long message is kept to EmbeddingText.keptCharacters: the sentence cut there goes whole (found by
+    /// the corpus check: an Enron notice's last line ended in "the Resolution C").
+    func testASentenceCutByTheLengthLimitIsLeftOut() {
+        let filler = String(repeating: "The portal moves to the new login on Monday. ", count: 44)
+        let body = filler + "If you have issues, please contact the Resolution Center at ext. 3-1411.\n\nRegards,\nThe Team"
+        XCTAssertGreaterThan(body.count, 2_000)
+        let cleaned = MessageCleaner.clean(body)
+        XCTAssertFalse(cleaned.text.contains("Resolution"), String(cleaned.text.suffix(80)))
+        XCTAssertTrue(cleaned.text.hasSuffix("on Monday."), String(cleaned.text.suffix(80)))
+        // A short message is left as it is.
+        XCTAssertEqual(MessageCleaner.clean("Call the Resolution C").text, "Call the Resolution C")
+    }
 }

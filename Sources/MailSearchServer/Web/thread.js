@@ -255,6 +255,14 @@ export class ThreadView {
     }
     const points = answer?.summary?.points || [];
     if (signal?.aborted || answer.status !== 'summarized' || !points.length) return;
+    if (answer.backend === 'llm' && answer.generated) {
+      // A local model's summary that passed the check (every name, number and date is in the mail).
+      const lines = answer.generated.lines.map((line) => el('li', { class: 'summary-point generated', text: line }));
+      append(this.summary, [el('h2', { class: 'summary-title', text: `Summary (written by ${answer.generated.model})` }),
+        el('ul', { class: 'summary-points' }, lines)]);
+      this.summary.hidden = false;
+      return;
+    }
     const items = points.map((point) => {
       const link = el('button', { type: 'button', class: 'summary-source link-button', text: point.kind === 'waitingOn' ? 'Waiting on' : point.source.author,
         title: 'Show this message' });
