@@ -36,7 +36,8 @@ ORDER = [
         "test_e_09_account_badges", "test_hybrid_count_with_pointer_over_list", "test_url_state_back_forward", "test_more_results",
         "test_thread_summary_and_reply_chips", "test_category_badge_and_change"]),
     ("test_sync", "SyncStatusTests", ["test_embedding_progress", "test_sync_status_and_new_mail",
-                                      "test_mailbox_actions_reach_the_server", "test_move_through_the_folder_picker"]),
+                                      "test_mailbox_actions_reach_the_server", "test_move_through_the_folder_picker",
+                                      "test_a_refused_action_is_undone"]),
     ("test_xss", "XSSTests", [
         "test_xss_vectors_run_nothing", "test_xss_vectors_load_nothing_remote", "test_xss_frames_are_inert",
         "test_xss_console_has_no_violations", "test_xss_in_text_fields", "test_plain_text_fallback",
