@@ -11,7 +11,7 @@ MODELS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models
 # MAILSEARCH_MODEL=paraphrase-MiniLM-L3-v2 make eval (or run, bench…) uses the other model.
 export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM-L6-v2)
 
-.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync eval eval-cross eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
+.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -124,6 +124,13 @@ bench-browser: deps release
 ## msgs/s and time to the first searchable results, incremental sync of 10 new messages p50/p95.
 bench-sync: deps corpora release
 	python3 scripts/bench_imap_sync.py .build/release/mailsearch
+
+## make bench-actions: mailbox actions against a real Dovecot holding 800 Enron messages, synced by the release
+## build and served by `mailsearch serve` (scripts/bench_actions.py): action → change visible on the server
+## (50 of each kind through the API, polled over a separate IMAP connection) and action → UI update in headless
+## Chromium (50 conversations per kind, keys on the page); p50/p95 against the bars of 500 ms and 50 ms.
+bench-actions: deps corpora model release
+	python3 scripts/bench_actions.py .build/release/mailsearch
 
 bench-cold: deps corpora release
 	./scripts/bench-cold-cli.sh

@@ -207,7 +207,7 @@ class SyncStatusTests(UITestCase):
                 first = self.state()["results"][0]
                 subject = first["subject"]
                 self.el(f'ol#results > li.result[data-thread-id="{first["thread"]}"]').click()
-                self.wait(lambda: self.state()["thread"], 5, "#thread")
+                self.wait(lambda: self.state()["threadTitle"], 5, "the conversation never loaded")
 
                 # v: the picker, focused on its filter, lists the account's folders; the current one is marked.
                 self.keys("v")
@@ -257,3 +257,31 @@ class SyncStatusTests(UITestCase):
                 sync_server.stop()
             os.environ.pop("MAILSEARCH_TEST_IMAP_PASSWORD", None)
             shutil.rmtree(work, ignore_errors=True)
+
+    def test_a_refused_action_is_undone(self):
+        # The page acts locally first; when the server refuses, the star goes back, the conversation
+        # comes back and the error is shown. (The demo mailbox; the page's POSTs to …/actions answer 503.)
+        refuse_js = r"""
+            const original = window.fetch;
+            window.fetch = (url, options = {}) => String(url).endsWith('/actions')
+              ? Promise.resolve(new Response(JSON.stringify({error: 'The mailbox is busy', hint: 'try again'}),
+                                             {status: 503, headers: {'Content-Type': 'application/json'}}))
+              : original(url, options);
+        """
+        star_js = "return document.querySelector('.thread-actions [data-action=star]').getAttribute('aria-pressed');"
+        banner_js = "const b = document.getElementById('banner'); return b.hidden ? null : b.textContent;"
+        self.open("/")
+        self.search_ui("budget")
+        first = self.state()["results"][0]
+        self.el(f'ol#results > li.result[data-thread-id="{first["thread"]}"]').click()
+        self.wait(lambda: self.state()["threadTitle"], 5, "the conversation never loaded")
+        starred = self.js(star_js)
+        self.js(refuse_js)
+        self.keys("s")
+        self.wait(lambda: self.js(banner_js), 5, "no error shown for the refused star")
+        self.assertIn("The mailbox is busy", self.js(banner_js))
+        self.assertEqual(self.js(star_js), starred, "the star went back to what it was")
+        self.keys("e")
+        self.wait(lambda: self.state()["thread"] and self.js("return document.activeElement === document.querySelector('#thread h1')"),
+                  5, "the conversation did not come back after the refused archive")
+        self.assertEqual(self.query_param("thread"), str(first["thread"]))

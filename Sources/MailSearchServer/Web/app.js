@@ -136,8 +136,11 @@ const thread = new ThreadView({
   // Archive, delete, move and "unread" leave the conversation at once, as in Gmail (local first).
   onLeave: () => goBack(),
   // The server refused it: the conversation comes back, unless another one was opened since.
+  // (Leaving it may still be on its way: history.back() closes it on the next popstate.)
   onActionFailed: (action, threadId) => {
-    if (!thread.isOpen) openThread(String(threadId));
+    const reopen = () => { if (!thread.isOpen) openThread(String(threadId)); };
+    if (thread.isOpen && thread.threadId === threadId) window.addEventListener('popstate', reopen, { once: true });
+    else reopen();
   },
   // The server's answer to a mailbox action: the list and the folder counts follow.
   onAction: () => {
