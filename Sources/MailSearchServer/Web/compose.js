@@ -138,7 +138,7 @@ export class Composer {
 
   /** A new draft from the server (its template: recipients, Re:/Fwd:, quoted text). */
   async open(kind, emailId = null) {
-    if (this.isOpen) await this.close();
+    if (this.isOpen && !(await this.close())) return;
     let identities;
     let draft;
     try {
