@@ -340,7 +340,7 @@ extension MailSearchService {
     /// The message a draft makes: its addresses checked, its attachments attached, and an HTML
     /// alternative when the text uses the composer's formatting (`BasicFormatting`). `forDraftsFolder`
     /// builds the Drafts folder's copy, which may have no recipient yet and leaves out addresses
-    /// that are not complete. `date`: the Date header (default now; a Sent copy made later gives the sending time).
+    /// that are not complete, with a Message-ID of its own (`draftCopyID`). `date`: the Date header (default now; a Sent copy made later gives the sending time).
     public func buildMessage(_ draft: Draft, forDraftsFolder: Bool = false, date: Date? = nil) throws -> BuiltMessage {
         func mailboxes(_ list: [String], _ field: String) throws -> [MailboxAddress] {
             try list.compactMap { text in
@@ -361,13 +361,21 @@ extension MailSearchService {
         let message = OutgoingMessage(
             from: sender, to: try mailboxes(draft.to, "To"), cc: try mailboxes(draft.cc, "Cc"),
             bcc: forDraftsFolder ? [] : try mailboxes(draft.bcc, "Bcc"), subject: draft.subject, date: date ?? configuration.now(),
-            timeZone: configuration.calendar.timeZone, messageID: draft.messageId, inReplyTo: draft.inReplyTo,
+            timeZone: configuration.calendar.timeZone, messageID: forDraftsFolder ? Self.draftCopyID(draft) : draft.messageId,
+            inReplyTo: draft.inReplyTo,
             references: draft.references, textBody: draft.body, htmlBody: BasicFormatting.html(draft.body), attachments: attachments)
         do {
             return try MessageBuilder().build(message, requireRecipients: !forDraftsFolder)
         } catch {
             throw ServiceError.invalid(error.description, hint: error.field == "To" ? "add a recipient in To, Cc or Bcc" : nil)
         }
+    }
+
+    /// The Message-ID of a draft's copy in the Drafts folder: one per version, never the sent
+    /// message's. The sync stores one email per (account, Message-ID): were a draft's copy to
+    /// carry the final id, the sent message would be stored as that older draft's text.
+    public static func draftCopyID(_ draft: Draft) -> String {
+        "draft\(draft.version).\(draft.messageId)"
     }
 
     func sendQueueStatus() throws -> SendQueueStatus {

@@ -168,6 +168,18 @@ class ComposeTests(UITestCase):
         self.open_conversation("paddle")
         self.el('#thread .message-compose button[data-compose="replyAll"]').click()
         self.wait(lambda: self.js("return document.getElementById('compose-cc').value") == "carol@example.com", 8, "reply-all's Cc")
+        # The suggested replies of the email (001 §5.5.3), as the API gives them: a click writes one above the quote.
+        parent_id = self.js("return Number([...document.querySelectorAll('#thread article.message')].pop().dataset.emailId)")
+        answer = self.server.get_json(f"/api/emails/{parent_id}/replies")["replies"]
+        expected = [s["text"] for s in answer["suggestions"]][:3] if answer["triggered"] else []
+        chips_js = "return [...document.querySelectorAll('#compose .compose-suggestions .reply-chip')].map(b => b.textContent)"
+        if expected:
+            self.wait(lambda: self.js(chips_js) == expected, 8, f"the suggested replies {expected}")
+            self.el("#compose .compose-suggestions .reply-chip").click()
+            self.assertTrue(self.js("return document.getElementById('compose-body').value").startswith(expected[0] + "\n\n"))
+        else:
+            time.sleep(1)
+            self.assertEqual(self.js(chips_js), [], "no suggestion when the email asks nothing")
         self.compose_field("subject").clear()
         self.type_in("subject", "Re: Kayak trip (all)")
         self.send_and_wait_sent()

@@ -133,14 +133,37 @@ final class ComposeSendTests: DovecotTestCase {
         let task = Task { await worker.run() }
         defer { task.cancel() }
         try wait("the draft in Drafts") { try subjects("alice", "Drafts") == ["Plan v1"] }
-        let flags = try server.doveadm(["fetch", "-u", "alice", "flags", "mailbox", "Drafts"])
+        let flags = try server.doveadm(["fetch", "-u", "alice", "flags hdr.message-id", "mailbox", "Drafts"])
         XCTAssertTrue(flags.contains("\\Draft"), flags)
+        XCTAssertFalse(flags.contains("<\(draft.messageId)>"), "a draft's copy never carries the id the message is sent with")
+        XCTAssertTrue(flags.contains("<draft1.\(draft.messageId)>"), flags)
         _ = try service.updateDraft(id: draft.id, input: DraftInput(subject: "Plan v2"))
         try wait("the new version replacing the old") { try subjects("alice", "Drafts") == ["Plan v2"] }
         XCTAssertTrue(try service.draftDetail(id: draft.id).savedOnServer)
         try service.deleteDraft(id: draft.id)
         try wait("the deleted draft gone from Drafts") { try subjects("alice", "Drafts").isEmpty }
         try wait("the deleted draft's row gone") { try service.store.draft(id: draft.id) == nil }
+    }
+
+    func testASentDraftLeavesDraftsAndTheSyncedMailIsTheSentText() async throws {
+        let (service, engine) = try makeService()
+        let draft = try service.compose(.new, input: DraftInput(to: ["bob@example.com"], subject: "Minutes", body: "early notes"))
+        let worker = sender(service)
+        let task = Task { await worker.run() }
+        defer { task.cancel() }
+        try wait("the draft in Drafts") { try subjects("alice", "Drafts") == ["Minutes"] }
+        _ = try await engine.sync()  // the draft's copy is mail of the Drafts folder now
+        _ = try service.updateDraft(id: draft.id, input: DraftInput(body: "the final minutes"))
+        _ = try service.send(draftId: draft.id)
+        try wait("sent, and the copy gone from Drafts") {
+            try service.draftDetail(id: draft.id).state == "sent" && subjects("alice", "Drafts").isEmpty
+                && service.draftDetail(id: draft.id).sentCopy == "done"
+        }
+        _ = try await engine.sync()
+        let id = try XCTUnwrap(service.store.emailIds(accountId: engine.account.id, messageIds: [draft.messageId]).values.first)
+        let email = try XCTUnwrap(service.store.email(id: id))
+        XCTAssertTrue(email.email.bodyPlain.contains("the final minutes"), email.email.bodyPlain)
+        XCTAssertEqual(email.folders, ["Sent"])
     }
 
     func testAMessageOverTheServersSizeFailsWithTheReason() async throws {

@@ -48,6 +48,7 @@ export class Composer {
     this.state = this.panel.querySelector('.compose-state');
     this.files = this.panel.querySelector('#compose-files');
     this.attachmentList = this.panel.querySelector('.compose-attachments');
+    this.suggestions = this.panel.querySelector('.compose-suggestions');
     this.toast = document.getElementById('send-toast');
     this.draft = null;
     this.dirty = false;
@@ -138,7 +139,7 @@ export class Composer {
 
   /** A new draft from the server (its template: recipients, Re:/Fwd:, quoted text). */
   async open(kind, emailId = null) {
-    if (this.isOpen) await this.close();
+    if (this.isOpen && !(await this.close())) return;
     let identities;
     let draft;
     try {
@@ -153,6 +154,34 @@ export class Composer {
     }
     this.show(draft, identities);
     (draft.notices || []).forEach((notice) => this.hooks.onError({ message: notice }));
+    if (kind === 'reply' || kind === 'replyAll') this.loadSuggestions(emailId, draft.id);
+  }
+
+  /**
+   * Up to three suggested replies (001 §5.5.3) when the email asks something, fetched without
+   * holding up the panel (nothing without the model): a click writes one above the quote.
+   */
+  async loadSuggestions(emailId, draftId) {
+    let answer;
+    try {
+      answer = await getJSON(`/api/emails/${encodeURIComponent(emailId)}/replies`);
+    } catch {
+      return;
+    }
+    const suggestions = answer?.replies?.triggered ? (answer.replies.suggestions || []).slice(0, 3) : [];
+    if (!suggestions.length || this.draft?.id !== draftId) return;
+    for (const suggestion of suggestions) {
+      const chip = el('button', { type: 'button', class: 'reply-chip secondary small', text: suggestion.text, title: 'Write this reply' });
+      chip.addEventListener('click', () => {
+        const body = this.fields.body;
+        body.setRangeText(`${suggestion.text}\n`, 0, 0, 'end');
+        body.setSelectionRange(suggestion.text.length, suggestion.text.length);
+        body.focus();
+        body.dispatchEvent(new Event('input', { bubbles: true }));
+      });
+      this.suggestions.append(chip);
+    }
+    this.suggestions.hidden = false;
   }
 
   /** Opens an existing draft (after an Undo). */
@@ -164,6 +193,8 @@ export class Composer {
   }
 
   show(draft, identities) {
+    clear(this.suggestions);
+    this.suggestions.hidden = true;
     this.draft = draft;
     this.dirty = false;
     this.lastSaved = Date.now();
