@@ -13,8 +13,9 @@ public struct ThreadSummaryAnswer: Sendable, Codable, Hashable {
     }
     /// Which method produced the summary shown: `extractive` (`summary`) or `llm` (`generated`).
     public enum Backend: String, Sendable, Codable { case extractive, llm }
-    /// Where the extractive summary came from: mail.sqlite (computed in the background or by an
-    /// earlier request) or computed for this request.
+    /// Where the extractive summary came from: mail.sqlite (computed in the background, or by an
+    /// earlier process) or computed by this process (for this request, or an earlier one of the
+    /// same mail generation answered again from memory).
     public enum Origin: String, Sendable, Codable { case stored, computed }
 
     public var threadId: Int64

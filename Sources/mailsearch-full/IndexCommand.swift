@@ -32,6 +32,7 @@ struct IndexStatusCommand: ParsableCommand {
         print("  embeddings        \(s.embeddedEmails) (\(String(format: "%.1f", s.embeddingCoverage * 100)) % coverage), \(Output.bytes(s.sizes.embeddings))")
         print("  model             \(s.sizes.model > 0 ? Output.bytes(s.sizes.model) : "not installed")")
         print("  semantic search   \(s.semanticUnavailableReason.map { "off: " + Wording.semantic($0) } ?? "on")")
+        print("  summaries         \(s.summaries.stored) of \(s.summaries.eligible) conversations of 3+ messages stored (made in the background by `mailsearch serve`)")
     }
 }
 
