@@ -169,7 +169,8 @@ public final class MessageSender: Sendable {
             if !gmail { await copyToSent(id: id, bytes: message.bytes, account: account, settings: settings) }
             service.mailChanged()
             return true
-        } catch let error as SMTPClientError {
+        } catch {
+            // Every error of the block is an SMTPClientError (the send's typed throws).
             if let connection { await connection.close() }
             let handedOver = (try? store.draft(id: id))?.state == .handedOver
             if handedOver && !error.kind.isRefusal {
@@ -181,10 +182,6 @@ public final class MessageSender: Sendable {
             let transient = Self.isTransient(error)
             if transient { service.sending.lastError = error.description }
             fail(draft, error.description, retry: transient)
-            return false
-        } catch {
-            if let connection { await connection.close() }
-            fail(draft, "\(error)", retry: true)
             return false
         }
     }
