@@ -5,7 +5,7 @@ import Foundation
 /// sender runs in this process, and its last connection error.
 public final class SendQueueBoard: @unchecked Sendable {
     private let lock = NSLock()
-    private var undo: TimeInterval = 10
+    private var undo: TimeInterval = 5
     private var sizes: [Int64: Int] = [:]
     private var running = false
     private var error: String?
@@ -14,7 +14,7 @@ public final class SendQueueBoard: @unchecked Sendable {
     public init() {}
 
     /// Seconds between Send and the SMTP transaction, during which Undo takes the message back
-    /// (spec 001 §5.5.2: 0, 5, 10, 15 or 30; this server: 0 to 300). Default 10.
+    /// (spec 001 §5.5.2: 0, 5, 10, 15 or 30; this server: 0 to 300). Default 5, as the spec says.
     public var undoWindow: TimeInterval {
         get { lock.withLock { undo } }
         set { lock.withLock { undo = max(0, min(300, newValue)) } }

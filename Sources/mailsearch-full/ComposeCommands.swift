@@ -236,7 +236,7 @@ struct OutgoingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outgoing", abstract: "The send queue: what waits (undo window, offline), was sent, or failed; undo, reopen, send now.",
         discussion: """
-            Mail sent from the page waits out its undo window (serve --undo-seconds, default 10), then `serve` sends it; while the server cannot be reached it waits and is tried again (2, 4, 8 … seconds, at most a minute apart). A message whose data reached the server without an answer before a crash is never sent twice: it is marked failed, saying so.
+            Mail sent from the page waits out its undo window (serve --undo-seconds, default 5), then `serve` sends it; while the server cannot be reached it waits and is tried again (2, 4, 8 … seconds, at most a minute apart). A message whose data reached the server without an answer before a crash is never sent twice: it is marked failed, saying so.
 
               mailsearch outgoing                 # newest first: state, account, subject, error
               mailsearch outgoing undo 12         # back to the drafts, if not yet handed to the server

@@ -53,7 +53,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("Seconds between Send and the SMTP transaction, during which Undo takes the message back (0 to 300).",
                                valueName: "seconds"))
-    var undoSeconds = 10
+    var undoSeconds = 5
 
     @Flag(inversion: .prefixedNo, help: "Opening a conversation on the page (or GET /api/threads/ID) marks it read.")
     var markReadOnOpen = true
