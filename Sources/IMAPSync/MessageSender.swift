@@ -202,7 +202,7 @@ public final class MessageSender: Sendable {
     }
 
     /// Gmail files what its SMTP server sends in Sent itself: a second copy would be a duplicate.
-    static func isGmail(_ settings: IMAPAccountSettings) -> Bool {
+    public static func isGmail(_ settings: IMAPAccountSettings) -> Bool {
         let hosts = [settings.host, settings.smtpHost ?? ""].map { $0.lowercased() }
         return hosts.contains { $0.hasSuffix("gmail.com") || $0.hasSuffix("googlemail.com") }
     }
@@ -220,26 +220,34 @@ public final class MessageSender: Sendable {
     /// APPENDs a sent message to the account's \Sent folder (a "Sent" is made when there is none),
     /// unless a copy with its Message-ID is there already (an interrupted earlier copy).
     private func copyToSent(id: Int64, bytes: [UInt8], account: Account, settings: IMAPAccountSettings) async {
-        let engine = IMAPSyncEngine(service: service, account: account, settings: settings)
         do {
-            let connection = try await engine.openSession(showInStatus: false)
-            do {
-                let sent = try await Self.folder(.sent, named: ["Sent", "Sent Items", "Sent Messages"], create: "Sent", connection)
-                let draft = try store.draft(id: id)
-                let messageId = draft?.messageId ?? ""
-                _ = try await connection.run(.examine(sent))
-                let present = try await engine.searchUIDs(connection, [.header("Message-ID", "<\(messageId)>")])
-                if present.isEmpty {
-                    _ = try await connection.run(.append(sent, flags: [.seen], date: nil, message: bytes))
-                }
-                try store.setSentCopy(id: id, "done")
-                await connection.logout()
-            } catch {
-                await connection.close()
-                throw error
-            }
+            let messageId = try store.draft(id: id)?.messageId ?? ""
+            try await Self.appendToSent(bytes: bytes, messageId: messageId, account: account, settings: settings, service: service)
+            try store.setSentCopy(id: id, "done")
         } catch {
             try? store.setSentCopy(id: id, "pending", error: "sent, but not yet copied to the Sent folder: \(error)")
+        }
+    }
+
+    /// Appends a sent message to the account's Sent folder (its \Sent-role folder, else one of the
+    /// usual names, else a new "Sent"), unless a message with its Message-ID (without angle
+    /// brackets) is there already. For `serve`'s queue and the one-shot `mailsearch send`; not for
+    /// Gmail, which files what it sends itself (`isGmail`).
+    public static func appendToSent(bytes: [UInt8], messageId: String, account: Account, settings: IMAPAccountSettings,
+                                    service: MailSearchService) async throws {
+        let engine = IMAPSyncEngine(service: service, account: account, settings: settings)
+        let connection = try await engine.openSession(showInStatus: false)
+        do {
+            let sent = try await folder(.sent, named: ["Sent", "Sent Items", "Sent Messages"], create: "Sent", connection)
+            _ = try await connection.run(.examine(sent))
+            let present = messageId.isEmpty ? [] : try await engine.searchUIDs(connection, [.header("Message-ID", "<\(messageId)>")])
+            if present.isEmpty {
+                _ = try await connection.run(.append(sent, flags: [.seen], date: nil, message: bytes))
+            }
+            await connection.logout()
+        } catch {
+            await connection.close()
+            throw error
         }
     }
 

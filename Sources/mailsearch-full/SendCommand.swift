@@ -3,6 +3,7 @@ import Foundation
 import IMAPClient
 import IMAPSync
 import MailComposition
+import MailModel
 import MailStore
 import SMTPClient
 import SMTPProtocol
@@ -84,6 +85,9 @@ struct SendCommand: AsyncParsableCommand {
     @Flag(help: "Print the message that would be sent, and send nothing.")
     var dryRun = false
 
+    @Flag(help: "With --account: keep no copy in the account's Sent folder (by default one is appended there, except on Gmail, which keeps its own).")
+    var noSentCopy = false
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -120,12 +124,14 @@ struct SendCommand: AsyncParsableCommand {
     func run() async throws {
         var settings: IMAPAccountSettings?
         var accountAddress: String?
+        var imapAccount: Account?
         if let account {
             let store = try global.openStore(readOnly: true)
             guard let found = try store.imapAccounts().first(where: { $0.account.name == account }) else {
                 throw CLIError("no IMAP account named \"\(account)\"; `mailsearch account list` shows the accounts")
             }
             settings = found.settings
+            imapAccount = found.account
             accountAddress = found.account.email ?? (found.settings.username.contains("@") ? found.settings.username : nil)
             if smtp == nil && found.settings.smtpHost == nil && !dryRun {
                 throw CLIError("account \"\(account)\" has no SMTP server: give --smtp HOST[:PORT], or add the account again with --smtp")
@@ -147,6 +153,19 @@ struct SendCommand: AsyncParsableCommand {
             throw CLIError("\(error)")
         }
         try report(result, message: message, server: configuration.endpoint)
+        // A copy in the account's Sent folder, as a mail client keeps one (Gmail files its own).
+        if noSentCopy {
+            // asked for none
+        } else if let imapAccount, let settings, !MessageSender.isGmail(settings) {
+            do {
+                let service = try global.openService()
+                try await MessageSender.appendToSent(bytes: message.bytes, messageId: message.messageID, account: imapAccount,
+                                                     settings: settings, service: service)
+                if !global.json { print("Copied to the Sent folder of \"\(imapAccount.name)\"") }
+            } catch {
+                FileHandle.standardError.write(Data("warning: sent, but not copied to the Sent folder of \"\(imapAccount.name)\": \(error)\n".utf8))
+            }
+        }
         if !result.rejected.isEmpty { throw ExitCode(3) }
     }
 

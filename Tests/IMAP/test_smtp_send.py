@@ -78,15 +78,15 @@ class SendTestCase(unittest.TestCase):
             return json.loads(out), err
         return out, err
 
-    def inbox(self, user, subject, count=1, timeout=10):
-        """The messages of `user`'s INBOX with this exact Subject (decoded), waiting up to `timeout` s for `count`."""
+    def inbox(self, user, subject, count=1, timeout=10, folder="INBOX"):
+        """The messages of `user`'s INBOX (or `folder`) with this exact Subject (decoded), waiting up to `timeout` s for `count`."""
         deadline = time.monotonic() + timeout
         while True:
             found = []
             client = self.server.imap(user)
             try:
-                client.select("INBOX", readonly=True)
-                typ, data = client.search(None, "ALL")
+                typ, _ = client.select(f'"{folder}"', readonly=True)
+                typ, data = client.search(None, "ALL") if typ == "OK" else (typ, [b""])
                 for num in data[0].split():
                     typ, fetched = client.fetch(num, "(BODY.PEEK[])")
                     message = email.message_from_bytes(fetched[0][1], policy=email.policy.default)
@@ -264,6 +264,15 @@ class SendTestCase(unittest.TestCase):
         self.assertEqual(json.loads(done.stdout)["accepted"], ["bob@example.com"])
         [message] = self.inbox("bob", subject)
         self.assertEqual(message["From"], "alice@example.org", "the account's address is the sender")
+        # And the account keeps a copy in its Sent folder, once, with the same Message-ID.
+        [copy] = self.inbox("alice", subject, folder="Sent")
+        self.assertEqual(copy["Message-ID"], message["Message-ID"])
+        unfiled = self.unique("no copy asked")
+        done = subprocess.run([BINARY, "send", "--account", "home", "--to", "bob@example.com", "--subject", unfiled,
+                               "--no-sent-copy", *common], capture_output=True, env=env, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr.decode())
+        self.inbox("bob", unfiled)
+        self.assertEqual(self.inbox("alice", unfiled, count=0, timeout=0, folder="Sent"), [])
         # A wrong SMTP password keeps the account from being saved.
         bad = subprocess.run([BINARY, "account", "add", "other", "--imap", f"127.0.0.1:{self.server.port}", "--starttls",
                               "--ca-file", self.server.ca_file, "--user", "alice", "--password-env", "ALICE_PW",
