@@ -50,6 +50,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import unittest
 
 INSTALL_HINT = "run scripts/install-deps.sh (Debian: apt-get install dovecot-imapd openssl)"
 SUBMISSION_INSTALL_HINT = ("run scripts/install-deps.sh (Debian: apt-get install dovecot-imapd dovecot-submissiond "
@@ -1050,6 +1051,21 @@ def main(argv=None):
             print(f"kept {server.dir}", file=sys.stderr)
     return 0
 
+
+
+def run_binary_tests(label, module):
+    """Runs a test script's unittest cases against the mailsearch binary given by --binary (set as
+    the module's BINARY), prints "LABEL: N passed, N failed, N skipped" for make test, and returns
+    the exit status (1 on a failure or when nothing ran)."""
+    parser = argparse.ArgumentParser(description=module.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--binary", default=module.BINARY, help="the mailsearch binary (default: .build/debug/mailsearch)")
+    args, rest = parser.parse_known_args()
+    module.BINARY = os.path.abspath(args.binary)
+    result = unittest.main(module=module, argv=[sys.argv[0], *rest], verbosity=2, exit=False).result
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    skipped = len(result.skipped)
+    print(f"{label}: {max(result.testsRun - failed - skipped, 0)} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed or not result.testsRun else 0
 
 if __name__ == "__main__":
     sys.exit(main())

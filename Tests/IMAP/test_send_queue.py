@@ -13,7 +13,6 @@ recipients' INBOX), and each test counts the Message-ID at the receiving Dovecot
 - `reply`, `forward --draft`, `drafts` and `outgoing` from the command line, without a server running.
 Missing Dovecot packages are installed first (scripts/install-deps.sh); a missing binary fails, never skips.
 """
-import argparse
 import json
 import os
 import shutil
@@ -254,16 +253,7 @@ class CLITests(QueueTestCase):
 
 
 def main():
-    global BINARY
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", default=BINARY, help="the mailsearch binary (default: .build/debug/mailsearch)")
-    args, rest = parser.parse_known_args()
-    BINARY = os.path.abspath(args.binary)
-    result = unittest.main(argv=[sys.argv[0], *rest], verbosity=2, exit=False).result
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-    skipped = len(result.skipped)
-    print(f"Send queue tests: {max(result.testsRun - failed - skipped, 0)} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed or not result.testsRun else 0
+    return dovecot.run_binary_tests("Send queue tests", sys.modules[__name__])
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ Missing Dovecot packages (dovecot-imapd, dovecot-submissiond, dovecot-lmtpd) are
 scripts/install-deps.sh; when that cannot install them, and when the binary is not built, the tests fail, never
 skip (MAILSEARCH_NO_INSTALL=1: do not try to install).
 """
-import argparse
 import email
 import email.header
 import email.policy
@@ -420,16 +419,7 @@ class ScriptedServerTests(unittest.TestCase):
 
 
 def main():
-    global BINARY
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--binary", default=BINARY, help="the mailsearch binary (default: .build/debug/mailsearch)")
-    args, rest = parser.parse_known_args()
-    BINARY = os.path.abspath(args.binary)
-    result = unittest.main(argv=[sys.argv[0], *rest], verbosity=2, exit=False).result
-    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
-    skipped = len(result.skipped)
-    print(f"SMTP tests: {max(result.testsRun - failed - skipped, 0)} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed or not result.testsRun else 0
+    return dovecot.run_binary_tests("SMTP tests", sys.modules[__name__])
 
 
 if __name__ == "__main__":
