@@ -2,6 +2,7 @@ import Foundation
 import IMAPClient
 import IMAPProtocol
 import MailComposition
+import MailImport
 import MailModel
 import MailSearchKit
 import MailStore
@@ -222,8 +223,10 @@ public final class MessageSender: Sendable {
     private func copyToSent(id: Int64, bytes: [UInt8], account: Account, settings: IMAPAccountSettings) async {
         do {
             let messageId = try store.draft(id: id)?.messageId ?? ""
-            try await Self.appendToSent(bytes: bytes, messageId: messageId, account: account, settings: settings, service: service)
+            let folder = try await Self.appendToSent(bytes: bytes, messageId: messageId, account: account, settings: settings,
+                                                     service: service)
             try store.setSentCopy(id: id, "done")
+            Self.fileLocally(bytes: bytes, folder: folder, account: account, service: service, now: now)
         } catch {
             try? store.setSentCopy(id: id, "pending", error: "sent, but not yet copied to the Sent folder: \(error)")
         }
@@ -233,8 +236,10 @@ public final class MessageSender: Sendable {
     /// usual names, else a new "Sent"), unless a message with its Message-ID (without angle
     /// brackets) is there already. For `serve`'s queue and the one-shot `mailsearch send`; not for
     /// Gmail, which files what it sends itself (`isGmail`).
+    /// Returns the folder's name.
+    @discardableResult
     public static func appendToSent(bytes: [UInt8], messageId: String, account: Account, settings: IMAPAccountSettings,
-                                    service: MailSearchService) async throws {
+                                    service: MailSearchService) async throws -> String {
         let engine = IMAPSyncEngine(service: service, account: account, settings: settings)
         let connection = try await engine.openSession(showInStatus: false)
         do {
@@ -245,9 +250,29 @@ public final class MessageSender: Sendable {
                 _ = try await connection.run(.append(sent, flags: [.seen], date: nil, message: bytes))
             }
             await connection.logout()
+            return sent.name
         } catch {
             await connection.close()
             throw error
+        }
+    }
+
+    /// The sent message in the local mailbox at once, in its account's Sent folder (as read and
+    /// searchable as the rest), instead of at the account's next full sync pass — which then finds
+    /// it by its Message-ID and only links its UID. Best effort: on a failure that pass brings it.
+    public static func fileLocally(bytes: [UInt8], folder: String, account: Account, service: MailSearchService, now: Date) {
+        do {
+            let source = try service.messageArchive.store(bytes, accountId: account.id, key: FetchedMessage.contentKey(bytes))
+            // The local Sent folder sync made (its path has the server's delimiter as `/`), else the name.
+            let local = try service.store.folders(accountId: account.id).first { $0.folderType == .sent }
+            let spec = local.map { FolderSpec(path: $0.path, name: $0.name, type: .sent) } ?? FolderSpec(path: folder, type: .sent)
+            let message = FetchedMessage(bytes: bytes, folders: [spec],
+                                         flags: MessageFlags(isRead: true, isStarred: false, isDraft: false),
+                                         internalDate: now, sourceRef: source)
+            guard case .success(let incoming) = FetchedMessage.incoming([message]).first else { return }
+            _ = try service.ingest([incoming], accountId: account.id)
+        } catch {
+            return
         }
     }
 

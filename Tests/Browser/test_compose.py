@@ -162,6 +162,10 @@ class ComposeTests(UITestCase):
         self.assertTrue(text.startswith("Yes, at nine."), text)
         self.assertIn("wrote:\n> Shall we paddle on Saturday?", text)
         self.assertEqual(self.received("carol", "Re: Kayak trip", timeout=1), [], "a reply (not reply-all) leaves out the Cc")
+        # The sent reply is in alice's mailbox (its Sent folder), found by search in the conversation it answers.
+        thread = self.server.search("paddle")["results"][0]["threadId"]
+        self.wait(lambda: any(r["threadId"] == thread for r in self.server.search('"yes at nine"')["results"]), 30,
+                  "the sent reply was never found by search in its conversation")
 
     def test_reply_all_and_forward_with_the_attachment(self):
         self.wait_synced("paddle")
