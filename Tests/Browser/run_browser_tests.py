@@ -39,7 +39,8 @@ ORDER = [
     ("test_sync", "SyncStatusTests", ["test_embedding_progress", "test_sync_status_and_new_mail",
                                       "test_mailbox_actions_reach_the_server", "test_move_through_the_folder_picker",
                                       "test_a_refused_action_is_undone"]),
-    ("test_compose", "ComposeTests", ["test_compose_a_new_message", "test_reply_threads_on_the_server",
+    ("test_compose", "ComposeTests", ["test_a_suggested_reply_in_the_conversation_opens_the_reply",
+                                      "test_compose_a_new_message", "test_reply_threads_on_the_server",
                                       "test_reply_all_and_forward_with_the_attachment", "test_replying_to_html_mail_loads_nothing_remote",
                                       "test_an_attachment_over_the_servers_size_is_refused", "test_undo_send_never_arrives"]),
     ("test_xss", "XSSTests", [

@@ -145,6 +145,22 @@ class ComposeTests(UITestCase):
         self.assertIn("Noon at <strong>the terrace</strong>?<br>", message.get_body(("html",)).get_content())
         self.assertIsNone(message["In-Reply-To"])
 
+    def test_a_suggested_reply_in_the_conversation_opens_the_reply(self):
+        self.wait_synced("paddle")
+        self.open_conversation("paddle")
+        latest = self.js("return Number([...document.querySelectorAll('#thread article.message')].pop().dataset.emailId)")
+        answer = self.server.get_json(f"/api/emails/{latest}/replies")["replies"]
+        self.assertTrue(answer["triggered"], "the kayak question asks alice something")
+        texts = [s["text"] for s in answer["suggestions"]]
+        self.wait(lambda: [b.text for b in self.els("#thread .reply-chips button.reply-chip")] == texts, 8, f"the reply chips {texts}")
+        self.els("#thread .reply-chips button.reply-chip")[1].click()
+        self.wait(lambda: self.js("return document.getElementById('compose-subject').value") == "Re: Kayak trip", 8, "the reply composer")
+        body = self.js("return document.getElementById('compose-body').value")
+        self.assertTrue(body.startswith(texts[1] + "\n"), body[:200])
+        self.assertIn("> Shall we paddle on Saturday?", body)
+        self.el("[data-compose-discard]").click()
+        self.wait(lambda: self.js("return document.getElementById('compose').hidden"), 5, "the composer closed")
+
     def test_reply_threads_on_the_server(self):
         self.wait_synced("paddle")
         self.open_conversation("paddle")

@@ -126,6 +126,7 @@ const thread = new ThreadView({
   onError: showError,
   announce,
   composeActions: (email) => composer.messageActions(email),
+  replyWith: (emailId, text) => composer.replyWith(emailId, text),
   // The result badges follow a category changed in the conversation: search again.
   onCategoryChanged: () => {
     const text = search.shown?.text ?? input.value;

@@ -172,16 +172,36 @@ export class Composer {
     if (!suggestions.length || this.draft?.id !== draftId) return;
     for (const suggestion of suggestions) {
       const chip = el('button', { type: 'button', class: 'reply-chip secondary small', text: suggestion.text, title: 'Write this reply' });
-      chip.addEventListener('click', () => {
-        const body = this.fields.body;
-        body.setRangeText(`${suggestion.text}\n`, 0, 0, 'end');
-        body.setSelectionRange(suggestion.text.length, suggestion.text.length);
-        body.focus();
-        body.dispatchEvent(new Event('input', { bubbles: true }));
-      });
+      chip.addEventListener('click', () => this.writeAbove(suggestion.text));
       this.suggestions.append(chip);
     }
     this.suggestions.hidden = false;
+  }
+
+  /** Writes `text` above the quote, the caret after it. */
+  writeAbove(text) {
+    const body = this.fields.body;
+    body.setRangeText(`${text}\n`, 0, 0, 'end');
+    body.setSelectionRange(text.length, text.length);
+    body.focus();
+    body.dispatchEvent(new Event('input', { bubbles: true }));
+  }
+
+  /**
+   * A suggested reply chosen in the conversation: opens the reply to `emailId` with `text` above
+   * the quote. False when no account can send (the caller copies the text instead).
+   */
+  async replyWith(emailId, text) {
+    let identities;
+    try {
+      identities = await getJSON('/api/identities');
+    } catch {
+      return false;
+    }
+    if (!identities.length) return false;
+    await this.open('reply', emailId);
+    if (this.isOpen) this.writeAbove(text);
+    return true;
   }
 
   /** Opens an existing draft (after an Undo). */

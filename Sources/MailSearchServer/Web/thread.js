@@ -93,7 +93,7 @@ function avatarClass(person) {
 }
 
 export class ThreadView {
-  /** hooks: onError(error), announce(text), composeActions(email) (Reply / Reply all / Forward, compose.js). */
+  /** hooks: onError(error), announce(text), composeActions(email) (Reply / Reply all / Forward, compose.js), replyWith(emailId, text). */
   constructor(hooks) {
     this.hooks = hooks;
     this.section = document.getElementById('thread');
@@ -279,7 +279,7 @@ export class ThreadView {
     this.summary.hidden = false;
   }
 
-  /** Reply chips under the latest message when it asks something: a click copies the reply. */
+  /** Reply chips under the latest message when it asks something: a click opens the reply with it (or copies it). */
   async loadReplies(email, article) {
     const signal = this.controller?.signal;
     let answer;
@@ -291,8 +291,10 @@ export class ThreadView {
     const suggestions = answer?.replies?.suggestions || [];
     if (signal?.aborted || !answer.replies.triggered || !suggestions.length || !article) return;
     const chips = suggestions.map((reply) => {
-      const chip = el('button', { type: 'button', class: 'reply-chip secondary small', text: reply.text, title: 'Copy this reply' });
+      const chip = el('button', { type: 'button', class: 'reply-chip secondary small', text: reply.text, title: 'Reply with this' });
       chip.addEventListener('click', async () => {
+        // The reply composer with this text, when an account can send; else the text is copied.
+        if (await this.hooks.replyWith?.(email.emailId, reply.text)) return;
         try {
           await navigator.clipboard.writeText(reply.text);
           this.hooks.announce(`Copied: ${reply.text}`);
@@ -303,7 +305,7 @@ export class ThreadView {
       });
       return chip;
     });
-    article.append(el('div', { class: 'reply-chips', role: 'group', 'aria-label': 'Suggested replies (click to copy)' },
+    article.append(el('div', { class: 'reply-chips', role: 'group', 'aria-label': 'Suggested replies (click to reply with one)' },
       el('span', { class: 'muted small', text: 'Reply:' }), ...chips));
   }
 
