@@ -511,7 +511,8 @@ class SearchScreenTests(UITestCase):
         self.wait(lambda: self.query_param("q") == "budget", 3, "?q=budget")
         first = self.state()["results"][0]
         self.result_li(first["thread"]).click()
-        self.wait(lambda: self.state()["thread"], 5, "#thread")
+        # The title shows once the conversation is read (empty while it loads): wait for it.
+        self.wait(lambda: self.state()["thread"] and self.state()["threadTitle"], 5, "#thread with its title")
         title = self.state()["threadTitle"]
         self.assertEqual(self.query_param("thread"), first["thread"])
         self.assertEqual(self.query_param("q"), "budget")
