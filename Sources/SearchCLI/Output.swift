@@ -35,10 +35,12 @@ public enum Output {
         var seconds = time_t(d.timeIntervalSince1970.rounded(.down))
         var parts = tm()
         guard localtime_r(&seconds, &parts) != nil else { return "—" }
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : String(n) }
-        let year = Int(parts.tm_year) + 1900
-        let yearText = year >= 0 && year < 1000 ? String(repeating: "0", count: 4 - String(year).count) + String(year) : String(year)
-        return "\(yearText)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) \(two(parts.tm_hour)):\(two(parts.tm_min))"
+        func padded(_ n: Int32, _ width: Int) -> String {
+            let digits = String(n)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return "\(padded(parts.tm_year + 1900, 4))-\(padded(parts.tm_mon + 1, 2))-\(padded(parts.tm_mday, 2)) "
+            + "\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2))"
     }
 
     public static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
