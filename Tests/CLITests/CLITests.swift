@@ -58,6 +58,21 @@ final class CLITests: CLITestCase {
         XCTAssertTrue(r.stdout.contains("No results for \"xyznonexistent12345\" — try fewer words or remove a filter"))
     }
 
+    /// A result line's date is the local time of the user's time zone (TZ), zero-padded.
+    func testResultDatesAreLocalTime() throws {
+        _ = try mailsearch(["import", try writeMbox(count: 5)])
+        setenv("TZ", "America/Chicago", 1)
+        defer { unsetenv("TZ") }
+        let r = try mailsearch(["search", "topic 0 budget", "--mode", "keyword", "--no-history"])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        // Every message of thread 0 is dated 10:00 UTC on 1–5 March 2024: 04:00 in Chicago (UTC−6).
+        let lines = r.stdout.split(separator: "\n").filter { $0.hasPrefix("t") }
+        XCTAssertFalse(lines.isEmpty, r.stdout)
+        for line in lines {
+            XCTAssertNotNil(line.range(of: #"^t[0-9]+  2024-03-0[1-5] 04:00  "#, options: .regularExpression), String(line))
+        }
+    }
+
     func testErrorsNameTheInput() throws {
         let r = try mailsearch(["import", "/nonexistent/path.mbox"])
         XCTAssertNotEqual(r.status, 0)
