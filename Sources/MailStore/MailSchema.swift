@@ -235,3 +235,9 @@ enum MailSchema {
         return migrator
     }
 }
+
+extension MailStore {
+    /// The identifiers of every migration of mail.sqlite this version knows, in order (a mail
+    /// database that has them all is current).
+    public static var migrationIdentifiers: [String] { MailSchema.migrator().migrations }
+}

@@ -43,6 +43,27 @@ public enum Output {
             + "\(padded(parts.tm_hour, 2)):\(padded(parts.tm_min, 2))"
     }
 
+    /// `value` with `digits` decimals, as `String(format: "%.Nf", value)` writes it (the C
+    /// library's rounding), without Foundation's formatter: its first use sets up CoreFoundation,
+    /// most of a millisecond of a one-shot search.
+    public static func fixed(_ value: Double, digits: Int) -> String {
+        #if canImport(Glibc)
+        var buffer = [CChar](repeating: 0, count: 352)
+        let format = "%.\(max(0, min(digits, 17)))f"
+        let written = strfromd(&buffer, buffer.count, format, value)
+        guard written >= 0, written < buffer.count else { return String(format: format, value) }
+        return String(decoding: buffer[..<Int(written)].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #else
+        return String(format: "%.\(digits)f", value)
+        #endif
+    }
+
     public static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
     public static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 }
+
+#if canImport(Glibc)
+/// glibc's `strfromd` (C23; <stdlib.h> declares it only under feature macros the Glibc module does not set).
+@_silgen_name("strfromd")
+private func strfromd(_ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ format: UnsafePointer<CChar>, _ value: Double) -> Int32
+#endif

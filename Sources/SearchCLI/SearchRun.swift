@@ -122,12 +122,42 @@ public struct SearchRun: Sendable {
             service.storeCopiesForNextProcess()
             return
         }
-        print("\(page.conversationCount) conversation\(page.conversationCount == 1 ? "" : "s")  (\(String(format: "%.1f", page.tookMs)) ms)")
+        var note: String?
         if case .skipped(let reason, let error) = page.semantic, reason == .failed || reason == .noEmbeddings {
-            print("note: semantic search \(Wording.semantic(reason, error: error))")
+            note = Wording.semantic(reason, error: error)
         }
+        printList(conversationCount: page.conversationCount, tookMs: page.tookMs, semanticNote: note, results: page.results)
+        // Done: keep what the next search needs, leave without closing the databases one by one.
+        fflush(nil)
+        service.storeCopiesForNextProcess()
+        Foundation.exit(0)
+    }
+
+    /// Runs the search as `OneShotKeywordSearch` when it can give the answer `run` would: a
+    /// keyword search of plain words printed as text, without history, over an index an earlier
+    /// process brought up to date. Returns false, having printed nothing, when `run` must answer.
+    public func runOneShot() -> Bool {
+        guard mode == .keyword, !json, scope == nil, noHistory, query.count <= SearchRequest.maximumLength,
+              invalidity == nil,
+              let path = DataDirectory.path(explicit: dataDir, variable: { getenv($0).map { String(cString: $0) } }),
+              let response = OneShotKeywordSearch.search(dataDirectory: path, text: query, limit: limit)
+        else { return false }
+        if response.results.isEmpty {
+            print("No results for \"\(query)\" — try fewer words or remove a filter")
+        } else {
+            printList(conversationCount: response.conversationCount, tookMs: response.tookMs, semanticNote: nil,
+                      results: response.results)
+        }
+        fflush(nil)
+        return true
+    }
+
+    /// The text output of a result list.
+    private func printList(conversationCount: Int, tookMs: Double, semanticNote: String?, results: [SearchResult]) {
+        print("\(conversationCount) conversation\(conversationCount == 1 ? "" : "s")  (\(Output.fixed(tookMs, digits: 1)) ms)")
+        if let semanticNote { print("note: semantic search \(semanticNote)") }
         let bold = Output.stdoutIsTerminal
-        for r in page.results {
+        for r in results {
             let sender = r.senderName.isEmpty ? r.senderEmail : r.senderName
             let subject = Self.render(r.subject, r.highlights.filter { $0.field == .subject }, bold: bold)
             let snippet = Self.render(r.snippet, r.highlights.filter { $0.field == .snippet }, bold: bold)
@@ -139,21 +169,17 @@ public struct SearchRun: Sendable {
             if !snippet.isEmpty { print("  \(snippet)") }
             if why { print("  why: \(Self.explain(r.why))") }
         }
-        // Done: keep what the next search needs, leave without closing the databases one by one.
-        fflush(nil)
-        service.storeCopiesForNextProcess()
-        Foundation.exit(0)
     }
 
     /// "matched gas, prices (BM25 #3) · similarity 0.52 (#7)".
     public static func explain(_ why: MatchExplanation) -> String {
         var parts: [String] = []
         if let k = why.keyword {
-            parts.append("matched \(k.terms.joined(separator: ", ")) (keyword #\(k.rank), BM25 \(String(format: "%.2f", k.bm25)))")
+            parts.append("matched \(k.terms.joined(separator: ", ")) (keyword #\(k.rank), BM25 \(Output.fixed(k.bm25, digits: 2)))")
         }
         if let s = why.semantic {
             let agreement = s.keywordAgreement == true ? ", below the floor, kept: among the best keyword matches of a query word" : ""
-            parts.append("similarity \(String(format: "%.2f", s.similarity)) (semantic #\(s.rank)\(agreement))")
+            parts.append("similarity \(Output.fixed(s.similarity, digits: 2)) (semantic #\(s.rank)\(agreement))")
         }
         return parts.isEmpty ? "passes the filters" : parts.joined(separator: " · ")
     }

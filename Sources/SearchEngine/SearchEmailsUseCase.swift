@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import MailModel
 import MailStore
 import SearchIndex
@@ -146,110 +147,34 @@ public final class SearchEmailsUseCase: Sendable {
     }
 
     /// Groups matches into conversations (one row per thread, at its best message) and counts
-    /// them all; only the page that is returned is read in full. Keyword matches are ordered
-    /// lazily: the best few hundred are sorted and fused, more only when the page needs them.
+    /// them all; only the page that is returned is read in full.
     private func buildResults(ranking: KeywordRanking, semantic: [SemanticHit], agreed: Set<Int64>, filtersOnly: Bool,
                               directory: EmailDirectory.Snapshot, match: String?,
                               terms: [FTS5QueryBuilder.Term], limit: Int) async throws -> ([SearchResult], Int) {
-        let allIds = ranking.hits.lazy.map(\.emailId) + semantic.lazy.map(\.emailId)
-        let conversations = directory.conversationCount(of: allIds)
-        guard conversations > 0 else { return ([], 0) }
-        var page: [Int64] = []  // thread ids, best first
-        var best: [Int64: RRFMerger.Fused] = [:]
-        var k = max(4 * limit, 200)
-        while true {
-            page = []
-            best = [:]
-            let top = ranking.top(k)
-            let fused: [RRFMerger.Fused]
-            if filtersOnly {
-                fused = top.enumerated().map { i, hit in
-                    RRFMerger.Fused(emailId: hit.emailId, score: 1 / (merger.k + Double(i + 1)), source: .filter,
-                                    keywordRank: nil, semanticRank: nil, bm25: nil, similarity: nil)
-                }
-            } else {
-                var ranked = top.enumerated().map { (hit: $1, position: $0 + 1) }
-                if !semantic.isEmpty, k < ranking.count {
-                    // Semantic matches that also match by keyword, further down than `k`: fused at their true rank.
-                    let shown = Set(top.map(\.emailId))
-                    ranked += ranking.positions(of: Set(semantic.map(\.emailId)).subtracting(shown))
-                }
-                fused = merger.merge(ranked: ranked, semantic: semantic)
-            }
-            // Past this score the fused order depends on keyword matches not yet sorted (a date order needs no such stop).
-            let boundary = k < ranking.count && !filtersOnly ? merger.keywordWeight / (merger.k + Double(k + 1)) : -Double.infinity
-            for f in fused {
-                guard page.count < limit, f.score > boundary else { break }
-                guard let thread = directory.thread(of: f.emailId), best[thread] == nil else { continue }
-                best[thread] = f
-                page.append(thread)
-            }
-            if page.count >= limit || k >= ranking.count { break }
-            k *= 4
-        }
-        // An email found by both rankers is one matching message.
-        var matchedIds: [Int64: Set<Int64>] = [:]
-        for thread in page { matchedIds[thread] = [] }
-        for id in allIds {
-            if let thread = directory.thread(of: id), matchedIds[thread] != nil { matchedIds[thread]!.insert(id) }
-        }
-        let matched = matchedIds.mapValues(\.count)
-        let pageIds = page.compactMap { best[$0]?.emailId }
+        let page = ResultPage(ranking: ranking, semantic: semantic, filtersOnly: filtersOnly, directory: directory,
+                              merger: merger, limit: limit)
+        guard page.conversations > 0 else { return ([], 0) }
         let highlighter = MatchHighlighter(terms: match == nil ? [] : terms)
-        let keywordPage = page.compactMap { best[$0] }.filter { $0.keywordRank != nil }.map(\.emailId)
-        let matchedTerms = try await termsMatched(terms, by: keywordPage, match: match)
+        let matchedTerms = try await termsMatched(terms, by: page.keywordPageIds, match: match)
+        let pageIds = page.pageIds
         let rows = try await index.read { db -> [Int64: EmailRow] in
             var rows: [Int64: EmailRow] = [:]
-            for r in try Self.rows(db, sql: """
-                SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment, isRead, category,
-                       \(highlighter.isEmpty ? "''" : "substr(bodyPlain, 1, 4000)") AS body
-                FROM mail.emails WHERE id IN
-                """, ids: pageIds) {
+            for r in try Self.rows(db, sql: EmailRow.sql(highlighting: !highlighter.isEmpty), ids: pageIds) {
                 rows[r["id"]] = EmailRow(row: r)
             }
             return rows
         }
-        // Snippets come from the first 4,000 characters of the body. A match deeper than that (or
-        // only in the subject) shows the stored snippet: re-tokenizing long bodies (FTS5's
-        // snippet() does) costs tens of milliseconds on mail with long quoted chains.
-        let results = page.compactMap { thread -> SearchResult? in
-            guard let f = best[thread], let row = rows[f.emailId] else { return nil }
-            let subject = row.subject
-            var snippet = row.snippet
-            var ranges: [HighlightRange] = []
-            if f.keywordRank != nil, !highlighter.isEmpty {
-                ranges = highlighter.ranges(in: subject, field: .subject)
-                if let s = highlighter.snippet(of: row.body) {
-                    snippet = s.text
-                    ranges += s.ranges
-                }
-            }
-            var why = MatchExplanation()
-            if let rank = f.keywordRank, let bm25 = f.bm25 {
-                why.keyword = MatchExplanation.Keyword(terms: matchedTerms[row.id] ?? [], bm25: bm25, rank: rank)
-            }
-            if let rank = f.semanticRank, let similarity = f.similarity {
-                why.semantic = MatchExplanation.Semantic(
-                    similarity: similarity, rank: rank, keywordAgreement: agreed.contains(row.id) ? true : nil)
-            }
-            return SearchResult(
-                threadId: row.threadId ?? thread, emailId: row.id, subject: subject, senderName: row.fromName ?? "",
-                senderEmail: row.fromEmail ?? "", date: row.date, snippet: snippet, highlights: ranges,
-                hasAttachment: row.hasAttachment, score: f.score, matchSource: f.source, accountId: row.accountId,
-                matchedMessages: matched[thread] ?? 1, why: why, isRead: row.isRead, category: row.category)
-        }
-        return (results, conversations)
+        return (page.results(rows: rows, highlighter: highlighter, matchedTerms: matchedTerms, agreed: agreed),
+                page.conversations)
     }
 
     /// Which positive terms each of `emailIds` matched: all of them, unless the MATCH has an OR,
     /// in which case each term is looked up in FTS5 for these emails only.
     private func termsMatched(_ terms: [FTS5QueryBuilder.Term], by emailIds: [Int64],
                               match: String?) async throws -> [Int64: [String]] {
-        guard let match, !emailIds.isEmpty, !terms.isEmpty else { return [:] }
+        if let all = ResultPage.termsMatchedWithoutOR(terms, by: emailIds, match: match) { return all }
+        guard let match else { return [:] }
         let names = terms.map { $0.isPhrase ? "\"\($0.text)\"" : $0.text }
-        guard match.contains(" OR "), terms.count > 1 else {
-            return Dictionary(uniqueKeysWithValues: emailIds.map { ($0, names) })
-        }
         return try await index.read { db in
             var out: [Int64: [String]] = [:]
             let placeholders = Array(repeating: "?", count: emailIds.count).joined(separator: ",")
@@ -280,7 +205,7 @@ public final class SearchEmailsUseCase: Sendable {
 }
 
 /// The columns a result row needs.
-private struct EmailRow: Sendable {
+struct EmailRow: Sendable {
     var id: Int64
     var threadId: Int64?
     var accountId: Int64
@@ -295,6 +220,18 @@ private struct EmailRow: Sendable {
     /// The start of the body, for highlighting (empty when not needed).
     var body: String
 
+    /// The statement that reads rows, up to its `IN`: the ids follow in parentheses. Snippets come
+    /// from the first 4,000 characters of the body. A match deeper than that (or only in the
+    /// subject) shows the stored snippet: re-tokenizing long bodies (FTS5's snippet() does) costs
+    /// tens of milliseconds on mail with long quoted chains.
+    static func sql(highlighting: Bool) -> String {
+        """
+        SELECT id, threadId, accountId, subject, fromName, fromEmail, sortDate, snippet, hasAttachment, isRead, category,
+               \(highlighting ? "substr(bodyPlain, 1, 4000)" : "''") AS body
+        FROM mail.emails WHERE id IN
+        """
+    }
+
     init(row: Row) {
         id = row["id"]; threadId = row["threadId"]; accountId = row["accountId"]; subject = row["subject"]
         fromName = row["fromName"]; fromEmail = row["fromEmail"]
@@ -302,5 +239,26 @@ private struct EmailRow: Sendable {
         snippet = row["snippet"]; hasAttachment = row["hasAttachment"]
         isRead = row["isRead"]; category = AICategory(rawValue: row["category"]) ?? .uncategorized
         body = row["body"] ?? ""
+    }
+
+    /// The same columns read straight from a row of `sql(highlighting:)` (as GRDB decodes them:
+    /// text as C strings, booleans as non-zero integers); nil when a column that cannot be NULL is.
+    init?(statement row: OpaquePointer) {
+        func text(_ i: Int32) -> String? { sqlite3_column_text(row, i).map { String(cString: $0) } }
+        func isNull(_ i: Int32) -> Bool { sqlite3_column_type(row, i) == SQLITE_NULL }
+        guard !isNull(0), !isNull(2), !isNull(8), !isNull(9), let subject = text(3), let snippet = text(7),
+              let category = text(10) else { return nil }
+        id = sqlite3_column_int64(row, 0)
+        threadId = isNull(1) ? nil : sqlite3_column_int64(row, 1)
+        accountId = sqlite3_column_int64(row, 2)
+        self.subject = subject
+        fromName = text(4)
+        fromEmail = text(5)
+        date = isNull(6) ? nil : Date(timeIntervalSince1970: sqlite3_column_double(row, 6))
+        self.snippet = snippet
+        hasAttachment = sqlite3_column_int64(row, 8) != 0
+        isRead = sqlite3_column_int64(row, 9) != 0
+        self.category = AICategory(rawValue: category) ?? .uncategorized
+        body = text(11) ?? ""
     }
 }

@@ -41,6 +41,22 @@ final class DocumentLengths: @unchecked Sendable {
         table.initialize(to: ms_doc_lengths(slots: slots, count: Int64(count)))
     }
 
+    /// A table whose first `storedBytes / 4` slots `read` fills (with the stored lengths, in
+    /// memory order), the rest 0; nil when `read` fails.
+    init?(version: Int64, storedBytes: Int, capacity: Int, read: (UnsafeMutableRawBufferPointer) -> Bool) {
+        let stored = storedBytes / MemoryLayout<UInt32>.stride
+        let count = max(capacity, stored)
+        let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: count)
+        guard read(UnsafeMutableRawBufferPointer(start: slots, count: stored * MemoryLayout<UInt32>.stride)) else {
+            slots.deallocate()
+            return nil
+        }
+        (slots + stored).initialize(repeating: 0, count: count - stored)
+        self.version = version
+        table = .allocate(capacity: 1)
+        table.initialize(to: ms_doc_lengths(slots: slots, count: Int64(count)))
+    }
+
     /// The copy of every row's length kept in `length_cache` for this index version, as a full
     /// table; nil when the copy is missing or of another version.
     static func storedCopy(_ db: Database, version: Int64, capacity: Int) throws -> DocumentLengths? {

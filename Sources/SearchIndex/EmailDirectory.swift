@@ -43,9 +43,13 @@ public final class EmailDirectory: @unchecked Sendable {
             return t == 0 ? nil : t
         }
 
-        /// The sort date of `emailId` (Unix seconds), nil when unknown.
+        /// Whether the snapshot holds every email's date and flags, not only its thread
+        /// (`OneShotIndex` reads only the threads: a search without filters needs no more).
+        public var hasDatesAndFlags: Bool { dates.count == threads.count }
+
+        /// The sort date of `emailId` (Unix seconds), nil when unknown (or not in the snapshot).
         public func date(of emailId: Int64) -> Double? {
-            guard thread(of: emailId) != nil else { return nil }
+            guard thread(of: emailId) != nil, hasDatesAndFlags else { return nil }
             let d = dates[Int(emailId)]
             return d.isNaN ? nil : d
         }
@@ -67,9 +71,11 @@ public final class EmailDirectory: @unchecked Sendable {
         }
 
         /// Whether `emailId` passes the date and flag filters of `filters` (the others are not looked at).
+        /// Needs `hasDatesAndFlags`.
         @inline(__always)
         func passes(_ emailId: Int64, _ test: DirectoryFilter) -> Bool {
             guard emailId > 0, emailId < threads.count, threads[Int(emailId)] != 0 else { return false }
+            precondition(hasDatesAndFlags, "a directory of threads alone cannot filter by date or flag")
             let i = Int(emailId)
             if test.hasDates {
                 let d = dates[i]
@@ -165,27 +171,56 @@ public final class EmailDirectory: @unchecked Sendable {
     }
 
     private static func storedCopy(_ db: Database, version: Int64, maxId: Int) throws -> Snapshot? {
-        // The blob is read in place (SQLite's own buffer) into the three arrays: no copy of it as
-        // `Data` and no zeroing of arrays about to be overwritten (18 bytes an email).
-        let count = maxId + 1
         var snapshot: Snapshot?
         try RawStatementScan.forEachRow(db, sql: """
             SELECT threadIdLimit, data FROM directory_cache WHERE id = 1 AND version = ? AND maxId = ?
             """, text: nil, integers: [version, Int64(maxId)]) { row in
-            guard sqlite3_column_type(row, 1) == SQLITE_BLOB, let blob = sqlite3_column_blob(row, 1),
-                  Int(sqlite3_column_bytes(row, 1)) == count * 18 else { return }
-            let raw = UnsafeRawBufferPointer(start: blob, count: count * 18)
-            func read<T>(_ type: T.Type, at offset: Int) -> [T] {
-                [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                    UnsafeMutableRawBufferPointer(buffer).copyMemory(
-                        from: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count * MemoryLayout<T>.stride]))
-                    initialized = count
-                }
-            }
-            snapshot = Snapshot(version: version, threads: read(Int64.self, at: 0), dates: read(Double.self, at: count * 8),
-                                flags: read(UInt16.self, at: count * 16), threadIdLimit: Int(sqlite3_column_int64(row, 0)))
+            snapshot = Self.snapshot(storedRow: row, version: version, maxId: maxId)
         }
         return snapshot
+    }
+
+    /// The snapshot of `maxId` emails whose columns `read(buffer, offset)` copies from the stored
+    /// blob (`storeCopy`'s layout) into each buffer — the threads alone when `threadsOnly` (then
+    /// `hasDatesAndFlags` is false); nil when a read fails.
+    static func snapshot(version: Int64, maxId: Int, threadIdLimit: Int, threadsOnly: Bool,
+                         read: (UnsafeMutableRawBufferPointer, Int) -> Bool) -> Snapshot? {
+        let count = maxId + 1
+        var ok = true
+        func column<T>(_ type: T.Type, at offset: Int) -> [T] {
+            if threadsOnly && offset > 0 { return [] }
+            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                if ok, read(UnsafeMutableRawBufferPointer(buffer), offset) {
+                    initialized = count
+                } else {
+                    ok = false
+                    initialized = 0
+                }
+            }
+        }
+        let threads = column(Int64.self, at: 0), dates = column(Double.self, at: count * 8)
+        let flags = column(UInt16.self, at: count * 16)
+        guard ok else { return nil }
+        return Snapshot(version: version, threads: threads, dates: dates, flags: flags, threadIdLimit: threadIdLimit)
+    }
+
+    /// The snapshot in a row `(threadIdLimit, data)` of `directory_cache`; nil when the blob is not
+    /// the size of `maxId` emails. The blob is read in place (SQLite's own buffer) into the three
+    /// arrays: no copy of it as `Data` and no zeroing of arrays about to be overwritten (18 bytes an email).
+    static func snapshot(storedRow row: OpaquePointer, version: Int64, maxId: Int) -> Snapshot? {
+        let count = maxId + 1
+        guard sqlite3_column_type(row, 1) == SQLITE_BLOB, let blob = sqlite3_column_blob(row, 1),
+              Int(sqlite3_column_bytes(row, 1)) == count * 18 else { return nil }
+        let raw = UnsafeRawBufferPointer(start: blob, count: count * 18)
+        func read<T>(_ type: T.Type, at offset: Int) -> [T] {
+            [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count * MemoryLayout<T>.stride]))
+                initialized = count
+            }
+        }
+        return Snapshot(version: version, threads: read(Int64.self, at: 0), dates: read(Double.self, at: count * 8),
+                        flags: read(UInt16.self, at: count * 16), threadIdLimit: Int(sqlite3_column_int64(row, 0)))
     }
 
     private static func scan(_ db: Database, version: Int64, maxId: Int) throws -> Snapshot {

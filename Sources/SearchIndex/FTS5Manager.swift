@@ -75,16 +75,21 @@ public enum FTS5Manager {
     /// `ms_bm25`: FTS5's bm25() with row lengths from `lengths` (memory) instead of %_docsize.
     static func matches(match: String, candidates: EmailIdSet?, lengths: DocumentLengths, db: Database) throws -> [KeywordHit] {
         var hits: [KeywordHit] = []
-        let sql = candidates == nil ? """
-            SELECT rowid, ms_bm25(email_fts, ?2, \(SearchDatabase.bm25Weights)) FROM email_fts WHERE email_fts MATCH ?1
-            """ : """
-            SELECT rowid, ms_bm25(email_fts, ?2, \(SearchDatabase.bm25Weights)) FROM email_fts
-            WHERE email_fts MATCH ?1 AND ms_email_in(rowid, ?3)
-            """
+        let sql = matchesSQL(candidates: candidates != nil)
         try RawStatementScan.forEachRow(db, sql: sql, text: match, lengths: lengths, set: candidates) { row in
             hits.append(KeywordHit(emailId: sqlite3_column_int64(row, 0), rank: sqlite3_column_double(row, 1)))
         }
         return hits
+    }
+
+    /// The statement of `matches`: ?1 the MATCH expression, ?2 the row lengths, ?3 the candidates.
+    static func matchesSQL(candidates: Bool) -> String {
+        candidates ? """
+            SELECT rowid, ms_bm25(email_fts, ?2, \(SearchDatabase.bm25Weights)) FROM email_fts
+            WHERE email_fts MATCH ?1 AND ms_email_in(rowid, ?3)
+            """ : """
+            SELECT rowid, ms_bm25(email_fts, ?2, \(SearchDatabase.bm25Weights)) FROM email_fts WHERE email_fts MATCH ?1
+            """
     }
 
     /// FTS5's own BM25 top-`limit` of `match`, best first, with no filter and no grouping: the

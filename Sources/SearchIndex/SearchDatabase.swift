@@ -118,10 +118,25 @@ final class SearchDatabase: Sendable {
         return table
     }
 
+    /// `file:PATH?mode=ro`, the path percent-encoded as `addingPercentEncoding(withAllowedCharacters:
+    /// .urlPathAllowed)` does (every UTF-8 byte but ASCII letters, digits and `!$&'()*+,-./:;=@_~`),
+    /// written out: building the CharacterSet costs a one-shot search a third of a millisecond.
     static func readOnlyURI(_ path: String) -> String {
-        var allowed = CharacterSet.urlPathAllowed
-        allowed.remove(charactersIn: "?#%")
-        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?mode=ro"
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = Array("file:".utf8)
+        for b in path.utf8 {
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                bytes.append(b)
+            default:
+                if "!$&'()*+,-./:;=@_~".utf8.contains(b) {
+                    bytes.append(b)
+                } else {
+                    bytes += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 15)]]
+                }
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self) + "?mode=ro"
     }
 
     /// Removes the database files (used before a rebuild from mail.sqlite).

@@ -39,10 +39,11 @@ func fullExecutablePath() -> String {
 /// `mailsearch-full` then answers, with ArgumentParser's own words.
 func readSearch(_ arguments: ArraySlice<String>) -> SearchRun? {
     var query: String?
-    var values: [String: String] = [:]
-    var flags: Set<String> = []
-    let options: Set<String> = ["--scope", "--limit", "--mode", "--min-similarity", "--now", "--time-zone", "--data-dir"]
-    let flagNames: Set<String> = ["--no-history", "--why", "--json"]
+    // Arrays, not sets or dictionaries: a handful of names, and no hashing set up for them.
+    var values: [(name: String, value: String)] = []
+    var flags: [String] = []
+    let options = ["--scope", "--limit", "--mode", "--min-similarity", "--now", "--time-zone", "--data-dir"]
+    let flagNames = ["--no-history", "--why", "--json"]
     var rest = arguments[...]
     while let argument = rest.popFirst() {
         if argument.hasPrefix("-") {
@@ -53,11 +54,12 @@ func readSearch(_ arguments: ArraySlice<String>) -> SearchRun? {
                 value = String(argument[argument.index(after: equals)...])
             }
             if flagNames.contains(name) {
-                guard value == nil, flags.insert(name).inserted else { return nil }
+                guard value == nil, !flags.contains(name) else { return nil }
+                flags.append(name)
             } else if options.contains(name) {
                 if value == nil { value = rest.popFirst() }
-                guard let value, !value.hasPrefix("-"), values[name] == nil else { return nil }
-                values[name] = value
+                guard let value, !value.hasPrefix("-"), !values.contains(where: { $0.name == name }) else { return nil }
+                values.append((name, value))
             } else {
                 return nil
             }
@@ -67,23 +69,24 @@ func readSearch(_ arguments: ArraySlice<String>) -> SearchRun? {
         }
     }
     guard let query, query != "help" else { return nil }
+    func option(_ name: String) -> String? { values.first { $0.name == name }?.value }
     var search = SearchRun(query: query)
-    search.scope = values["--scope"]
-    if let text = values["--limit"] {
+    search.scope = option("--scope")
+    if let text = option("--limit") {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let limit = Int(text) else { return nil }
         search.limit = limit
     }
-    if let text = values["--mode"] {
+    if let text = option("--mode") {
         guard let mode = SearchMode(rawValue: text) else { return nil }
         search.mode = mode
     }
-    if let text = values["--min-similarity"] {
+    if let text = option("--min-similarity") {
         guard let floor = Double(text) else { return nil }
         search.minSimilarity = floor
     }
-    search.now = values["--now"]
-    search.timeZone = values["--time-zone"]
-    search.dataDir = values["--data-dir"]
+    search.now = option("--now")
+    search.timeZone = option("--time-zone")
+    search.dataDir = option("--data-dir")
     search.noHistory = flags.contains("--no-history")
     search.why = flags.contains("--why")
     search.json = flags.contains("--json")
@@ -100,12 +103,24 @@ _ = glibcMallopt(-8 /* M_ARENA_MAX */, 1)
 #endif
 let arguments = CommandLine.arguments
 guard arguments.count > 2, arguments[1] == "search", let search = readSearch(arguments.dropFirst(2)) else { handOver() }
-do {
-    try await search.run()
-    exit(0)
-} catch {
-    // As ArgumentParser's `exit(withError:)` words an error thrown by a command's `run`.
-    let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
-    if !message.isEmpty { FileHandle.standardError.write(Data("Error: \(message)\n".utf8)) }
-    exit(EXIT_FAILURE)
+// Semantic and hybrid searches load the model, and with it OpenBLAS through dlopen: not in this
+// statically linked executable (a shared library loaded into it would bring a C library of its own).
+guard search.mode == .keyword else { handOver() }
+// A keyword search of plain words over an up-to-date index: on one SQLite connection, on this thread.
+if search.runOneShot() { exit(0) }
+// Any other keyword search through the service, on the concurrency runtime's threads, while this
+// thread waits. Not an async main: it ends in dispatch_main, whose pthread_exit unwinds this
+// thread's stack, and in a static executable the first unwind sorts every frame description of the
+// binary (about 10 ms).
+Task.detached {
+    do {
+        try await search.run()
+        exit(0)
+    } catch {
+        // As ArgumentParser's `exit(withError:)` words an error thrown by a command's `run`.
+        let message = (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+        if !message.isEmpty { FileHandle.standardError.write(Data("Error: \(message)\n".utf8)) }
+        exit(EXIT_FAILURE)
+    }
 }
+while true { pause() }

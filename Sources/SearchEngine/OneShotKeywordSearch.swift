@@ -1,0 +1,60 @@
+import Foundation
+import GRDBSQLite
+import MailModel
+import MailStore
+import SearchIndex
+
+/// A keyword search of plain words, for a process that runs one search and ends (a cold
+/// `mailsearch search --mode keyword`): the steps of `SearchEmailsUseCase` for a query without
+/// filters, on `OneShotIndex`'s single connection, synchronously on the calling thread — no GRDB
+/// set-up, no service, no threads, no calendar. It ranks every match with the same BM25, groups
+/// and counts them with the same `ResultPage`, reads the same rows and highlights them with the
+/// same `MatchHighlighter`, so its results, counts and snippets are those of the regular path
+/// (`OneShotKeywordSearchTests` compares the two).
+///
+/// `search` returns nil whenever it cannot be sure of that (a query that may hold a filter, an
+/// index or mail the regular path would bring up to date first, any SQLite error): the caller then
+/// runs the regular search.
+public enum OneShotKeywordSearch {
+    /// Searches the mail in the data directory at `dataDirectory` for `text` (at most `limit`
+    /// conversations), or returns nil (see the type's comment).
+    public static func search(dataDirectory: String, text: String, limit: Int) -> SearchResponse? {
+        guard let freeText = SearchQueryParser.plainText(text) else { return nil }
+        let compiled = FTS5QueryBuilder.query(for: freeText)
+        guard let match = compiled.match, compiled.exclusion == nil else { return nil }
+        guard let index = OneShotIndex.open(dataDirectory: dataDirectory, migrations: MailStore.migrationIdentifiers)
+        else { return nil }
+        let clock = ContinuousClock()
+        let started = clock.now
+        guard let hits = index.keywordMatches(match: match) else { return nil }
+        let ranking = KeywordRanking(hits: hits)
+        let page = ResultPage(ranking: ranking, semantic: [], filtersOnly: false, directory: index.directory,
+                              merger: RRFMerger(), limit: limit)
+        let terms = compiled.positiveTerms
+        var results: [SearchResult] = []
+        if page.conversations > 0 {
+            let highlighter = MatchHighlighter(terms: terms)
+            guard let matchedTerms = ResultPage.termsMatchedWithoutOR(terms, by: page.keywordPageIds, match: match),
+                  let rows = rows(index, ids: page.pageIds, highlighting: !highlighter.isEmpty) else { return nil }
+            results = page.results(rows: rows, highlighter: highlighter, matchedTerms: matchedTerms, agreed: [])
+        }
+        let elapsed = clock.now - started
+        let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        return SearchResponse(query: SearchQuery(text: freeText, scope: .allMail), conversationCount: page.conversations,
+                              keywordMatches: hits.count, results: results,
+                              semantic: SemanticReport(ran: false, reason: .keywordOnlyRequested), tookMs: ms)
+    }
+
+    /// The page's rows by email id; nil when SQLite fails or a row cannot be read.
+    private static func rows(_ index: OneShotIndex, ids: [Int64], highlighting: Bool) -> [Int64: EmailRow]? {
+        guard !ids.isEmpty else { return [:] }
+        var rows: [Int64: EmailRow] = [:]
+        var complete = true
+        let list = ids.map(String.init).joined(separator: ",")
+        let ok = index.forEachRow(EmailRow.sql(highlighting: highlighting) + " (\(list))") { statement in
+            guard let row = EmailRow(statement: statement) else { complete = false; return }
+            rows[row.id] = row
+        }
+        return ok && complete ? rows : nil
+    }
+}

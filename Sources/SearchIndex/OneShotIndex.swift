@@ -1,0 +1,171 @@
+import CRanking
+#if canImport(Glibc)
+import Glibc
+#else
+import Darwin
+#endif
+import GRDBSQLite
+
+/// The index as a one-shot keyword search reads it: one SQLite connection opened with the C API
+/// (no GRDB set-up, no pool, no threads), `search.sqlite` memory-mapped with `mail.sqlite` attached
+/// read-only, in one read transaction, and the row lengths and email directory taken from the
+/// copies an earlier process left in `search.sqlite`.
+///
+/// It only reads. `open` returns nil whenever the regular path would have work to do first — a
+/// missing or outdated index, an index not yet checked against this version of the mail, a mail
+/// schema this version would migrate, a stale or missing copy of the row lengths or the directory
+/// — and whenever anything fails: the caller then runs the regular search, which does that work
+/// (and leaves fresh copies for the next process) and reports errors in its own words. So a search
+/// through here sees exactly the data, ranks exactly the rows and counts exactly the matches the
+/// regular path would.
+public final class OneShotIndex {
+    let db: OpaquePointer
+    /// The email directory of the mail as this read transaction sees it: each email's thread
+    /// (no dates or flags: a search without filters needs no more).
+    public let directory: EmailDirectory.Snapshot
+    let lengths: DocumentLengths
+
+    /// Opens the index of the data directory at `path`, or returns nil (see the type's comment).
+    /// - Parameter migrations: the identifiers of every migration of mail.sqlite this version knows.
+    public static func open(dataDirectory path: String, migrations: [String]) -> OneShotIndex? {
+        let searchPath = path + "/search.sqlite"
+        let mailPath = path + "/mail.sqlite"
+        // Both files must exist: the regular path creates or rebuilds what is missing.
+        guard access(searchPath, R_OK | W_OK) == 0, access(mailPath, R_OK) == 0 else { return nil }
+        var handle: OpaquePointer?
+        guard sqlite3_open_v2(searchPath, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nil) == SQLITE_OK,
+              let db = handle else {
+            sqlite3_close(handle)
+            return nil
+        }
+        // From here on the connection is left open on every path, as the regular one-shot path
+        // leaves its own: the process ends right after the search.
+        sqlite3_busy_timeout(db, 30_000)
+        // Both files memory-mapped: a one-shot process reads a page in place rather than into a
+        // page cache of its own (unlike SearchDatabase, which maps only the index: a long-running
+        // process would count every mapped page of the mail it ever read).
+        guard execute(db, "PRAGMA main.mmap_size = \(SearchDatabase.mapSize)"),
+              execute(db, "ATTACH DATABASE '\(escaped(SearchDatabase.readOnlyURI(mailPath)))' AS mail"),
+              execute(db, "PRAGMA mail.mmap_size = \(SearchDatabase.mapSize)"),
+              ms_register_bm25(db) == SQLITE_OK,
+              execute(db, "BEGIN") else { return nil }
+        // The schema as SearchDatabase checks it: every table, and the FTS5 table with its prefix index.
+        let names = SearchDatabase.tables.map { "'\($0)'" }.joined(separator: ",")
+        guard integer(db, "SELECT COUNT(*) FROM main.sqlite_master WHERE type = 'table' AND name IN (\(names))")
+                == Int64(SearchDatabase.tables.count),
+              integer(db, "SELECT instr(sql, 'prefix=') > 0 FROM main.sqlite_master WHERE name = 'email_fts'") == 1
+        else { return nil }
+        // The mail schema is current (MailStore would otherwise migrate it, or refuse a read-only open).
+        let identifiers = migrations.map { "'\(escaped($0))'" }.joined(separator: ",")
+        guard integer(db, "SELECT COUNT(DISTINCT identifier) FROM mail.grdb_migrations WHERE identifier IN (\(identifiers))")
+                == Int64(migrations.count) else { return nil }
+        // SearchIndexManager's reconcile check: the index was last found complete at this mail version.
+        guard let version = integer(db, "SELECT version FROM mail.email_directory_version WHERE id = 1"),
+              integer(db, "SELECT value FROM index_meta WHERE key = 'checked_mail_version'") == version else { return nil }
+        // The row lengths of this index version, as SearchDatabase.documentLengths reads them.
+        let ftsVersion = integer(db, "SELECT value FROM index_meta WHERE key = 'fts_version'") ?? 0
+        let capacity = Int(max(0, integer(db, "SELECT MAX(id) FROM email_fts_docsize") ?? 0)) + 1 + 4_096
+        // Both copies are read straight into their tables (`sqlite3_blob_read`), not through a
+        // buffer of SQLite's of the whole blob.
+        var lengths: DocumentLengths?
+        if let bytes = integer(db, "SELECT length(data) FROM length_cache WHERE id = 1 AND version = \(ftsVersion)") {
+            lengths = DocumentLengths(version: ftsVersion, storedBytes: Int(bytes), capacity: capacity) { buffer in
+                readBlob(db, table: "length_cache", into: buffer, at: 0)
+            }
+        }
+        // The directory of this mail version, as EmailDirectory.snapshot reads its stored copy.
+        let maxId = Int(integer(db, "SELECT MAX(id) FROM mail.emails") ?? 0)
+        var stored: (limit: Int64, bytes: Int64)?
+        forEachRow(db, """
+            SELECT threadIdLimit, length(data) FROM directory_cache
+            WHERE id = 1 AND version = \(version) AND maxId = \(maxId) AND typeof(data) = 'blob'
+            """) { row in
+            stored = (sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1))
+        }
+        var directory: EmailDirectory.Snapshot?
+        if let stored, stored.bytes == Int64(maxId + 1) * 18 {
+            directory = EmailDirectory.snapshot(version: version, maxId: maxId, threadIdLimit: Int(stored.limit),
+                                                threadsOnly: true) { buffer, offset in
+                readBlob(db, table: "directory_cache", into: buffer, at: offset)
+            }
+        }
+        guard let lengths, let directory else { return nil }
+        return OneShotIndex(db: db, directory: directory, lengths: lengths)
+    }
+
+    private init(db: OpaquePointer, directory: EmailDirectory.Snapshot, lengths: DocumentLengths) {
+        self.db = db
+        self.directory = directory
+        self.lengths = lengths
+    }
+
+    /// Every email that matches `match` (an FTS5 expression), with its BM25 rank, unordered: the
+    /// statement and ranking of `FTS5Manager.matches` without candidates. nil when SQLite fails.
+    public func keywordMatches(match: String) -> [KeywordHit]? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, FTS5Manager.matchesSQL(candidates: false), -1, &statement, nil) == SQLITE_OK,
+              let statement else { return nil }
+        defer { sqlite3_finalize(statement) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        sqlite3_bind_text(statement, 1, match, -1, transient)
+        sqlite3_bind_pointer(statement, 2, lengths.table, MS_DOC_LENGTHS_TYPE, nil)
+        var hits: [KeywordHit] = []
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return hits }
+            guard code == SQLITE_ROW else { return nil }
+            hits.append(KeywordHit(emailId: sqlite3_column_int64(statement, 0), rank: sqlite3_column_double(statement, 1)))
+        }
+    }
+
+    /// Runs `sql` (no parameters; ids and numbers are written into it) and calls `row` for each
+    /// result row; false when SQLite fails.
+    @discardableResult
+    public func forEachRow(_ sql: String, _ row: (OpaquePointer) -> Void) -> Bool {
+        Self.forEachRow(db, sql, row)
+    }
+
+    @discardableResult
+    static func forEachRow(_ db: OpaquePointer, _ sql: String, _ row: (OpaquePointer) -> Void) -> Bool {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return false }
+        defer { sqlite3_finalize(statement) }
+        while true {
+            let code = sqlite3_step(statement)
+            if code == SQLITE_DONE { return true }
+            guard code == SQLITE_ROW else { return false }
+            row(statement)
+        }
+    }
+
+    /// Copies `buffer.count` bytes at `offset` of the `data` blob of row 1 of `table` into `buffer`.
+    private static func readBlob(_ db: OpaquePointer, table: String, into buffer: UnsafeMutableRawBufferPointer, at offset: Int) -> Bool {
+        guard buffer.count > 0 else { return true }
+        var blob: OpaquePointer?
+        guard sqlite3_blob_open(db, "main", table, "data", 1, 0, &blob) == SQLITE_OK, let blob else {
+            sqlite3_blob_close(blob)
+            return false
+        }
+        defer { sqlite3_blob_close(blob) }
+        guard Int(sqlite3_blob_bytes(blob)) >= offset + buffer.count else { return false }
+        return sqlite3_blob_read(blob, buffer.baseAddress, Int32(buffer.count), Int32(offset)) == SQLITE_OK
+    }
+
+    private static func execute(_ db: OpaquePointer, _ sql: String) -> Bool {
+        sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK
+    }
+
+    /// The first column of the first row as an integer; nil when there is no row, it is NULL, or SQLite fails.
+    private static func integer(_ db: OpaquePointer, _ sql: String) -> Int64? {
+        var value: Int64?
+        forEachRow(db, sql) { row in
+            if value == nil, sqlite3_column_type(row, 0) != SQLITE_NULL { value = sqlite3_column_int64(row, 0) }
+        }
+        return value
+    }
+
+    /// `text` for inside single quotes in SQL.
+    private static func escaped(_ text: String) -> String {
+        text.contains("'") ? text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") : text
+    }
+}
