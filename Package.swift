@@ -156,7 +156,12 @@ let package = Package(
         // fails on this link. Debian's libsqlite3-dev ships the static libsqlite3.a it needs.
         .executableTarget(
             name: "mailsearch", dependencies: ["SearchCLI", "SearchEngine"],
-            linkerSettings: [.unsafeFlags(["-static-executable", "-use-ld=lld"], .when(platforms: [.linux]))]
+            linkerSettings: [
+                .unsafeFlags(["-static-stdlib", "-static-executable", "-use-ld=lld"], .when(platforms: [.linux])),
+                // What static Foundation needs besides itself; a release build with --static-swift-stdlib
+                // finds these on its own, a debug build does not.
+            ] + ["CoreFoundation", "_FoundationICU", "_FoundationCShims", "_FoundationCollections", "swiftSynchronization"]
+                .map { .linkedLibrary($0, .when(platforms: [.linux])) }
         ),
         // mailsearch-full: every command (swift-argument-parser).
         .executableTarget(
@@ -218,7 +223,9 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(
             name: "ServiceTests",
-            dependencies: ["MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", "DemoCorpus", "ThreadInsights", grdb]
+            dependencies: [
+                "MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", "DemoCorpus", "ThreadInsights", "SearchCLI", grdb,
+            ]
         ),
         .testTarget(
             name: "ServerTests",

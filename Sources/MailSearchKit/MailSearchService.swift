@@ -321,6 +321,8 @@ public final class MailSearchService: @unchecked Sendable {
     /// The semantic ranker, its model and vectors loaded on first use (off the cooperative pool).
     private func semanticRanker(minimumSimilarity: Double?) async throws -> any SemanticRanker {
         let semantic = self.semantic
+        // No email embedded yet: say so without loading the model (most of a cold search's time).
+        if try semantic.availability() == .noEmbeddings { return NoEmbeddingsYet() }
         let ready = try await pool.run { try semantic.prepare() }
         return PooledSemanticRanker(embedder: ready, vectors: vectors, pool: pool, minimumSimilarity: minimumSimilarity)
     }
@@ -782,6 +784,15 @@ struct PooledSemanticRanker: SemanticRanker {
         let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: minimumSimilarity,
                                           relevance: relevance)
         return try await pool.run { try ranker.rankNowWithNearMisses(text: text, candidates: candidates, limit: limit) }
+    }
+}
+
+/// The semantic ranker of a mailbox with no embedding yet (for the model in use).
+private struct NoEmbeddingsYet: SemanticRanker {
+    var unavailableReason: SemanticSkipReason? { .noEmbeddings }
+    func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] { [] }
+    func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
+        SemanticRanking(matches: [])
     }
 }
 

@@ -9,20 +9,37 @@ extension MailStore {
 
     /// Records a query that was searched. Empty queries are not recorded.
     public func recordSearch(_ query: String, at date: Date = Date()) throws {
-        let trimmed = query.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !trimmed.isEmpty else { return }
-        let normalized = trimmed.lowercased()
+        guard let (trimmed, normalized) = Self.recentSearchKey(query) else { return }
         try database.write { db in
-            try db.execute(sql: """
-                INSERT INTO recent_searches (normalized, query, searchedAt) VALUES (?, ?, ?)
-                ON CONFLICT (normalized) DO UPDATE SET query = excluded.query, searchedAt = excluded.searchedAt
-                """, arguments: [normalized, trimmed, date.timeIntervalSince1970])
-            try db.execute(sql: """
-                DELETE FROM recent_searches WHERE normalized NOT IN
-                    (SELECT normalized FROM recent_searches ORDER BY searchedAt DESC, normalized LIMIT ?)
-                """, arguments: [Self.recentSearchLimit])
+            try db.execute(sql: Self.recordSearchSQL, arguments: [normalized, trimmed, date.timeIntervalSince1970])
+            try db.execute(sql: Self.trimRecentSearchesSQL, arguments: [Self.recentSearchLimit])
         }
     }
+
+    /// A query as it is recorded (trimmed of white space and line breaks at both ends) and its key
+    /// (that, lower-cased); nil for a query of white space alone.
+    public static func recentSearchKey(_ query: String) -> (query: String, normalized: String)? {
+        // Foundation's whitespacesAndNewlines is White_Space plus U+200B ZERO WIDTH SPACE (checked
+        // over every scalar when this was written; a test compares the two on such text).
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool { scalar.properties.isWhitespace || scalar.value == 0x200B }
+        let scalars = query.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }), let last = scalars.lastIndex(where: { !isSpace($0) })
+        else { return nil }
+        let trimmed = String(scalars[first...last])
+        return (trimmed, trimmed.lowercased())
+    }
+
+    /// Records a search: ?1 the key, ?2 the query, ?3 when (Unix seconds).
+    public static let recordSearchSQL = """
+        INSERT INTO recent_searches (normalized, query, searchedAt) VALUES (?1, ?2, ?3)
+        ON CONFLICT (normalized) DO UPDATE SET query = excluded.query, searchedAt = excluded.searchedAt
+        """
+
+    /// Keeps the ?1 most recent searches.
+    public static let trimRecentSearchesSQL = """
+        DELETE FROM recent_searches WHERE normalized NOT IN
+            (SELECT normalized FROM recent_searches ORDER BY searchedAt DESC, normalized LIMIT ?1)
+        """
 
     /// The recent queries, most recent first.
     public func recentSearches() throws -> [String] {

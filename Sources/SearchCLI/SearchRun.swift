@@ -134,13 +134,12 @@ public struct SearchRun: Sendable {
     }
 
     /// Runs the search as `OneShotKeywordSearch` when it can give the answer `run` would: a
-    /// keyword search of plain words printed as text, without history, over an index an earlier
-    /// process brought up to date. Returns false, having printed nothing, when `run` must answer.
+    /// keyword search of plain words (and at most a plain `from:`) printed as text, over an index an
+    /// earlier process brought up to date. Returns false, having printed nothing, when `run` must answer.
     public func runOneShot() -> Bool {
-        guard mode == .keyword, !json, scope == nil, noHistory, query.count <= SearchRequest.maximumLength,
-              invalidity == nil,
+        guard mode == .keyword, !json, scope == nil, query.count <= SearchRequest.maximumLength, invalidity == nil,
               let path = DataDirectory.path(explicit: dataDir, variable: { getenv($0).map { String(cString: $0) } }),
-              let response = OneShotKeywordSearch.search(dataDirectory: path, text: query, limit: limit)
+              let response = OneShotKeywordSearch.search(dataDirectory: path, text: query, limit: limit, recordHistory: !noHistory)
         else { return false }
         if response.results.isEmpty {
             print("No results for \"\(query)\" — try fewer words or remove a filter")

@@ -4,9 +4,9 @@ import MailModel
 import MailStore
 import SearchIndex
 
-/// A keyword search of plain words, for a process that runs one search and ends (a cold
-/// `mailsearch search --mode keyword`): the steps of `SearchEmailsUseCase` for a query without
-/// filters, on `OneShotIndex`'s single connection, synchronously on the calling thread — no GRDB
+/// A keyword search of plain words (and at most a plain `from:`), for a process that runs one
+/// search and ends (a cold `mailsearch search --mode keyword`): the steps of `SearchEmailsUseCase`
+/// for such a query, on `OneShotIndex`'s single connection, synchronously on the calling thread — no GRDB
 /// set-up, no service, no threads, no calendar. It ranks every match with the same BM25, groups
 /// and counts them with the same `ResultPage`, reads the same rows and highlights them with the
 /// same `MatchHighlighter`, so its results, counts and snippets are those of the regular path
@@ -18,15 +18,31 @@ import SearchIndex
 public enum OneShotKeywordSearch {
     /// Searches the mail in the data directory at `dataDirectory` for `text` (at most `limit`
     /// conversations), or returns nil (see the type's comment).
-    public static func search(dataDirectory: String, text: String, limit: Int) -> SearchResponse? {
-        guard let freeText = SearchQueryParser.plainText(text) else { return nil }
+    /// - Parameter recordHistory: record `text` in the recent searches first, as the service does.
+    public static func search(dataDirectory: String, text: String, limit: Int, recordHistory: Bool = false) -> SearchResponse? {
+        guard let plain = SearchQueryParser.plainQuery(text) else { return nil }
+        let freeText = plain.text
         let compiled = FTS5QueryBuilder.query(for: freeText)
         guard let match = compiled.match, compiled.exclusion == nil else { return nil }
-        guard let index = OneShotIndex.open(dataDirectory: dataDirectory, migrations: MailStore.migrationIdentifiers)
-        else { return nil }
+        let migrations = MailStore.migrationIdentifiers
+        guard let index = OneShotIndex.open(dataDirectory: dataDirectory, migrations: migrations) else { return nil }
+        if recordHistory {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            guard OneShotIndex.recordSearch(text, dataDirectory: dataDirectory, migrations: migrations,
+                                            at: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9) else { return nil }
+        }
         let clock = ContinuousClock()
         let started = clock.now
-        guard let hits = index.keywordMatches(match: match) else { return nil }
+        // `from:`: the emails of the sender, from the stored sender index (the regular path's candidates).
+        var candidates: EmailIdSet?
+        if let sender = plain.sender {
+            guard let set = index.senderCandidates(sender) else { return nil }
+            candidates = set
+        }
+        // No email of that sender: nothing to rank (the regular path runs no keyword search either).
+        let searched = candidates?.isEmpty == true ? [] : index.keywordMatches(match: match, candidates: candidates)
+        guard let hits = searched else { return nil }
         let ranking = KeywordRanking(hits: hits)
         let page = ResultPage(ranking: ranking, semantic: [], filtersOnly: false, directory: index.directory,
                               merger: RRFMerger(), limit: limit)
@@ -40,7 +56,9 @@ public enum OneShotKeywordSearch {
         }
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        return SearchResponse(query: SearchQuery(text: freeText, scope: .allMail), conversationCount: page.conversations,
+        var filters = SearchFilters()
+        filters.sender = plain.sender
+        return SearchResponse(query: SearchQuery(text: freeText, filters: filters, scope: .allMail), conversationCount: page.conversations,
                               keywordMatches: hits.count, results: results,
                               semantic: SemanticReport(ran: false, reason: .keywordOnlyRequested), tookMs: ms)
     }

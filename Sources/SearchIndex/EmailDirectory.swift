@@ -71,10 +71,11 @@ public final class EmailDirectory: @unchecked Sendable {
         }
 
         /// Whether `emailId` passes the date and flag filters of `filters` (the others are not looked at).
-        /// Needs `hasDatesAndFlags`.
+        /// Needs `hasDatesAndFlags` unless `test` is empty.
         @inline(__always)
         func passes(_ emailId: Int64, _ test: DirectoryFilter) -> Bool {
             guard emailId > 0, emailId < threads.count, threads[Int(emailId)] != 0 else { return false }
+            if test.isEmpty { return true }
             precondition(hasDatesAndFlags, "a directory of threads alone cannot filter by date or flag")
             let i = Int(emailId)
             if test.hasDates {

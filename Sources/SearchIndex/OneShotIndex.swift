@@ -5,6 +5,8 @@ import Glibc
 import Darwin
 #endif
 import GRDBSQLite
+import MailModel
+import MailStore
 
 /// The index as a one-shot keyword search reads it: one SQLite connection opened with the C API
 /// (no GRDB set-up, no pool, no threads), `search.sqlite` memory-mapped with `mail.sqlite` attached
@@ -47,7 +49,7 @@ public final class OneShotIndex {
         guard execute(db, "PRAGMA main.mmap_size = \(SearchDatabase.mapSize)"),
               execute(db, "ATTACH DATABASE '\(escaped(SearchDatabase.readOnlyURI(mailPath)))' AS mail"),
               execute(db, "PRAGMA mail.mmap_size = \(SearchDatabase.mapSize)"),
-              ms_register_bm25(db) == SQLITE_OK,
+              ms_register_bm25(db) == SQLITE_OK, RawStatementScan.registerFunctions(db) == SQLITE_OK,
               execute(db, "BEGIN") else { return nil }
         // The schema as SearchDatabase checks it: every table, and the FTS5 table with its prefix index.
         let names = SearchDatabase.tables.map { "'\($0)'" }.joined(separator: ",")
@@ -99,23 +101,88 @@ public final class OneShotIndex {
         self.lengths = lengths
     }
 
-    /// Every email that matches `match` (an FTS5 expression), with its BM25 rank, unordered: the
-    /// statement and ranking of `FTS5Manager.matches` without candidates. nil when SQLite fails.
-    public func keywordMatches(match: String) -> [KeywordHit]? {
+    /// Records `query` in the recent searches of the mail database at `path` as `MailStore.recordSearch`
+    /// does (on a connection of its own that writes); false, having written nothing, when it cannot
+    /// (the caller then leaves the search to the regular path, which records it).
+    public static func recordSearch(_ query: String, dataDirectory path: String, migrations: [String],
+                                    at seconds: Double) -> Bool {
+        guard let (trimmed, normalized) = MailStore.recentSearchKey(query) else { return true }
+        var handle: OpaquePointer?
+        guard access(path + "/mail.sqlite", R_OK | W_OK) == 0,
+              sqlite3_open_v2(path + "/mail.sqlite", &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let db = handle else {
+            sqlite3_close(handle)
+            return false
+        }
+        defer { sqlite3_close(db) }
+        sqlite3_busy_timeout(db, 30_000)
+        // MailStore's settings for a connection that writes; a schema it would migrate is left to it.
+        let identifiers = migrations.map { "'\(escaped($0))'" }.joined(separator: ",")
+        guard execute(db, "PRAGMA synchronous = NORMAL"), execute(db, "PRAGMA wal_autocheckpoint = 8192"),
+              integer(db, "SELECT COUNT(DISTINCT identifier) FROM grdb_migrations WHERE identifier IN (\(identifiers))")
+                == Int64(migrations.count),
+              execute(db, "BEGIN IMMEDIATE") else { return false }
+        func run(_ sql: String, _ bind: (OpaquePointer) -> Void) -> Bool {
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return false }
+            defer { sqlite3_finalize(statement) }
+            bind(statement)
+            return sqlite3_step(statement) == SQLITE_DONE
+        }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        guard run(MailStore.recordSearchSQL, { statement in
+            sqlite3_bind_text(statement, 1, normalized, -1, transient)
+            sqlite3_bind_text(statement, 2, trimmed, -1, transient)
+            sqlite3_bind_double(statement, 3, seconds)
+        }), run(MailStore.trimRecentSearchesSQL, { sqlite3_bind_int64($0, 1, Int64(MailStore.recentSearchLimit)) }),
+              execute(db, "COMMIT") else {
+            _ = execute(db, "ROLLBACK")
+            return false
+        }
+        return true
+    }
+
+    /// Every email that matches `match` (an FTS5 expression) — and is in `candidates`, when given —
+    /// with its BM25 rank, unordered: the statement and ranking of `FTS5Manager.matches`. nil when
+    /// SQLite fails.
+    public func keywordMatches(match: String, candidates: EmailIdSet? = nil) -> [KeywordHit]? {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, FTS5Manager.matchesSQL(candidates: false), -1, &statement, nil) == SQLITE_OK,
+        guard sqlite3_prepare_v2(db, FTS5Manager.matchesSQL(candidates: candidates != nil), -1, &statement, nil) == SQLITE_OK,
               let statement else { return nil }
         defer { sqlite3_finalize(statement) }
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         sqlite3_bind_text(statement, 1, match, -1, transient)
         sqlite3_bind_pointer(statement, 2, lengths.table, MS_DOC_LENGTHS_TYPE, nil)
-        var hits: [KeywordHit] = []
-        while true {
-            let code = sqlite3_step(statement)
-            if code == SQLITE_DONE { return hits }
-            guard code == SQLITE_ROW else { return nil }
-            hits.append(KeywordHit(emailId: sqlite3_column_int64(statement, 0), rank: sqlite3_column_double(statement, 1)))
+        func scan() -> [KeywordHit]? {
+            var hits: [KeywordHit] = []
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_DONE { return hits }
+                guard code == SQLITE_ROW else { return nil }
+                hits.append(KeywordHit(emailId: sqlite3_column_int64(statement, 0), rank: sqlite3_column_double(statement, 1)))
+            }
         }
+        guard let candidates else { return scan() }
+        return RawStatementScan.binding(candidates, to: statement, at: 3, scan)
+    }
+
+    /// The emails a positive `from:` filter with `sender` keeps, as `SearchIndexManager.candidates`
+    /// finds them through the sender index a previous process stored for this version of the mail;
+    /// nil when there is no such copy (the regular path then runs the SQL and stores one).
+    public func senderCandidates(_ sender: String) -> EmailIdSet? {
+        let maxId = Int64(directory.threads.count - 1)
+        guard let bytes = Self.integer(db, """
+            SELECT length(data) FROM sender_cache
+            WHERE id = 1 AND version = \(directory.version) AND maxId = \(maxId) AND typeof(data) = 'blob'
+            """) else { return nil }
+        var ok = false
+        let data = [UInt8](unsafeUninitializedCapacity: Int(bytes)) { buffer, initialized in
+            ok = Self.readBlob(db, table: "sender_cache", into: UnsafeMutableRawBufferPointer(buffer), at: 0)
+            initialized = ok ? Int(bytes) : 0
+        }
+        guard ok, let index = SenderIndex(bytes: data, version: directory.version, maxId: maxId) else { return nil }
+        var noTest = SearchFilters()
+        return SearchIndexManager.intersection([index.emailIds(sender: sender)],
+                                               passing: EmailDirectory.DirectoryFilter(taking: &noTest), directory: directory)
     }
 
     /// Runs `sql` (no parameters; ids and numbers are written into it) and calls `row` for each

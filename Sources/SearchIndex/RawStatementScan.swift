@@ -26,8 +26,16 @@ enum RawStatementScan {
 
     /// Registers `ms_email_in(rowid, set)` on a connection.
     static func registerFunctions(_ db: Database) throws {
-        let code = sqlite3_create_function_v2(
-            db.sqliteConnection!, "ms_email_in", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+        let code = registerFunctions(db.sqliteConnection!)
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register ms_email_in")
+        }
+    }
+
+    /// Registers `ms_email_in(rowid, set)` on a connection; SQLite's result code.
+    static func registerFunctions(_ connection: OpaquePointer) -> Int32 {
+        sqlite3_create_function_v2(
+            connection, "ms_email_in", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, _, argv in
                 guard let argv, let raw = sqlite3_value_pointer(argv[1], RawStatementScan.pointerTypeName) else {
                     sqlite3_result_int(context, 0)
@@ -39,8 +47,17 @@ enum RawStatementScan {
                 let member = id >= 0 && word < bits.count && bits.words![word] & (1 << UInt64(id & 63)) != 0
                 sqlite3_result_int(context, member ? 1 : 0)
             }, nil, nil, nil)
-        guard code == SQLITE_OK else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register ms_email_in")
+    }
+
+    /// Binds `set` to parameter `index` of `handle` as the pointer `ms_email_in` reads, for the
+    /// duration of `body`.
+    static func binding<T>(_ set: EmailIdSet, to handle: OpaquePointer, at index: Int32, _ body: () throws -> T) rethrows -> T {
+        try set.words.withUnsafeBufferPointer { words in
+            var bits = Bits(words: words.baseAddress, count: words.count)
+            return try withUnsafeMutablePointer(to: &bits) { pointer in
+                sqlite3_bind_pointer(handle, index, pointer, pointerTypeName, nil)
+                return try body()
+            }
         }
     }
 
@@ -83,13 +100,7 @@ enum RawStatementScan {
             index += 1
         }
         guard let set else { return try step(handle, db: db, sql: sql, row: row) }
-        try set.words.withUnsafeBufferPointer { words in
-            var bits = Bits(words: words.baseAddress, count: words.count)
-            try withUnsafeMutablePointer(to: &bits) { pointer in
-                sqlite3_bind_pointer(handle, index, pointer, pointerTypeName, nil)
-                try step(handle, db: db, sql: sql, row: row)
-            }
-        }
+        try binding(set, to: handle, at: index) { try step(handle, db: db, sql: sql, row: row) }
     }
 
     private static func step(_ handle: OpaquePointer, db: Database, sql: String, row: (OpaquePointer) throws -> Void) throws {

@@ -119,7 +119,7 @@ final class SearchDatabase: Sendable {
     }
 
     /// `file:PATH?mode=ro`, the path percent-encoded as `addingPercentEncoding(withAllowedCharacters:
-    /// .urlPathAllowed)` does (every UTF-8 byte but ASCII letters, digits and `!$&'()*+,-./:;=@_~`),
+    /// .urlPathAllowed)` does (every UTF-8 byte but ASCII letters, digits and `!$&'()*+,-./:=@_~`),
     /// written out: building the CharacterSet costs a one-shot search a third of a millisecond.
     static func readOnlyURI(_ path: String) -> String {
         let hex = Array("0123456789ABCDEF".utf8)
@@ -129,7 +129,7 @@ final class SearchDatabase: Sendable {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 bytes.append(b)
             default:
-                if "!$&'()*+,-./:;=@_~".utf8.contains(b) {
+                if "!$&'()*+,-./:=@_~".utf8.contains(b) {
                     bytes.append(b)
                 } else {
                     bytes += [UInt8(ascii: "%"), hex[Int(b >> 4)], hex[Int(b & 15)]]

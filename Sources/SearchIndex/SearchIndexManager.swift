@@ -240,7 +240,13 @@ public final class SearchIndexManager: Sendable {
             }
             sets.append(set)
         }
-        sets.sort { $0.count < $1.count }
+        return intersection(sets, passing: test, directory: directory)
+    }
+
+    /// The emails of the directory in every one of `sets` (every email when there is none) that pass `test`.
+    static func intersection(_ sets: [EmailIdSet], passing test: EmailDirectory.DirectoryFilter,
+                             directory: EmailDirectory.Snapshot) -> EmailIdSet {
+        let sets = sets.sorted { $0.count < $1.count }
         var result = EmailIdSet()
         func consider(_ id: Int64) {
             if directory.passes(id, test), sets.dropFirst().allSatisfy({ $0.contains(id) }) { result.insert(id) }

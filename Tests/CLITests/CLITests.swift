@@ -58,6 +58,35 @@ final class CLITests: CLITestCase {
         XCTAssertTrue(r.stdout.contains("No results for \"xyznonexistent12345\" — try fewer words or remove a filter"))
     }
 
+    /// A keyword search of plain words, which the lean binary answers itself once an earlier search
+    /// stored the index's copies, prints what `mailsearch-full` prints (but for the time it took).
+    func testLeanKeywordSearchPrintsWhatTheFullCommandPrints() throws {
+        _ = try mailsearch(["import", try writeMbox(count: 60)])
+        let full = Self.binary.deletingLastPathComponent().appendingPathComponent("mailsearch-full")
+        func withoutTime(_ text: String) -> String {
+            text.replacingOccurrences(of: #"  \([0-9.]+ ms\)"#, with: "", options: .regularExpression)
+        }
+        for query in ["budget", "topic 7 budget", "\"quarterly budget\"", "archive line", "nothingmatchesthis"] {
+            for extra in [[], ["--why"], ["--limit", "3"]] {
+                let arguments = ["search", query, "--mode", "keyword", "--no-history"] + extra
+                let first = try mailsearch(arguments)   // stores the copies the next process reads
+                let lean = try mailsearch(arguments)
+                XCTAssertEqual(lean.status, 0, lean.stderr)
+                let process = Process()
+                process.executableURL = full
+                process.arguments = arguments + ["--data-dir", work.appendingPathComponent("data").path]
+                let out = Pipe()
+                process.standardOutput = out
+                process.standardError = Pipe()
+                try process.run()
+                let expected = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                XCTAssertEqual(withoutTime(lean.stdout), withoutTime(expected), "\(arguments)")
+                XCTAssertEqual(withoutTime(first.stdout), withoutTime(expected), "\(arguments)")
+            }
+        }
+    }
+
     /// A result line's date is the local time of the user's time zone (TZ), zero-padded.
     func testResultDatesAreLocalTime() throws {
         _ = try mailsearch(["import", try writeMbox(count: 5)])

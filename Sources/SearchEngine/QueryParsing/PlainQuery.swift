@@ -2,16 +2,36 @@ extension SearchQueryParser {
     /// The free text of `text` when the query certainly holds nothing but words and quoted
     /// phrases, so that `parse` would return it as text with no filter; nil when it may hold
     /// anything else (an operator, a negation, `OR`, a group, a word the parser may read as a
-    /// filter or a date, a digit, an `@`). Needs no calendar or clock: a one-shot keyword search
-    /// (`OneShotKeywordSearch`) decides with it whether it can run without the parser. It errs on
-    /// the side of nil, which only sends a query to the regular path; `PlainQueryTests` checks on
-    /// generated queries that it never answers where `parse` finds a filter.
+    /// filter or a date, a digit, an `@`). Needs no calendar or clock. It errs on the side of nil,
+    /// which only sends a query to the regular path; `PlainQueryTests` checks on generated queries
+    /// that it never answers where `parse` finds a filter.
     public static func plainText(_ text: String) -> String? {
+        guard let plain = plainQuery(text), plain.sender == nil else { return nil }
+        return plain.text
+    }
+
+    /// `plainText`, also for a query with one plain `from:` operator (`contract from:kay`): the free
+    /// text and the sender that `parse` would find (its filters: that sender alone). The sender
+    /// must be letters, digits and `.`, `_`, `+`, `-`, `@` inside, ending in a letter or digit, so
+    /// that the parser's clean-up of operator values leaves it as it is. A one-shot keyword search
+    /// (`OneShotKeywordSearch`) decides with it whether it can run without the parser.
+    public static func plainQuery(_ text: String) -> (text: String, sender: String?)? {
         let tokens = QueryTokenizer.tokenize(text)
-        guard !tokens.isEmpty else { return nil }
+        var sender: String?
+        var words: [Substring] = []
         for token in tokens {
             guard token.kind == .term, !token.isNegated else { return nil }
-            if token.isQuoted { continue }
+            if token.isQuoted {
+                // A phrase is text; a quote further in may be an operator's value (`from:"kay mann"`).
+                guard let first = token.raw.unicodeScalars.first, QueryTokenizer.isQuote(first) else { return nil }
+                words.append(token.raw)
+                continue
+            }
+            if let value = senderOperatorValue(token.raw) {
+                guard sender == nil else { return nil }
+                sender = value
+                continue
+            }
             for scalar in token.raw.unicodeScalars {
                 switch scalar {
                 case ":", "@", "0"..."9": return nil
@@ -19,8 +39,24 @@ extension SearchQueryParser {
                 }
             }
             if PlainQueryWords.triggers.contains(token.word) { return nil }
+            words.append(token.raw)
         }
-        return tokens.map { String($0.raw) }.joined(separator: " ")
+        guard !words.isEmpty else { return nil }
+        return (words.joined(separator: " "), sender)
+    }
+
+    /// The value of a `from:VALUE` token whose value the parser takes as it is (see `plainQuery`).
+    private static func senderOperatorValue(_ raw: Substring) -> String? {
+        let scalars = Array(raw.unicodeScalars)
+        guard scalars.count > 5, String(String.UnicodeScalarView(scalars[0..<5])).lowercased() == "from:" else { return nil }
+        let value = scalars[5...]
+        func isAlphanumeric(_ s: Unicode.Scalar) -> Bool {
+            ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s)
+        }
+        guard let last = value.last, isAlphanumeric(last),
+              value.allSatisfy({ isAlphanumeric($0) || $0 == "." || $0 == "_" || $0 == "+" || $0 == "-" || $0 == "@" })
+        else { return nil }
+        return String(String.UnicodeScalarView(value))
     }
 }
 

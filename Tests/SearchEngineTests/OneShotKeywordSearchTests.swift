@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import MailImport
+import MailModel
+import MailStore
+@testable import SearchEngine
+import SearchIndex
+import XCTest
+
+/// `SearchQueryParser.plainText` answers only for queries that `parse` reads as text alone.
+final class PlainQueryTests: XCTestCase {
+    func testPlainWordsAndPhrasesAreTextFiltersAreNot() {
+        XCTAssertEqual(SearchQueryParser.plainText("gas prices california"), "gas prices california")
+        XCTAssertEqual(SearchQueryParser.plainText("  \"natural gas\"   Dabhol "), "\"natural gas\" Dabhol")
+        XCTAssertEqual(SearchQueryParser.plainText("notes of the offsite"), "notes of the offsite")
+        XCTAssertEqual(SearchQueryParser.plainQuery("contract from:kay")?.text, "contract")
+        XCTAssertEqual(SearchQueryParser.plainQuery("contract From:Kay.Mann@enron.com")?.sender, "Kay.Mann@enron.com")
+        for query in ["from:kay", "a from:kay from:jeff", "a -from:kay", "a from:\"kay\"", "a from:kay.", "a from:", "a from: kay"] {
+            XCTAssertNil(SearchQueryParser.plainQuery(query), query)
+        }
+        for query in ["contract from:kay", "from john", "budget last week", "unread promotions", "report -draft",
+                      "a OR b", "(a b)", "{a b}", "q3 report", "mail to sarah", "pdf", "budget in march", "", "   ",
+                      "sent items", "emails", "meeting today", "john@example.com", "-(x)"] {
+            XCTAssertNil(SearchQueryParser.plainText(query), query)
+        }
+    }
+
+    /// Random queries over the parser's own vocabulary, ordinary words, names, numbers, quotes and
+    /// operators: wherever `plainText` answers, `parse` finds no filter and the same text.
+    func testNeverAnswersWhereTheParserFindsAFilter() {
+        var words = Array(PlainQueryWords.triggers) + Array(QueryVocabulary.stopWords) + Array(QueryVocabulary.numberWords.keys)
+        words += ["gas", "prices", "california", "budget", "report", "Sarah", "John", "Kay", "meeting", "notes", "offsite",
+                  "q3", "2024", "3", "7", "days", "weeks", "ago", "e-mail", "x-ray", "report.", "john,", "(budget)",
+                  "\"natural gas\"", "\"from john\"", "-draft", "OR", "AND", "from:kay", "is:unread", "Über", "café",
+                  "March", "Monday", "Sent", "Inbox", "PDF", "Promotions", "[tag]", "re:", "Fwd:", "it's", "o'brien",
+                  "from:kay", "From:Jeff.Dasovich", "from:p3@example.com", "from:a-b_c+d", "from:kay.", "from:\"kay mann\"",
+                  "-from:kay", "from:", "to:kay", "subject:budget"]
+        words += words.map { $0.prefix(1).uppercased() + $0.dropFirst() }
+        let parser = SearchFixture.parser
+        var generator = SeededGenerator(seed: 42)
+        var plain = 0, withSender = 0
+        for _ in 0..<30_000 {
+            let count = Int.random(in: 1...5, using: &generator)
+            let query = (0..<count).map { _ in words.randomElement(using: &generator)! }.joined(separator: " ")
+            guard let (text, sender) = SearchQueryParser.plainQuery(query) else { continue }
+            plain += 1
+            if sender != nil { withSender += 1 }
+            let parsed = parser.parse(query)
+            var expected = SearchFilters()
+            expected.sender = sender
+            XCTAssertEqual(parsed.filters, expected, query)
+            XCTAssertEqual(parsed.text, text, query)
+            XCTAssertNil(parsed.proseSenderFallback, query)
+            XCTAssertEqual(SearchQueryParser.plainText(query), sender == nil ? text : nil, query)
+        }
+        XCTAssertGreaterThan(plain, 1_000, "plain queries are common enough to be worth a path of their own")
+        XCTAssertGreaterThan(withSender, 100)
+    }
+}
+
+/// A keyword search through `OneShotKeywordSearch` gives what the service's search gives: the same
+/// conversations in the same order, with the same counts, snippets, highlights and explanations,
+/// on real mail (the usrp-users sample: list mail, quoted replies, non-ASCII text).
+final class OneShotKeywordSearchTests: XCTestCase {
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The sample imported, then opened again (as the next process would) and searched once, so
+    /// that the index is checked and its copies are stored.
+    private func importedSample() throws -> (SearchFixture, SearchIndexManager) {
+        let mbox = Self.packageRoot.appendingPathComponent("corpora/usrp-users.mbox")
+        guard FileManager.default.fileExists(atPath: mbox.path) else {
+            let message = "corpora/usrp-users.mbox is missing (make corpora)"
+            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_MODEL"] == "1" { XCTFail(message) }
+            throw XCTSkip(message)
+        }
+        let f = try SearchFixture()
+        _ = try ImportPipeline(store: f.store, accountName: "usrp", observer: f.index).run(path: mbox.path)
+        let index = try SearchIndexManager(store: f.store)
+        return (f, index)
+    }
+
+    private func regular(_ index: SearchIndexManager, _ text: String, limit: Int) async throws -> SearchResponse {
+        try await SearchEmailsUseCase(index: index, parser: SearchFixture.parser).search(text, limit: limit, mode: .keyword)
+    }
+
+    func testSameResultsAsTheServiceOnRealMail() async throws {
+        let (f, index) = try importedSample()
+        // Before any search stored the copies, the one-shot search leaves the work to the regular path.
+        XCTAssertNil(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: "usrp", limit: 20))
+        _ = try await regular(index, "usrp", limit: 20)
+        index.storeCopiesForNextProcess()
+        // A `from:` search runs its SQL once; the stored sender index serves the next process.
+        XCTAssertNil(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: "uhd from:ettus", limit: 20))
+        _ = try await regular(index, "uhd from:ettus", limit: 20)
+        index.storeCopiesForNextProcess()
+
+        // Queries from the mail itself: words and pairs of words of subjects, and phrases.
+        let subjects = try await f.store.database.read { db in
+            try String.fetchAll(db, sql: "SELECT subject FROM emails ORDER BY id")
+        }
+        var generator = SeededGenerator(seed: 7)
+        var queries = ["usrp", "gnuradio uhd", "b210 firmware", "\"timed commands\"", "ettus", "FPGA image", "Über",
+                       "x310 10gbe", "zzzzzz", "the", "re", "Marcus", "n210 clock", "uhd from:ettus", "from:marcus fpga",
+                       "clock from:nobody-at-all", "from:gmail.com usrp", "from:Müller uhd"]
+        for _ in 0..<60 {
+            let words = subjects.randomElement(using: &generator)!.split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+            guard !words.isEmpty else { continue }
+            let start = Int.random(in: 0..<words.count, using: &generator)
+            let length = min(words.count - start, Int.random(in: 1...3, using: &generator))
+            queries.append(words[start..<start + length].joined(separator: " "))
+        }
+        var compared = 0
+        for query in queries where SearchQueryParser.plainQuery(query) != nil {
+            for limit in [1, 20, 100] {
+                let expected = try await regular(index, query, limit: limit)
+                let oneShot = try XCTUnwrap(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: query, limit: limit),
+                                            "\(query): the index is up to date")
+                XCTAssertEqual(oneShot.conversationCount, expected.conversationCount, query)
+                XCTAssertEqual(oneShot.keywordMatches, expected.keywordMatches, query)
+                XCTAssertEqual(oneShot.results, expected.results, "\(query), limit \(limit)")
+                XCTAssertEqual(oneShot.query.text, expected.query.text, query)
+                compared += 1
+            }
+        }
+        XCTAssertGreaterThan(compared, 120)
+        let fromEttus = try await regular(index, "uhd from:ettus", limit: 20)
+        XCTAssertFalse(fromEttus.results.isEmpty)
+        XCTAssertEqual(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: "uhd from:ettus", limit: 20)?.results,
+                       fromEttus.results)
+    }
+
+    func testNewMailSendsTheSearchBackToTheRegularPathUntilItsCopiesAreStored() async throws {
+        let (f, index) = try importedSample()
+        _ = try await regular(index, "usrp", limit: 20)
+        index.storeCopiesForNextProcess()
+        XCTAssertNotNil(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: "zebrafish", limit: 20))
+
+        try f.add([SearchFixture.Spec(subject: "Zebrafish sighting", body: "A zebrafish in the lab.")])
+        XCTAssertNil(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: "zebrafish", limit: 20),
+                     "the mail changed: its directory copy and the index check are stale")
+        let reopened = try SearchIndexManager(store: f.store)
+        let expected = try await regular(reopened, "zebrafish", limit: 20)
+        reopened.storeCopiesForNextProcess()
+        let oneShot = try XCTUnwrap(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: "zebrafish", limit: 20))
+        XCTAssertEqual(oneShot.results, expected.results)
+        XCTAssertEqual(oneShot.results.map(\.subject), ["Zebrafish sighting"])
+    }
+
+    func testRecordsTheSearchInTheRecentSearchesAsTheServiceDoes() async throws {
+        let (f, index) = try importedSample()
+        _ = try await regular(index, "usrp", limit: 20)
+        index.storeCopiesForNextProcess()
+        try f.store.recordSearch("older search")
+        XCTAssertNotNil(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: "  Timed Commands\n", limit: 5,
+                                                    recordHistory: true))
+        XCTAssertNotNil(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: "fpga", limit: 5))
+        XCTAssertEqual(try f.store.recentSearches(), ["Timed Commands", "older search"])
+    }
+
+    func testRecentSearchKeyTrimsAsFoundationDoes() {
+        // Every scalar alone, then mixed text.
+        for value in 0..<0x3100 {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "a" + String(scalar)
+            XCTAssertEqual(MailStore.recentSearchKey(text)?.query, text.trimmingCharacters(in: .whitespacesAndNewlines), "U+\(value)")
+        }
+        let pieces = ["a", "B", " ", "\t", "\n", "\r\n", "\u{00A0}", "\u{2003}", "\u{2028}", "\u{0085}", "\u{200B}", "\u{FEFF}", "é", "Ö"]
+        var generator = SeededGenerator(seed: 3)
+        for _ in 0..<5_000 {
+            let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            let key = MailStore.recentSearchKey(text)
+            XCTAssertEqual(key?.query, trimmed.isEmpty ? nil : trimmed, text.debugDescription)
+            XCTAssertEqual(key?.normalized, trimmed.isEmpty ? nil : trimmed.lowercased())
+        }
+    }
+
+    func testAMissingOrDamagedIndexIsLeftToTheRegularPath() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("oneshot-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        XCTAssertNil(OneShotKeywordSearch.search(dataDirectory: dir.path, text: "budget", limit: 20))
+        try Data("not a database".utf8).write(to: dir.appendingPathComponent("search.sqlite"))
+        try Data("not a database".utf8).write(to: dir.appendingPathComponent("mail.sqlite"))
+        XCTAssertNil(OneShotKeywordSearch.search(dataDirectory: dir.path, text: "budget", limit: 20))
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so that generated queries are the same every run.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
