@@ -51,42 +51,46 @@ public final class OneShotIndex {
               execute(db, "PRAGMA mail.mmap_size = \(SearchDatabase.mapSize)"),
               ms_register_bm25(db) == SQLITE_OK, RawStatementScan.registerFunctions(db) == SQLITE_OK,
               execute(db, "BEGIN") else { return nil }
-        // The schema as SearchDatabase checks it: every table, and the FTS5 table with its prefix index.
+        // What the regular path checks and reads first, in one statement (a table missing from
+        // either file fails it): the schema as SearchDatabase checks it (every table, the FTS5
+        // table with its prefix index); a current mail schema (MailStore would otherwise migrate
+        // it, or refuse a read-only open); SearchIndexManager's reconcile check (the index was last
+        // found complete at this mail version); the index version the row lengths belong to, and
+        // the stored copies of this index and mail version.
         let names = SearchDatabase.tables.map { "'\($0)'" }.joined(separator: ",")
-        guard integer(db, "SELECT COUNT(*) FROM main.sqlite_master WHERE type = 'table' AND name IN (\(names))")
-                == Int64(SearchDatabase.tables.count),
-              integer(db, "SELECT instr(sql, 'prefix=') > 0 FROM main.sqlite_master WHERE name = 'email_fts'") == 1
-        else { return nil }
-        // The mail schema is current (MailStore would otherwise migrate it, or refuse a read-only open).
         let identifiers = migrations.map { "'\(escaped($0))'" }.joined(separator: ",")
-        guard integer(db, "SELECT COUNT(DISTINCT identifier) FROM mail.grdb_migrations WHERE identifier IN (\(identifiers))")
-                == Int64(migrations.count) else { return nil }
-        // SearchIndexManager's reconcile check: the index was last found complete at this mail version.
-        guard let version = integer(db, "SELECT version FROM mail.email_directory_version WHERE id = 1"),
-              integer(db, "SELECT value FROM index_meta WHERE key = 'checked_mail_version'") == version else { return nil }
-        // The row lengths of this index version, as SearchDatabase.documentLengths reads them.
-        let ftsVersion = integer(db, "SELECT value FROM index_meta WHERE key = 'fts_version'") ?? 0
-        let capacity = Int(max(0, integer(db, "SELECT MAX(id) FROM email_fts_docsize") ?? 0)) + 1 + 4_096
+        let mailVersion = "(SELECT version FROM mail.email_directory_version WHERE id = 1)"
+        let ftsVersion = "COALESCE((SELECT value FROM index_meta WHERE key = 'fts_version'), 0)"
+        let maxIdSQL = "COALESCE((SELECT MAX(id) FROM mail.emails), 0)"
+        let directoryRow = "FROM directory_cache WHERE id = 1 AND version = \(mailVersion) AND maxId = \(maxIdSQL) AND typeof(data) = 'blob'"
+        var state: [Int64?] = []
+        forEachRow(db, """
+            SELECT (SELECT COUNT(*) FROM main.sqlite_master WHERE type = 'table' AND name IN (\(names))),
+                   (SELECT instr(sql, 'prefix=') > 0 FROM main.sqlite_master WHERE name = 'email_fts'),
+                   (SELECT COUNT(DISTINCT identifier) FROM mail.grdb_migrations WHERE identifier IN (\(identifiers))),
+                   \(mailVersion), (SELECT value FROM index_meta WHERE key = 'checked_mail_version'), \(ftsVersion),
+                   (SELECT MAX(id) FROM email_fts_docsize), \(maxIdSQL),
+                   (SELECT length(data) FROM length_cache WHERE id = 1 AND version = \(ftsVersion) AND typeof(data) = 'blob'),
+                   (SELECT threadIdLimit \(directoryRow)), (SELECT length(data) \(directoryRow))
+            """) { row in
+            state = (0..<11).map { sqlite3_column_type(row, $0) == SQLITE_NULL ? nil : sqlite3_column_int64(row, $0) }
+        }
+        guard state.count == 11, state[0] == Int64(SearchDatabase.tables.count), state[1] == 1,
+              state[2] == Int64(migrations.count), let version = state[3], state[4] == version,
+              let ftsVersionValue = state[5], let maxIdValue = state[7] else { return nil }
+        let capacity = Int(max(0, state[6] ?? 0)) + 1 + 4_096
+        let maxId = Int(maxIdValue)
         // Both copies are read straight into their tables (`sqlite3_blob_read`), not through a
         // buffer of SQLite's of the whole blob.
         var lengths: DocumentLengths?
-        if let bytes = integer(db, "SELECT length(data) FROM length_cache WHERE id = 1 AND version = \(ftsVersion)") {
-            lengths = DocumentLengths(version: ftsVersion, storedBytes: Int(bytes), capacity: capacity) { buffer in
+        if let bytes = state[8] {
+            lengths = DocumentLengths(version: ftsVersionValue, storedBytes: Int(bytes), capacity: capacity) { buffer in
                 readBlob(db, table: "length_cache", into: buffer, at: 0)
             }
         }
-        // The directory of this mail version, as EmailDirectory.snapshot reads its stored copy.
-        let maxId = Int(integer(db, "SELECT MAX(id) FROM mail.emails") ?? 0)
-        var stored: (limit: Int64, bytes: Int64)?
-        forEachRow(db, """
-            SELECT threadIdLimit, length(data) FROM directory_cache
-            WHERE id = 1 AND version = \(version) AND maxId = \(maxId) AND typeof(data) = 'blob'
-            """) { row in
-            stored = (sqlite3_column_int64(row, 0), sqlite3_column_int64(row, 1))
-        }
         var directory: EmailDirectory.Snapshot?
-        if let stored, stored.bytes == Int64(maxId + 1) * 18 {
-            directory = EmailDirectory.snapshot(version: version, maxId: maxId, threadIdLimit: Int(stored.limit),
+        if let limit = state[9], state[10] == Int64(maxId + 1) * 18 {
+            directory = EmailDirectory.snapshot(version: version, maxId: maxId, threadIdLimit: Int(limit),
                                                 threadsOnly: true) { buffer, offset in
                 readBlob(db, table: "directory_cache", into: buffer, at: offset)
             }
@@ -166,23 +170,36 @@ public final class OneShotIndex {
     }
 
     /// The emails a positive `from:` filter with `sender` keeps, as `SearchIndexManager.candidates`
-    /// finds them through the sender index a previous process stored for this version of the mail;
-    /// nil when there is no such copy (the regular path then runs the SQL and stores one).
+    /// finds them through the sender index a previous process stored for this version of the mail
+    /// (of its 2 MB on Enron, the contact strings and the entries of the matching contacts are
+    /// read); nil when there is no such copy (the regular path then runs the SQL and stores one).
     public func senderCandidates(_ sender: String) -> EmailIdSet? {
         let maxId = Int64(directory.threads.count - 1)
         guard let bytes = Self.integer(db, """
             SELECT length(data) FROM sender_cache
             WHERE id = 1 AND version = \(directory.version) AND maxId = \(maxId) AND typeof(data) = 'blob'
             """) else { return nil }
-        var ok = false
-        let data = [UInt8](unsafeUninitializedCapacity: Int(bytes)) { buffer, initialized in
-            ok = Self.readBlob(db, table: "sender_cache", into: UnsafeMutableRawBufferPointer(buffer), at: 0)
-            initialized = ok ? Int(bytes) : 0
+        var blob: OpaquePointer?
+        guard sqlite3_blob_open(db, "main", "sender_cache", "data", 1, 0, &blob) == SQLITE_OK, let blob,
+              Int64(sqlite3_blob_bytes(blob)) == bytes else {
+            sqlite3_blob_close(blob)
+            return nil
         }
-        guard ok, let index = SenderIndex(bytes: data, version: directory.version, maxId: maxId) else { return nil }
+        var parts: [UnsafeMutableRawBufferPointer] = []
+        defer {
+            sqlite3_blob_close(blob)
+            for part in parts { part.deallocate() }
+        }
+        let ids = SenderIndex.emailIds(sender: sender, storedBytes: Int(bytes)) { offset, count in
+            let part = UnsafeMutableRawBufferPointer.allocate(byteCount: max(count, 1), alignment: 8)
+            parts.append(part)
+            guard count == 0 || (offset >= 0 && offset + count <= Int(bytes)
+                    && sqlite3_blob_read(blob, part.baseAddress, Int32(count), Int32(offset)) == SQLITE_OK) else { return nil }
+            return UnsafeRawBufferPointer(rebasing: part[0..<count])
+        }
+        guard let ids else { return nil }
         var noTest = SearchFilters()
-        return SearchIndexManager.intersection([index.emailIds(sender: sender)],
-                                               passing: EmailDirectory.DirectoryFilter(taking: &noTest), directory: directory)
+        return SearchIndexManager.intersection([ids], passing: EmailDirectory.DirectoryFilter(taking: &noTest), directory: directory)
     }
 
     /// Runs `sql` (no parameters; ids and numbers are written into it) and calls `row` for each

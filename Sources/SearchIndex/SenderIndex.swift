@@ -56,6 +56,12 @@ final class SenderIndex: Sendable {
         }
 
         init?(reading raw: UnsafeRawBufferPointer) {
+            self.init(header: raw, total: raw.count)
+        }
+
+        /// The layout whose header is at the start of `raw`, of a copy `total` bytes long; nil when
+        /// the header is not one or the sizes it gives do not add up to `total`.
+        init?(header raw: UnsafeRawBufferPointer, total: Int) {
             guard raw.count >= 4 * Header.fields, raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self) == Header.magic else {
                 return nil
             }
@@ -65,7 +71,7 @@ final class SenderIndex: Sendable {
             guard [h.contactStrings, h.contacts, h.names, h.ids, h.contactBytes, h.nameBytes].allSatisfy({ $0 >= 0 })
             else { return nil }
             self.init(h)
-            guard end == raw.count else { return nil }
+            guard end == total else { return nil }
         }
     }
 
@@ -163,33 +169,62 @@ final class SenderIndex: Sendable {
 
     /// The emails a positive `from:` filter with `sender` keeps.
     func emailIds(sender: String) -> EmailIdSet {
+        bytes.withUnsafeBytes { raw in
+            Self.emailIds(sender: sender, layout: layout) { offset, count in UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count]) }
+        }
+    }
+
+    /// The emails a positive `from:` filter with `sender` keeps, in the stored copy read part by
+    /// part by `read(offset, count)` (the bytes at that offset of the layout; nil when they cannot
+    /// be read): the contact and name strings whole, of the rest only the entries of the contacts
+    /// and names that match (a one-shot search reads a fraction of the copy). nil when a read fails
+    /// or the copy is not a whole layout of `bytes` bytes.
+    static func emailIds(sender: String, storedBytes bytes: Int,
+                         read: (Int, Int) -> UnsafeRawBufferPointer?) -> EmailIdSet? {
+        guard let head = read(0, 4 * Header.fields), let layout = Layout(header: head, total: bytes) else { return nil }
+        var failed = false
+        let result = emailIds(sender: sender, layout: layout) { offset, count in
+            if let part = read(offset, count) { return part }
+            failed = true
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return failed ? nil : result
+    }
+
+    /// `emailIds(sender:)` over the sections `section(offset, count)` gives (the bytes at that
+    /// offset of the layout, at least `count` of them, or an empty buffer when they cannot be had).
+    private static func emailIds(sender: String, layout l: Layout,
+                                 section: (Int, Int) -> UnsafeRawBufferPointer) -> EmailIdSet {
         let needle = Array(FoldedStrings.asciiLowercased(sender).utf8)
         var result = EmailIdSet()
-        let l = layout, h = layout.header
-        bytes.withUnsafeBytes { raw in
-            func int32(_ offset: Int, _ index: Int) -> Int { Int(raw.loadUnaligned(fromByteOffset: offset + 4 * index, as: Int32.self)) }
-            func insert(start: Int, count: Int) {
-                guard start >= 0, count >= 0, start + count <= h.ids else { return }
-                for i in start..<start + count { result.insert(raw.loadUnaligned(fromByteOffset: l.ids + 8 * i, as: Int64.self)) }
-            }
-            let contactBuffer = UnsafeRawBufferPointer(rebasing: raw[l.contactBuffer..<l.contactBuffer + h.contactBytes])
-            let contactStarts = UnsafeRawBufferPointer(rebasing: raw[l.contactStarts..<l.contactStarts + 4 * h.contactStrings])
-            var seen = Set<Int>()
-            for i in FoldedStrings.indicesContaining(needle, buffer: contactBuffer, starts: contactStarts) {
-                let contact = int32(l.contactOf, i)
-                guard contact >= 0, contact < h.contacts, seen.insert(contact).inserted else { continue }
-                let email = int32(l.contactEmail, contact)
-                guard email >= 0, email < h.contactStrings else { continue }
-                let addressMatches = FoldedStrings.string(at: email, buffer: contactBuffer, starts: contactStarts)
-                    .map { FoldedStrings.contains($0, needle) } ?? false
-                let base = 4 * contact + (addressMatches ? 0 : 2)
-                insert(start: int32(l.contactRanges, base), count: int32(l.contactRanges, base + 1))
-            }
-            let nameBuffer = UnsafeRawBufferPointer(rebasing: raw[l.nameBuffer..<l.nameBuffer + h.nameBytes])
-            let nameStarts = UnsafeRawBufferPointer(rebasing: raw[l.nameStarts..<l.nameStarts + 4 * h.names])
-            for i in FoldedStrings.indicesContaining(needle, buffer: nameBuffer, starts: nameStarts) {
-                insert(start: int32(l.nameRanges, 2 * i), count: int32(l.nameRanges, 2 * i + 1))
-            }
+        let h = l.header
+        func int32(_ offset: Int, _ index: Int) -> Int {
+            let bytes = section(offset + 4 * index, 4)
+            return bytes.count >= 4 ? Int(bytes.loadUnaligned(as: Int32.self)) : -1
+        }
+        func insert(start: Int, count: Int) {
+            guard start >= 0, count >= 0, start + count <= h.ids, count > 0 else { return }
+            let ids = section(l.ids + 8 * start, 8 * count)
+            guard ids.count >= 8 * count else { return }
+            for i in 0..<count { result.insert(ids.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self)) }
+        }
+        let contactBuffer = section(l.contactBuffer, h.contactBytes)
+        let contactStarts = section(l.contactStarts, 4 * h.contactStrings)
+        var seen = Set<Int>()
+        for i in FoldedStrings.indicesContaining(needle, buffer: contactBuffer, starts: contactStarts) {
+            let contact = int32(l.contactOf, i)
+            guard contact >= 0, contact < h.contacts, seen.insert(contact).inserted else { continue }
+            let email = int32(l.contactEmail, contact)
+            guard email >= 0, email < h.contactStrings else { continue }
+            let addressMatches = FoldedStrings.string(at: email, buffer: contactBuffer, starts: contactStarts)
+                .map { FoldedStrings.contains($0, needle) } ?? false
+            let base = 4 * contact + (addressMatches ? 0 : 2)
+            insert(start: int32(l.contactRanges, base), count: int32(l.contactRanges, base + 1))
+        }
+        let nameBuffer = section(l.nameBuffer, h.nameBytes)
+        let nameStarts = section(l.nameStarts, 4 * h.names)
+        for i in FoldedStrings.indicesContaining(needle, buffer: nameBuffer, starts: nameStarts) {
+            insert(start: int32(l.nameRanges, 2 * i), count: int32(l.nameRanges, 2 * i + 1))
         }
         return result
     }

@@ -41,22 +41,28 @@ extension SearchQueryParser {
             if PlainQueryWords.triggers.contains(token.word) { return nil }
             words.append(token.raw)
         }
-        guard !words.isEmpty else { return nil }
-        return (words.joined(separator: " "), sender)
+        guard var text = words.first.map(String.init) else { return nil }
+        for word in words.dropFirst() { text += " " + word }
+        return (text, sender)
     }
 
     /// The value of a `from:VALUE` token whose value the parser takes as it is (see `plainQuery`).
     private static func senderOperatorValue(_ raw: Substring) -> String? {
-        let scalars = Array(raw.unicodeScalars)
-        guard scalars.count > 5, String(String.UnicodeScalarView(scalars[0..<5])).lowercased() == "from:" else { return nil }
-        let value = scalars[5...]
-        func isAlphanumeric(_ s: Unicode.Scalar) -> Bool {
-            ("a"..."z").contains(s) || ("A"..."Z").contains(s) || ("0"..."9").contains(s)
+        let bytes = raw.utf8
+        guard bytes.count > 5 else { return nil }
+        var i = bytes.startIndex
+        for expected in "from:".utf8 {
+            let b = bytes[i]
+            guard (b >= 0x41 && b <= 0x5A ? b + 32 : b) == expected else { return nil }
+            i = bytes.index(after: i)
         }
+        func isAlphanumeric(_ b: UInt8) -> Bool { (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) }
+        let value = bytes[i...]
         guard let last = value.last, isAlphanumeric(last),
-              value.allSatisfy({ isAlphanumeric($0) || $0 == "." || $0 == "_" || $0 == "+" || $0 == "-" || $0 == "@" })
+              value.allSatisfy({ isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_")
+                  || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "@") })
         else { return nil }
-        return String(String.UnicodeScalarView(value))
+        return String(raw[i...])
     }
 }
 
