@@ -238,6 +238,11 @@ enum MailSchema {
 
 extension MailStore {
     /// The identifiers of every migration of mail.sqlite this version knows, in order (a mail
-    /// database that has them all is current).
-    public static var migrationIdentifiers: [String] { MailSchema.migrator().migrations }
+    /// database that has them all is current): `MailSchema.migrator().migrations`, written out so
+    /// that a one-shot search does not build the migrator (a test checks that the two agree).
+    public static let migrationIdentifiers = [
+        "v1-mail-store", "v2-recent-searches", "v3-embeddings", "v4-filter-indexes", "v5-sender-index", "v6-rethread",
+        "v7-email-directory", "v-sender-name", "v-imap-sync", "v-categories", "v-smtp-accounts", "v-outbox", "v-drafts",
+        "v-outbox-gmail-labels", "v-thread-summaries",
+    ]
 }

@@ -50,9 +50,9 @@ public enum OneShotKeywordSearch {
         var results: [SearchResult] = []
         if page.conversations > 0 {
             let highlighter = MatchHighlighter(terms: terms)
-            guard let matchedTerms = ResultPage.termsMatchedWithoutOR(terms, by: page.keywordPageIds, match: match),
+            guard let names = ResultPage.termNamesMatchedByAll(terms, match: match),
                   let rows = rows(index, ids: page.pageIds, highlighting: !highlighter.isEmpty) else { return nil }
-            results = page.results(rows: rows, highlighter: highlighter, matchedTerms: matchedTerms, agreed: [])
+            results = page.results(rows: rows, highlighter: highlighter, matchedTerms: { _ in names }, agreed: [])
         }
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
@@ -63,15 +63,16 @@ public enum OneShotKeywordSearch {
                               semantic: SemanticReport(ran: false, reason: .keywordOnlyRequested), tookMs: ms)
     }
 
-    /// The page's rows by email id; nil when SQLite fails or a row cannot be read.
-    private static func rows(_ index: OneShotIndex, ids: [Int64], highlighting: Bool) -> [Int64: EmailRow]? {
-        guard !ids.isEmpty else { return [:] }
-        var rows: [Int64: EmailRow] = [:]
+    /// The page's rows; nil when SQLite fails or a row cannot be read.
+    private static func rows(_ index: OneShotIndex, ids: [Int64], highlighting: Bool) -> [EmailRow]? {
+        guard !ids.isEmpty else { return [] }
+        var rows: [EmailRow] = []
         var complete = true
-        let list = ids.map(String.init).joined(separator: ",")
+        var list = ""
+        for id in ids { list += list.isEmpty ? String(id) : "," + String(id) }
         let ok = index.forEachRow(EmailRow.sql(highlighting: highlighting) + " (\(list))") { statement in
             guard let row = EmailRow(statement: statement) else { complete = false; return }
-            rows[row.id] = row
+            rows.append(row)
         }
         return ok && complete ? rows : nil
     }

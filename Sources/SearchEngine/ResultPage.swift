@@ -9,24 +9,30 @@ import SearchIndex
 /// (`SearchEmailsUseCase` through the index's pool, `OneShotKeywordSearch` on its own connection)
 /// and turned into results by `results`.
 struct ResultPage {
-    /// The page's thread ids, best first.
-    private(set) var threads: [Int64] = []
-    /// The best fused match of each thread of the page.
-    private(set) var best: [Int64: RRFMerger.Fused] = [:]
-    /// How many matching messages each thread of the page has (an email found by both rankers is one).
-    private(set) var matched: [Int64: Int] = [:]
+    /// A conversation of the page: its thread, its best fused match, and how many of its messages
+    /// match (an email found by both rankers is one).
+    struct Entry {
+        var thread: Int64
+        var best: RRFMerger.Fused
+        var matched: Int
+    }
+
+    /// The page, best first. Kept in arrays and bitsets rather than dictionaries keyed by id: the
+    /// same answers, and a one-shot process spares the runtime's conformance look-ups for them.
+    private(set) var entries: [Entry] = []
     /// Every conversation with a match.
     let conversations: Int
 
     init(ranking: KeywordRanking, semantic: [SemanticHit], filtersOnly: Bool, directory: EmailDirectory.Snapshot,
          merger: RRFMerger, limit: Int) {
-        let allIds = ranking.hits.lazy.map(\.emailId) + semantic.lazy.map(\.emailId)
-        conversations = directory.conversationCount(of: allIds)
+        let semanticIds = semantic.map(\.emailId)
+        conversations = directory.conversationCount(ofHits: ranking.hits, and: semanticIds)
         guard conversations > 0 else { return }
         var k = max(4 * limit, 200)
         while true {
-            threads = []
-            best = [:]
+            entries = []
+            // Threads already on the page (a thread id below 0 is one email's own conversation: never twice).
+            var seen = EmailIdSet()
             let top = ranking.top(k)
             let fused: [RRFMerger.Fused]
             if filtersOnly {
@@ -46,34 +52,48 @@ struct ResultPage {
             // Past this score the fused order depends on keyword matches not yet sorted (a date order needs no such stop).
             let boundary = k < ranking.count && !filtersOnly ? merger.keywordWeight / (merger.k + Double(k + 1)) : -Double.infinity
             for f in fused {
-                guard threads.count < limit, f.score > boundary else { break }
-                guard let thread = directory.thread(of: f.emailId), best[thread] == nil else { continue }
-                best[thread] = f
-                threads.append(thread)
+                guard entries.count < limit, f.score > boundary else { break }
+                guard let thread = directory.thread(of: f.emailId) else { continue }
+                if thread > 0 {
+                    guard !seen.contains(thread) else { continue }
+                    seen.insert(thread)
+                }
+                entries.append(Entry(thread: thread, best: f, matched: 0))
             }
-            if threads.count >= limit || k >= ranking.count { break }
+            if entries.count >= limit || k >= ranking.count { break }
             k *= 4
         }
-        var matchedIds: [Int64: Set<Int64>] = [:]
-        for thread in threads { matchedIds[thread] = [] }
-        for id in allIds {
-            if let thread = directory.thread(of: id), matchedIds[thread] != nil { matchedIds[thread]!.insert(id) }
+        // Each page thread's matching messages: its position found by binary search over the page
+        // sorted by thread, each email counted once.
+        let byThread = entries.indices.sorted { entries[$0].thread < entries[$1].thread }
+        let sortedThreads = byThread.map { entries[$0].thread }
+        var counted = EmailIdSet()
+        func count(_ id: Int64) {
+            guard let thread = directory.thread(of: id), let i = Self.index(of: thread, in: sortedThreads),
+                  !counted.contains(id) else { return }
+            counted.insert(id)
+            entries[byThread[i]].matched += 1
         }
-        matched = matchedIds.mapValues(\.count)
+        for hit in ranking.hits { count(hit.emailId) }
+        for id in semanticIds { count(id) }
     }
 
     /// The email that represents each thread of the page, in page order: the rows to read.
-    var pageIds: [Int64] { threads.compactMap { best[$0]?.emailId } }
+    var pageIds: [Int64] { entries.map(\.best.emailId) }
 
     /// The page's emails found by the keyword ranker (whose matched terms `--why` names).
-    var keywordPageIds: [Int64] { threads.compactMap { best[$0] }.filter { $0.keywordRank != nil }.map(\.emailId) }
+    var keywordPageIds: [Int64] { entries.filter { $0.best.keywordRank != nil }.map(\.best.emailId) }
 
-    /// The results, in page order, from the page's rows (`rows[emailId]`); a thread whose row is
-    /// missing is left out.
-    func results(rows: [Int64: EmailRow], highlighter: MatchHighlighter, matchedTerms: [Int64: [String]],
+    /// The results, in page order, from the page's rows (in any order); a thread whose row is
+    /// missing is left out. `matchedTerms` names the terms an email matched.
+    func results(rows: [EmailRow], highlighter: MatchHighlighter, matchedTerms: (Int64) -> [String],
                  agreed: Set<Int64>) -> [SearchResult] {
-        threads.compactMap { thread -> SearchResult? in
-            guard let f = best[thread], let row = rows[f.emailId] else { return nil }
+        let sortedRows = rows.sorted { $0.id < $1.id }
+        let rowIds = sortedRows.map(\.id)
+        return entries.compactMap { entry -> SearchResult? in
+            let f = entry.best
+            guard let i = Self.index(of: f.emailId, in: rowIds) else { return nil }
+            let row = sortedRows[i]
             let subject = row.subject
             var snippet = row.snippet
             var ranges: [HighlightRange] = []
@@ -86,29 +106,40 @@ struct ResultPage {
             }
             var why = MatchExplanation()
             if let rank = f.keywordRank, let bm25 = f.bm25 {
-                why.keyword = MatchExplanation.Keyword(terms: matchedTerms[row.id] ?? [], bm25: bm25, rank: rank)
+                why.keyword = MatchExplanation.Keyword(terms: matchedTerms(row.id), bm25: bm25, rank: rank)
             }
             if let rank = f.semanticRank, let similarity = f.similarity {
                 why.semantic = MatchExplanation.Semantic(
                     similarity: similarity, rank: rank, keywordAgreement: agreed.contains(row.id) ? true : nil)
             }
             return SearchResult(
-                threadId: row.threadId ?? thread, emailId: row.id, subject: subject, senderName: row.fromName ?? "",
+                threadId: row.threadId ?? entry.thread, emailId: row.id, subject: subject, senderName: row.fromName ?? "",
                 senderEmail: row.fromEmail ?? "", date: row.date, snippet: snippet, highlights: ranges,
                 hasAttachment: row.hasAttachment, score: f.score, matchSource: f.source, accountId: row.accountId,
-                matchedMessages: matched[thread] ?? 1, why: why, isRead: row.isRead, category: row.category)
+                matchedMessages: entry.matched == 0 ? 1 : entry.matched, why: why, isRead: row.isRead, category: row.category)
         }
     }
 
-    /// Which positive terms each email matched when the MATCH has no OR: all of them (with an OR,
-    /// each term is looked up in FTS5 for these emails; nil here).
-    static func termsMatchedWithoutOR(_ terms: [FTS5QueryBuilder.Term], by emailIds: [Int64],
-                                      match: String?) -> [Int64: [String]]? {
-        guard let match, !emailIds.isEmpty, !terms.isEmpty else { return [:] }
-        let names = terms.map { $0.isPhrase ? "\"\($0.text)\"" : $0.text }
-        guard match.utf8.firstRange(of: " OR ".utf8) != nil, terms.count > 1 else {
-            return Dictionary(uniqueKeysWithValues: emailIds.map { ($0, names) })
+    /// Where `value` is in `sorted` (ascending, no repeats), or nil.
+    private static func index(of value: Int64, in sorted: [Int64]) -> Int? {
+        var low = 0, high = sorted.count
+        while low < high {
+            let mid = (low + high) / 2
+            if sorted[mid] < value { low = mid + 1 } else { high = mid }
         }
+        return low < sorted.count && sorted[low] == value ? low : nil
+    }
+
+    /// The positive terms' names (`"phrase"` for a phrase) when every matching email matched them
+    /// all — a MATCH without OR (or of one term) —, [] without a MATCH or terms; nil when the MATCH
+    /// has an OR, and each term must be looked up in FTS5 for the emails of the page.
+    static func termNamesMatchedByAll(_ terms: [FTS5QueryBuilder.Term], match: String?) -> [String]? {
+        guard let match, !terms.isEmpty else { return [] }
+        guard match.utf8.firstRange(of: " OR ".utf8) != nil, terms.count > 1 else { return termNames(terms) }
         return nil
+    }
+
+    static func termNames(_ terms: [FTS5QueryBuilder.Term]) -> [String] {
+        terms.map { $0.isPhrase ? "\"\($0.text)\"" : $0.text }
     }
 }

@@ -155,26 +155,27 @@ public final class SearchEmailsUseCase: Sendable {
                               merger: merger, limit: limit)
         guard page.conversations > 0 else { return ([], 0) }
         let highlighter = MatchHighlighter(terms: match == nil ? [] : terms)
-        let matchedTerms = try await termsMatched(terms, by: page.keywordPageIds, match: match)
+        let matchedTerms: (Int64) -> [String]
+        if let names = ResultPage.termNamesMatchedByAll(terms, match: match) {
+            matchedTerms = { _ in names }
+        } else {
+            let byEmail = try await termsMatched(terms, by: page.keywordPageIds, match: match!)
+            matchedTerms = { byEmail[$0] ?? [] }
+        }
         let pageIds = page.pageIds
-        let rows = try await index.read { db -> [Int64: EmailRow] in
-            var rows: [Int64: EmailRow] = [:]
-            for r in try Self.rows(db, sql: EmailRow.sql(highlighting: !highlighter.isEmpty), ids: pageIds) {
-                rows[r["id"]] = EmailRow(row: r)
-            }
-            return rows
+        let rows = try await index.read { db -> [EmailRow] in
+            try Self.rows(db, sql: EmailRow.sql(highlighting: !highlighter.isEmpty), ids: pageIds).map(EmailRow.init(row:))
         }
         return (page.results(rows: rows, highlighter: highlighter, matchedTerms: matchedTerms, agreed: agreed),
                 page.conversations)
     }
 
-    /// Which positive terms each of `emailIds` matched: all of them, unless the MATCH has an OR,
-    /// in which case each term is looked up in FTS5 for these emails only.
+    /// Which positive terms each of `emailIds` matched, for a MATCH with an OR: each term is looked
+    /// up in FTS5 for these emails only.
     private func termsMatched(_ terms: [FTS5QueryBuilder.Term], by emailIds: [Int64],
-                              match: String?) async throws -> [Int64: [String]] {
-        if let all = ResultPage.termsMatchedWithoutOR(terms, by: emailIds, match: match) { return all }
-        guard let match else { return [:] }
-        let names = terms.map { $0.isPhrase ? "\"\($0.text)\"" : $0.text }
+                              match: String) async throws -> [Int64: [String]] {
+        guard !emailIds.isEmpty else { return [:] }
+        let names = ResultPage.termNames(terms)
         return try await index.read { db in
             var out: [Int64: [String]] = [:]
             let placeholders = Array(repeating: "?", count: emailIds.count).joined(separator: ",")

@@ -54,20 +54,38 @@ public final class EmailDirectory: @unchecked Sendable {
             return d.isNaN ? nil : d
         }
 
+        /// Counts the distinct conversations of the emails of `hits` and `emailIds` together (unknown
+        /// ids are not counted). Not generic, so that a one-shot process does not instantiate the
+        /// generic version's metadata at run time.
+        public func conversationCount(ofHits hits: [KeywordHit], and emailIds: [Int64]) -> Int {
+            var counter = ConversationCounter(threadIdLimit: threadIdLimit)
+            for hit in hits { counter.add(thread(of: hit.emailId)) }
+            for id in emailIds { counter.add(thread(of: id)) }
+            return counter.count
+        }
+
         /// Counts the distinct conversations of `emailIds` (unknown ids are not counted).
         public func conversationCount<S: Sequence<Int64>>(of emailIds: S) -> Int {
-            var seen = [UInt64](repeating: 0, count: (threadIdLimit + 63) / 64)
+            var counter = ConversationCounter(threadIdLimit: threadIdLimit)
+            for id in emailIds { counter.add(thread(of: id)) }
+            return counter.count
+        }
+
+        /// Distinct conversations, one bit each (a thread id below 0 is an email's own).
+        private struct ConversationCounter {
+            var seen: [UInt64]
             var count = 0
-            for id in emailIds {
-                guard let t = thread(of: id) else { continue }
-                if t < 0 { count += 1; continue }
+            init(threadIdLimit: Int) { seen = [UInt64](repeating: 0, count: (threadIdLimit + 63) / 64) }
+            @inline(__always)
+            mutating func add(_ thread: Int64?) {
+                guard let t = thread else { return }
+                if t < 0 { count += 1; return }
                 let bit: UInt64 = 1 << UInt64(t & 63)
                 if seen[Int(t >> 6)] & bit == 0 {
                     seen[Int(t >> 6)] |= bit
                     count += 1
                 }
             }
-            return count
         }
 
         /// Whether `emailId` passes the date and flag filters of `filters` (the others are not looked at).

@@ -62,7 +62,7 @@ public enum FTS5QueryBuilder {
     }
 
     /// English function words matched exactly rather than as prefixes (except as the last word).
-    public static let stopWords: Set<String> = [
+    public static let stopWords: WordList = [
         "a", "an", "and", "are", "as", "at", "be", "by", "for", "from", "has", "have", "he", "i", "in", "is",
         "it", "its", "of", "on", "or", "she", "that", "the", "their", "them", "then", "there", "these", "they",
         "this", "to", "was", "we", "were", "will", "with", "you", "your",
@@ -70,7 +70,7 @@ public enum FTS5QueryBuilder {
 
     /// Function and question words a person's question is full of ("how do i…", "does it…"): with
     /// `stopWords`, left out of `anyWordExpression`.
-    public static let questionWords: Set<String> = [
+    public static let questionWords: WordList = [
         "about", "all", "any", "been", "but", "can", "could", "did", "do", "does", "get", "got", "had", "her",
         "here", "his", "how", "if", "into", "just", "may", "me", "might", "must", "my", "no", "not", "our",
         "over", "shall", "should", "so", "some", "than", "those", "under", "us", "what", "when", "where", "which",

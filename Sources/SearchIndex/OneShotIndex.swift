@@ -57,8 +57,7 @@ public final class OneShotIndex {
         // it, or refuse a read-only open); SearchIndexManager's reconcile check (the index was last
         // found complete at this mail version); the index version the row lengths belong to, and
         // the stored copies of this index and mail version.
-        let names = SearchDatabase.tables.map { "'\($0)'" }.joined(separator: ",")
-        let identifiers = migrations.map { "'\(escaped($0))'" }.joined(separator: ",")
+        let names = quotedList(SearchDatabase.tables), identifiers = quotedList(migrations)
         let mailVersion = "(SELECT version FROM mail.email_directory_version WHERE id = 1)"
         let ftsVersion = "COALESCE((SELECT value FROM index_meta WHERE key = 'fts_version'), 0)"
         let maxIdSQL = "COALESCE((SELECT MAX(id) FROM mail.emails), 0)"
@@ -120,7 +119,7 @@ public final class OneShotIndex {
         defer { sqlite3_close(db) }
         sqlite3_busy_timeout(db, 30_000)
         // MailStore's settings for a connection that writes; a schema it would migrate is left to it.
-        let identifiers = migrations.map { "'\(escaped($0))'" }.joined(separator: ",")
+        let identifiers = quotedList(migrations)
         guard execute(db, "PRAGMA synchronous = NORMAL"), execute(db, "PRAGMA wal_autocheckpoint = 8192"),
               integer(db, "SELECT COUNT(DISTINCT identifier) FROM grdb_migrations WHERE identifier IN (\(identifiers))")
                 == Int64(migrations.count),
@@ -246,6 +245,14 @@ public final class OneShotIndex {
             if value == nil, sqlite3_column_type(row, 0) != SQLITE_NULL { value = sqlite3_column_int64(row, 0) }
         }
         return value
+    }
+
+    /// `'a','b'`: SQL string literals separated by commas (built by hand: `joined` would cost a
+    /// one-shot search a conformance look-up of the runtime).
+    private static func quotedList(_ texts: [String]) -> String {
+        var list = ""
+        for text in texts { list += (list.isEmpty ? "'" : ",'") + escaped(text) + "'" }
+        return list
     }
 
     /// `text` for inside single quotes in SQL.

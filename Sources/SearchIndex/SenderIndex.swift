@@ -210,10 +210,11 @@ final class SenderIndex: Sendable {
         }
         let contactBuffer = section(l.contactBuffer, h.contactBytes)
         let contactStarts = section(l.contactStarts, 4 * h.contactStrings)
-        var seen = Set<Int>()
+        var seen = [Bool](repeating: false, count: h.contacts)  // not a Set: no hashing set up for a one-shot search
         for i in FoldedStrings.indicesContaining(needle, buffer: contactBuffer, starts: contactStarts) {
             let contact = int32(l.contactOf, i)
-            guard contact >= 0, contact < h.contacts, seen.insert(contact).inserted else { continue }
+            guard contact >= 0, contact < h.contacts, !seen[contact] else { continue }
+            seen[contact] = true
             let email = int32(l.contactEmail, contact)
             guard email >= 0, email < h.contactStrings else { continue }
             let addressMatches = FoldedStrings.string(at: email, buffer: contactBuffer, starts: contactStarts)

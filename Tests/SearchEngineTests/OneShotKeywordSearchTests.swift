@@ -28,7 +28,7 @@ final class PlainQueryTests: XCTestCase {
     /// Random queries over the parser's own vocabulary, ordinary words, names, numbers, quotes and
     /// operators: wherever `plainText` answers, `parse` finds no filter and the same text.
     func testNeverAnswersWhereTheParserFindsAFilter() {
-        var words = Array(PlainQueryWords.triggers) + Array(QueryVocabulary.stopWords) + Array(QueryVocabulary.numberWords.keys)
+        var words = PlainQueryWords.triggers.words + QueryVocabulary.stopWords.words + QueryVocabulary.numberWords.keys
         words += ["gas", "prices", "california", "budget", "report", "Sarah", "John", "Kay", "meeting", "notes", "offsite",
                   "q3", "2024", "3", "7", "days", "weeks", "ago", "e-mail", "x-ray", "report.", "john,", "(budget)",
                   "\"natural gas\"", "\"from john\"", "-draft", "OR", "AND", "from:kay", "is:unread", "Über", "café",

@@ -16,3 +16,26 @@ final class ReadOnlyURITests: XCTestCase {
         }
     }
 }
+
+/// `WordList` and `WordTable` answer as a `Set` and a `Dictionary` of the same words.
+final class WordListTests: XCTestCase {
+    func testSameMembershipAsASet() {
+        var generator = SystemRandomNumberGenerator()
+        let ascii = ["a", "b", "Z", "-", "e", "'"], other = ["é", "e\u{301}", "ß", "\u{212B}"]
+        for _ in 0..<300 {
+            let words = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                (0..<Int.random(in: 1...3, using: &generator)).map { _ in ascii.randomElement(using: &generator)! }.joined()
+            }
+            let list = WordList(words), set = Set(words)
+            XCTAssertEqual(Set(list.words), set)
+            XCTAssertEqual(list.words.count, set.count)
+            let probes = words + words.map { $0 + other.randomElement(using: &generator)! } + ["x", "", "ab", "e\u{301}a", "A"]
+            for probe in probes { XCTAssertEqual(list.contains(probe), set.contains(probe), probe) }
+        }
+        let table: WordTable<Int> = ["may": 5, "march": 3, "mar": 3, "jan": 1]
+        XCTAssertEqual(table["may"], 5)
+        XCTAssertEqual(table["mar"], 3)
+        XCTAssertNil(table["ma"])
+        XCTAssertEqual(table.keys, ["jan", "mar", "march", "may"])
+    }
+}

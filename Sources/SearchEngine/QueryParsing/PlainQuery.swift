@@ -1,3 +1,5 @@
+import SearchIndex
+
 extension SearchQueryParser {
     /// The free text of `text` when the query certainly holds nothing but words and quoted
     /// phrases, so that `parse` would return it as text with no filter; nil when it may hold
@@ -70,21 +72,21 @@ extension SearchQueryParser {
 /// `QueryVocabulary` but the stop words (which only matter after one of these), and the words
 /// `DateExpressionParser` starts an expression with.
 enum PlainQueryWords {
-    static let triggers: Set<String> = {
-        var words = QueryVocabulary.mailNouns
-        words.formUnion(QueryVocabulary.filterWords)
-        words.formUnion(QueryVocabulary.recipientVerbs)
-        words.formUnion(QueryVocabulary.categories.keys)
-        words.formUnion(QueryVocabulary.folders)
-        words.formUnion(QueryVocabulary.attachmentWords)
-        words.formUnion(QueryVocabulary.attachmentTypes.keys)
-        words.formUnion(QueryVocabulary.months.keys)
-        words.formUnion(QueryVocabulary.weekdays.keys)
-        words.formUnion([
+    static let triggers: WordList = {
+        var words = QueryVocabulary.mailNouns.words
+        words += QueryVocabulary.filterWords.words
+        words += QueryVocabulary.recipientVerbs.words
+        words += QueryVocabulary.categories.keys
+        words += QueryVocabulary.folders.words
+        words += QueryVocabulary.attachmentWords.words
+        words += QueryVocabulary.attachmentTypes.keys
+        words += QueryVocabulary.months.keys
+        words += QueryVocabulary.weekdays.keys
+        words += [
             "today", "yesterday", "tomorrow", "this", "last", "past", "next", "in", "within", "over", "during",
             "older", "newer", "than", "before", "after", "since", "until", "till", "on", "from", "to", "between",
             "ago", "is", "has", "have", "having", "with", "without", "cc", "bcc", "me", "label", "labels",
-        ])
-        return words
+        ]
+        return WordList(words)
     }()
 }

@@ -1,15 +1,17 @@
 import MailModel
+import SearchIndex
 
-/// The fixed word lists the query parser recognises. Immutable tables, shared by every parse.
+/// The fixed word lists the query parser recognises. Immutable tables, shared by every parse,
+/// looked up by binary search (`WordList`, `WordTable`: no hashing to set up in a one-shot search).
 enum QueryVocabulary {
     /// Nouns that name mail itself ("unread emails", "emails from john"); noise next to filters.
-    static let mailNouns: Set<String> = [
+    static let mailNouns: WordList = [
         "email", "emails", "e-mail", "e-mails", "mail", "mails", "message", "messages",
         "conversation", "conversations", "thread", "threads",
     ]
 
     /// Words after "from"/"to" that show the phrase is prose, not a person ("notes from the offsite").
-    static let stopWords: Set<String> = [
+    static let stopWords: WordList = [
         "a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "this", "that", "these",
         "those", "me", "us", "you", "him", "them", "it", "there", "here", "home", "work", "now", "then",
         "and", "or", "of", "to", "in", "on", "at", "by", "for", "with", "about", "all", "every", "each",
@@ -22,7 +24,7 @@ enum QueryVocabulary {
 
     /// Words that start a filter phrase: a capitalised name after "from"/"to" stops before them,
     /// and a lower-case word among them is never taken as a person.
-    static let filterWords: Set<String> = [
+    static let filterWords: WordList = [
         "from", "to", "with", "has", "have", "having", "in", "on", "before", "after", "since", "until",
         "till", "last", "past", "this", "today", "yesterday", "unread", "read", "starred", "subject",
         "older", "newer", "ago", "during", "within", "between", "attachment", "attachments", "files",
@@ -30,12 +32,12 @@ enum QueryVocabulary {
     ]
 
     /// Verbs that may precede a recipient phrase and belong to it ("sent to sarah").
-    static let recipientVerbs: Set<String> = [
+    static let recipientVerbs: WordList = [
         "sent", "send", "wrote", "written", "forwarded", "replied", "addressed", "emailed", "mailed",
     ]
 
     /// Category words (FR-SEARCH-02), singular forms included.
-    static let categories: [String: AICategory] = [
+    static let categories: WordTable<AICategory> = [
         "promotions": .promotions, "promotion": .promotions, "promotional": .promotions,
         "social": .social,
         "updates": .updates, "update": .updates,
@@ -44,18 +46,18 @@ enum QueryVocabulary {
     ]
 
     /// Folder names understood after "in" ("in sent"); the folder filter keeps the word as typed.
-    static let folders: Set<String> = [
+    static let folders: WordList = [
         "inbox", "sent", "archive", "archived", "drafts", "draft", "trash", "bin", "spam", "junk",
         "outbox", "starred", "important",
     ]
 
     /// Words meaning "an attachment of any type".
-    static let attachmentWords: Set<String> = [
+    static let attachmentWords: WordList = [
         "attachment", "attachments", "file", "files", "attached",
     ]
 
     /// Attachment kinds after "with"/"has" and the `attachmentType` each one sets.
-    static let attachmentTypes: [String: String] = [
+    static let attachmentTypes: WordTable<String> = [
         "pdf": "pdf", "pdfs": "pdf",
         "doc": "doc", "docs": "doc", "docx": "docx",
         "xls": "xls", "xlsx": "xlsx", "spreadsheet": "xls", "spreadsheets": "xls",
@@ -67,7 +69,7 @@ enum QueryVocabulary {
         "csv": "csv", "txt": "txt", "ics": "ics", "calendar": "ics",
     ]
 
-    static let months: [String: Int] = [
+    static let months: WordTable<Int> = [
         "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
         "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
         "september": 9, "sep": 9, "sept": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
@@ -75,13 +77,13 @@ enum QueryVocabulary {
     ]
 
     /// Weekday names to `Calendar` weekday numbers (Sunday = 1).
-    static let weekdays: [String: Int] = [
+    static let weekdays: WordTable<Int> = [
         "sunday": 1, "sun": 1, "monday": 2, "mon": 2, "tuesday": 3, "tue": 3, "tues": 3,
         "wednesday": 4, "wed": 4, "thursday": 5, "thu": 5, "thur": 5, "thurs": 5,
         "friday": 6, "fri": 6, "saturday": 7, "sat": 7,
     ]
 
-    static let numberWords: [String: Int] = [
+    static let numberWords: WordTable<Int> = [
         "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
         "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
     ]
