@@ -22,12 +22,16 @@ public struct KeywordRanking: Sendable {
     /// The best `k` matches, best first (all of them when `k` ≥ `count`).
     public func top(_ k: Int) -> [KeywordHit] {
         guard k > 0 else { return [] }
-        guard k < hits.count else { return hits.sorted(by: Self.better) }
+        guard k < hits.count else {
+            var all = hits
+            InPlaceSort.sort(&all, by: Self.better)  // `better` is a total order: ids are unique
+            return all
+        }
         // The k-th best rank by selection (linear on average), then the matches up to it, sorted.
         var ranks = hits.map(\.rank)
         let threshold = Self.select(&ranks, k - 1)
         var top = hits.filter { $0.rank <= threshold }
-        top.sort(by: Self.better)
+        InPlaceSort.sort(&top, by: Self.better)
         if top.count > k { top.removeLast(top.count - k) }
         return top
     }

@@ -44,7 +44,10 @@ extension SearchQueryParser {
             words.append(token.raw)
         }
         guard var text = words.first.map(String.init) else { return nil }
-        for word in words.dropFirst() { text += " " + word }
+        for word in words.dropFirst() {
+            text += " "
+            text += String(word)
+        }
         return (text, sender)
     }
 
