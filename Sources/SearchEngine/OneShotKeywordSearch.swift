@@ -68,9 +68,7 @@ public enum OneShotKeywordSearch {
         guard !ids.isEmpty else { return [] }
         var rows: [EmailRow] = []
         var complete = true
-        var list = ""
-        for id in ids { list += list.isEmpty ? String(id) : "," + String(id) }
-        let ok = index.forEachRow(EmailRow.sql(highlighting: highlighting) + " (\(list))") { statement in
+        let ok = index.forEachRow(EmailRow.sql(highlighting: highlighting) + " (?1)", ids: ids) { statement in
             guard let row = EmailRow(statement: statement) else { complete = false; return }
             rows.append(row)
         }

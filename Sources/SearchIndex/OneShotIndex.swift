@@ -35,7 +35,8 @@ public final class OneShotIndex {
         // Both files must exist: the regular path creates or rebuilds what is missing.
         guard access(searchPath, R_OK | W_OK) == 0, access(mailPath, R_OK) == 0 else { return nil }
         var handle: OpaquePointer?
-        guard sqlite3_open_v2(searchPath, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI, nil) == SQLITE_OK,
+        // One thread uses the connection: no mutex.
+        guard sqlite3_open_v2(searchPath, &handle, SQLITE_OPEN_READWRITE | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil) == SQLITE_OK,
               let db = handle else {
             sqlite3_close(handle)
             return nil
@@ -49,6 +50,9 @@ public final class OneShotIndex {
         guard execute(db, "PRAGMA main.mmap_size = \(SearchDatabase.mapSize)"),
               execute(db, "ATTACH DATABASE '\(escaped(SearchDatabase.readOnlyURI(mailPath)))' AS mail"),
               execute(db, "PRAGMA mail.mmap_size = \(SearchDatabase.mapSize)"),
+              // Mapped pages bypass the page cache; a small one is enough for the rest, and SQLite
+              // lays out (touches) a cache's first pages in one go.
+              execute(db, "PRAGMA main.cache_size = 16"), execute(db, "PRAGMA mail.cache_size = 16"),
               ms_register_bm25(db) == SQLITE_OK, RawStatementScan.registerFunctions(db) == SQLITE_OK,
               execute(db, "BEGIN") else { return nil }
         // What the regular path checks and reads first, in one statement (a table missing from
@@ -206,6 +210,25 @@ public final class OneShotIndex {
     @discardableResult
     public func forEachRow(_ sql: String, _ row: (OpaquePointer) -> Void) -> Bool {
         Self.forEachRow(db, sql, row)
+    }
+
+    /// Runs `sql` once for each of `ids` (bound to ?1), calling `row` for each result row; false
+    /// when SQLite fails. One lookup per id: an `IN (…)` list would build a temporary index first.
+    public func forEachRow(_ sql: String, ids: [Int64], _ row: (OpaquePointer) -> Void) -> Bool {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return false }
+        defer { sqlite3_finalize(statement) }
+        for id in ids {
+            sqlite3_reset(statement)
+            sqlite3_bind_int64(statement, 1, id)
+            while true {
+                let code = sqlite3_step(statement)
+                if code == SQLITE_DONE { break }
+                guard code == SQLITE_ROW else { return false }
+                row(statement)
+            }
+        }
+        return true
     }
 
     @discardableResult
