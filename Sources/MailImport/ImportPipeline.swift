@@ -41,6 +41,12 @@ public struct ImportSummary: Sendable, Codable {
 public protocol ImportBatchObserver: Sendable {
     /// Called after the batch's mail transaction committed.
     func didCommit(_ result: IngestResult, store: MailStore) throws
+    /// Called once every batch of an import was handed to `didCommit`, with how many emails it added.
+    func didFinishImport(imported: Int) throws
+}
+
+extension ImportBatchObserver {
+    public func didFinishImport(imported: Int) throws {}
 }
 
 /// The import pipeline: a source's messages are read in order, parsed in parallel on every
@@ -146,7 +152,10 @@ public struct ImportPipeline: Sendable {
             queue.fail(error)
             throw error
         }
-        if observer != nil { try indexQueue.finishAndWaitUntilDrained() }
+        if let observer {
+            try indexQueue.finishAndWaitUntilDrained()
+            try observer.didFinishImport(imported: imported)
+        }
         // Fold the write-ahead log into mail.sqlite so the file on disk is complete after an import.
         _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         return ImportSummary(

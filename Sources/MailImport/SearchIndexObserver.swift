@@ -6,4 +6,8 @@ extension SearchIndexManager: ImportBatchObserver {
     public func didCommit(_ result: IngestResult, store: MailStore) throws {
         try index(result.inserted)
     }
+
+    public func didFinishImport(imported: Int) throws {
+        try optimizeAfterImport(imported: imported)
+    }
 }

@@ -599,6 +599,10 @@ public final class MailSearchService: @unchecked Sendable {
 
 extension MailSearchService: ImportBatchObserver {
     /// Each committed import batch: FTS5 rows at once, embeddings in the background.
+    public func didFinishImport(imported: Int) throws {
+        try index.optimizeAfterImport(imported: imported)
+    }
+
     public func didCommit(_ result: IngestResult, store: MailStore) throws {
         try index.index(result.inserted)
         state.changed()

@@ -158,6 +158,23 @@ public final class SearchIndexManager: Sendable {
         try fresh.pool.write { try $0.execute(sql: "INSERT INTO email_fts(email_fts) VALUES('optimize')") }
     }
 
+    /// After an import that added `imported` emails: when that is at least 1,000 and a quarter of
+    /// the index (a first import, or one that grew the mailbox by a third), FTS5's segments are
+    /// merged into one (`optimize`: 1.4 s for Enron's 45K emails, against 19 s to import them),
+    /// so that each word's matches are read from one list instead of a dozen (a keyword search
+    /// on Enron ~10% faster). Smaller additions leave it to FTS5's own incremental merging.
+    /// The index's content — rows, words, lengths — is unchanged, so its version is too.
+    public func optimizeAfterImport(imported: Int) throws {
+        guard imported >= 1_000 else { return }
+        try withDatabase { db in
+            try db.pool.write { db in
+                let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM email_fts_docsize") ?? 0
+                guard imported * 4 >= rows else { return }
+                try db.execute(sql: "INSERT INTO email_fts(email_fts) VALUES('optimize')")
+            }
+        }
+    }
+
     // MARK: Queries
 
     /// FTS5's own BM25 top-`limit` of `match` (an FTS5 expression from `FTS5QueryBuilder`), no

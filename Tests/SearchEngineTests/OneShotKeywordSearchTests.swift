@@ -199,3 +199,38 @@ struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// A large import leaves FTS5's index in one segment; a small one leaves merging to FTS5.
+final class OptimizeAfterImportTests: XCTestCase {
+    private func mbox(_ count: Int, from first: Int = 0) throws -> URL {
+        var text = ""
+        for i in first..<first + count {
+            text += "From x@example.com Mon Mar  4 14:11:14 2024\nMessage-ID: <opt\(i)@example.com>\n"
+            text += "From: P\(i % 7) <p\(i % 7)@example.com>\nSubject: Report \(i) on gas prices\nDate: 4 Mar 2024 10:00:00 +0000\n\n"
+            text += "Body \(i): pipeline capacity, gas storage and the quarterly budget number \(i * 7).\n\n"
+        }
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("opt-\(UUID().uuidString).mbox")
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    private func segments(_ index: SearchIndexManager) throws -> Int {
+        try index.read { try Int.fetchOne($0, sql: "SELECT COUNT(DISTINCT segid) FROM email_fts_idx") ?? 0 }
+    }
+
+    func testALargeImportIsOptimizedASmallOneIsNot() async throws {
+        let f = try SearchFixture()
+        let large = try mbox(3_000)
+        defer { try? FileManager.default.removeItem(at: large) }
+        let before = try await f.useCase().search("gas prices", limit: 50, mode: .keyword)
+        XCTAssertEqual(before.conversationCount, 0)
+        _ = try ImportPipeline(store: f.store, accountName: "a", batchSize: 100, observer: f.index).run(path: large.path)
+        XCTAssertEqual(try segments(f.index), 1, "one segment after a large import")
+        let small = try mbox(50, from: 3_000)
+        defer { try? FileManager.default.removeItem(at: small) }
+        _ = try ImportPipeline(store: f.store, accountName: "a", batchSize: 10, observer: f.index).run(path: small.path)
+        XCTAssertGreaterThan(try segments(f.index), 1, "a small import is merged by FTS5 as it goes")
+        let after = try await f.useCase().search("report gas", limit: 5, mode: .keyword)
+        XCTAssertEqual(after.keywordMatches, 3_050)
+    }
+}
