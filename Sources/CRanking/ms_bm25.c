@@ -18,9 +18,24 @@ static int count_rows(const Fts5ExtensionApi *api, Fts5Context *fts, void *user)
     return SQLITE_OK;
 }
 
+/// IDF = log((N − n + 0.5) / (n + 0.5)), floored at 1e-6 (FTS5's bm25).
+static double inverse_document_frequency(sqlite3_int64 rows, sqlite3_int64 hits) {
+    double idf = log(((double)rows - (double)hits + 0.5) / ((double)hits + 0.5));
+    return idf <= 0.0 ? 1e-6 : idf;
+}
+
+/// A phrase's term-frequency part of BM25 in a row: f weighted occurrences, d tokens.
+static double tf_part(double f, double d, double averageLength) {
+    const double k1 = 1.2;
+    const double b = 0.75;
+    return (f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * d / averageLength));
+}
+
 /// The same per-query values as FTS5's fts5Bm25GetData: average row length over the table, and
-/// for each phrase IDF = log((N − n + 0.5) / (n + 0.5)), floored at 1e-6.
-static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, Bm25Query **out) {
+/// for each phrase IDF = log((N − n + 0.5) / (n + 0.5)), floored at 1e-6. With `deferred` and
+/// one phrase, the IDF is left to the caller (no second query of the phrase) and the row count
+/// goes to `deferred`.
+static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, ms_bm25_deferred *deferred, Bm25Query **out) {
     Bm25Query *q = (Bm25Query *)api->xGetAuxdata(fts, 0);
     if (q) {
         *out = q;
@@ -39,13 +54,14 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, Bm25Query *
     int rc = api->xRowCount(fts, &rows);
     if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
     if (rc == SQLITE_OK) q->averageLength = rows > 0 ? (double)tokens / (double)rows : 1.0;
-    for (int i = 0; rc == SQLITE_OK && i < phrases; i++) {
+    if (deferred) {
+        deferred->rows = rows;
+        deferred->phrases = phrases;
+    }
+    for (int i = 0; rc == SQLITE_OK && i < phrases && !(deferred && phrases == 1); i++) {
         sqlite3_int64 hits = 0;
         rc = api->xQueryPhrase(fts, i, &hits, count_rows);
-        if (rc == SQLITE_OK) {
-            double idf = log(((double)rows - (double)hits + 0.5) / ((double)hits + 0.5));
-            q->idf[i] = idf <= 0.0 ? 1e-6 : idf;
-        }
+        if (rc == SQLITE_OK) q->idf[i] = inverse_document_frequency(rows, hits);
     }
     if (rc == SQLITE_OK) rc = api->xSetAuxdata(fts, q, sqlite3_free);
     else sqlite3_free(q);
@@ -72,16 +88,11 @@ static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, const ms_do
     return rc;
 }
 
-static void ms_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context,
-                    int argc, sqlite3_value **argv) {
-    const double k1 = 1.2;
-    const double b = 0.75;
-    const ms_doc_lengths *lengths = argc > 0 ? (const ms_doc_lengths *)sqlite3_value_pointer(argv[0], MS_DOC_LENGTHS_TYPE) : NULL;
-    int weightCount = argc > 0 ? argc - 1 : 0;
-    sqlite3_value **weights = argv + 1;
-
+/// ms_bm25(email_fts, lengths, weights…) and ms_bm25_tf(email_fts, lengths, deferred, weights…).
+static void bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context,
+                 const ms_doc_lengths *lengths, ms_bm25_deferred *deferred, int weightCount, sqlite3_value **weights) {
     Bm25Query *q = NULL;
-    int rc = query_data(api, fts, &q);
+    int rc = query_data(api, fts, deferred, &q);
     int instances = 0;
     if (rc == SQLITE_OK) {
         memset(q->frequency, 0, sizeof(double) * (size_t)q->phraseCount);
@@ -98,13 +109,39 @@ static void ms_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_conte
         sqlite3_result_error_code(context, rc);
         return;
     }
-    double score = 0.0;
     double d = (double)length;
+    if (deferred && q->phraseCount == 1) {
+        sqlite3_result_double(context, tf_part(q->frequency[0], d, q->averageLength));
+        return;
+    }
+    double score = 0.0;
     for (int i = 0; i < q->phraseCount; i++) {
-        double f = q->frequency[i];
-        score += q->idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * d / q->averageLength)));
+        score += q->idf[i] * tf_part(q->frequency[i], d, q->averageLength);
     }
     sqlite3_result_double(context, -1.0 * score);
+}
+
+double ms_bm25_score(double part, int64_t rows, int64_t hits) {
+    double score = 0.0;
+    score += inverse_document_frequency(rows, hits) * part;
+    return -1.0 * score;
+}
+
+static void ms_bm25(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context,
+                    int argc, sqlite3_value **argv) {
+    const ms_doc_lengths *lengths = argc > 0 ? (const ms_doc_lengths *)sqlite3_value_pointer(argv[0], MS_DOC_LENGTHS_TYPE) : NULL;
+    bm25(api, fts, context, lengths, NULL, argc > 0 ? argc - 1 : 0, argv + 1);
+}
+
+static void ms_bm25_tf(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_context *context,
+                       int argc, sqlite3_value **argv) {
+    if (argc < 2) {
+        sqlite3_result_error(context, "ms_bm25_tf(email_fts, lengths, deferred, weights...)", -1);
+        return;
+    }
+    const ms_doc_lengths *lengths = (const ms_doc_lengths *)sqlite3_value_pointer(argv[0], MS_DOC_LENGTHS_TYPE);
+    ms_bm25_deferred *deferred = (ms_bm25_deferred *)sqlite3_value_pointer(argv[1], MS_BM25_DEFERRED_TYPE);
+    bm25(api, fts, context, lengths, deferred, argc - 2, argv + 2);
 }
 
 int ms_register_bm25(sqlite3 *db) {
@@ -117,5 +154,7 @@ int ms_register_bm25(sqlite3 *db) {
     rc = sqlite3_finalize(statement);
     if (rc != SQLITE_OK) return rc;
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
-    return api->xCreateFunction(api, "ms_bm25", NULL, ms_bm25, NULL);
+    rc = api->xCreateFunction(api, "ms_bm25", NULL, ms_bm25, NULL);
+    if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "ms_bm25_tf", NULL, ms_bm25_tf, NULL);
+    return rc;
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import CRanking
 import GRDBSQLite
 import MailModel
 
@@ -72,23 +73,27 @@ public enum FTS5Manager {
     /// results are the true BM25 best and its conversation count is exact. With candidates, FTS5
     /// still walks every match of the text but computes BM25 only for the candidates
     /// (`ms_email_in`), so a filter that keeps little mail makes the search cheaper. The rank is
-    /// `ms_bm25`: FTS5's bm25() with row lengths from `lengths` (memory) instead of %_docsize.
+    /// FTS5's bm25() with row lengths from `lengths` (memory) instead of %_docsize (`ms_bm25`); for
+    /// a MATCH of one phrase its IDF comes from the matches this scan walks anyway rather than a
+    /// second query of the phrase (`ms_bm25_tf`, `BM25Scan`): the same value, to the bit.
     static func matches(match: String, candidates: EmailIdSet?, lengths: DocumentLengths, db: Database) throws -> [KeywordHit] {
-        var hits: [KeywordHit] = []
-        let sql = matchesSQL(candidates: candidates != nil)
-        try RawStatementScan.forEachRow(db, sql: sql, text: match, lengths: lengths, set: candidates) { row in
-            hits.append(KeywordHit(emailId: sqlite3_column_int64(row, 0), rank: sqlite3_column_double(row, 1)))
+        var scan = BM25Scan()
+        var deferred = BM25Scan.report()
+        try withUnsafeMutablePointer(to: &deferred) { pointer in
+            try RawStatementScan.forEachRow(db, sql: matchesSQL(candidates: candidates != nil), text: match, lengths: lengths,
+                                            deferred: pointer, set: candidates) { row in scan.add(row) }
         }
-        return hits
+        return scan.hits(deferred)
     }
 
-    /// The statement of `matches`: ?1 the MATCH expression, ?2 the row lengths, ?3 the candidates.
+    /// The statement of `matches`: ?1 the MATCH expression, ?2 the row lengths, ?3 the
+    /// `ms_bm25_deferred` report, ?4 the candidates (a row not among them has no rank: NULL).
     static func matchesSQL(candidates: Bool) -> String {
-        candidates ? """
-            SELECT rowid, ms_bm25(email_fts, ?2, \(SearchDatabase.bm25Weights)) FROM email_fts
-            WHERE email_fts MATCH ?1 AND ms_email_in(rowid, ?3)
+        let rank = "ms_bm25_tf(email_fts, ?2, ?3, \(SearchDatabase.bm25Weights))"
+        return candidates ? """
+            SELECT rowid, CASE WHEN ms_email_in(rowid, ?4) THEN \(rank) END FROM email_fts WHERE email_fts MATCH ?1
             """ : """
-            SELECT rowid, ms_bm25(email_fts, ?2, \(SearchDatabase.bm25Weights)) FROM email_fts WHERE email_fts MATCH ?1
+            SELECT rowid, \(rank) FROM email_fts WHERE email_fts MATCH ?1
             """
     }
 
@@ -99,5 +104,29 @@ public enum FTS5Manager {
             SELECT rowid AS id, bm25(email_fts, \(SearchDatabase.bm25Weights)) AS rank FROM email_fts
             WHERE email_fts MATCH ? ORDER BY rank LIMIT ?
             """), arguments: [match, limit]).map { KeywordHit(emailId: $0["id"], rank: $0["rank"]) }
+    }
+}
+
+/// The rows of a `FTS5Manager.matchesSQL` scan, made into hits: every matching row is counted,
+/// those with a rank kept; for a one-phrase MATCH the kept values are `ms_bm25_tf`'s
+/// term-frequency parts, made into BM25 ranks with the count of the rows that matched.
+struct BM25Scan {
+    private var kept: [KeywordHit] = []
+    private var matched: Int64 = 0
+
+    mutating func add(_ row: OpaquePointer) {
+        matched += 1
+        guard sqlite3_column_type(row, 1) != SQLITE_NULL else { return }
+        kept.append(KeywordHit(emailId: sqlite3_column_int64(row, 0), rank: sqlite3_column_double(row, 1)))
+    }
+
+    /// The report `ms_bm25_tf` fills in (bound as ?3 for the scan).
+    static func report() -> ms_bm25_deferred { ms_bm25_deferred(rows: 0, phrases: -1) }
+
+    func hits(_ deferred: ms_bm25_deferred) -> [KeywordHit] {
+        guard deferred.phrases == 1 else { return kept }
+        var hits = kept
+        for i in hits.indices { hits[i].rank = ms_bm25_score(hits[i].rank, deferred.rows, matched) }
+        return hits
     }
 }

@@ -156,20 +156,25 @@ public final class OneShotIndex {
         guard sqlite3_prepare_v2(db, FTS5Manager.matchesSQL(candidates: candidates != nil), -1, &statement, nil) == SQLITE_OK,
               let statement else { return nil }
         defer { sqlite3_finalize(statement) }
+        var scan = BM25Scan()
+        var deferred = BM25Scan.report()
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         sqlite3_bind_text(statement, 1, match, -1, transient)
         sqlite3_bind_pointer(statement, 2, lengths.table, MS_DOC_LENGTHS_TYPE, nil)
-        func scan() -> [KeywordHit]? {
-            var hits: [KeywordHit] = []
-            while true {
-                let code = sqlite3_step(statement)
-                if code == SQLITE_DONE { return hits }
-                guard code == SQLITE_ROW else { return nil }
-                hits.append(KeywordHit(emailId: sqlite3_column_int64(statement, 0), rank: sqlite3_column_double(statement, 1)))
+        let ok = withUnsafeMutablePointer(to: &deferred) { pointer -> Bool in
+            sqlite3_bind_pointer(statement, 3, pointer, MS_BM25_DEFERRED_TYPE, nil)
+            func run() -> Bool {
+                while true {
+                    let code = sqlite3_step(statement)
+                    if code == SQLITE_DONE { return true }
+                    guard code == SQLITE_ROW else { return false }
+                    scan.add(statement)
+                }
             }
+            guard let candidates else { return run() }
+            return RawStatementScan.binding(candidates, to: statement, at: 4, run)
         }
-        guard let candidates else { return scan() }
-        return RawStatementScan.binding(candidates, to: statement, at: 3, scan)
+        return ok ? scan.hits(deferred) : nil
     }
 
     /// The emails a positive `from:` filter with `sender` keeps, as `SearchIndexManager.candidates`

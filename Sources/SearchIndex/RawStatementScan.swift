@@ -1,3 +1,4 @@
+import CRanking
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -71,10 +72,10 @@ enum RawStatementScan {
     }
 
     /// Runs `sql` with its parameters bound in order: `text` (when given), then `integers`, then
-    /// `lengths` and `set` as pointers (each when given); calls `row` for every result row.
+    /// `lengths`, `deferred` and `set` as pointers (each when given); calls `row` for every result row.
     static func forEachRow(_ db: Database, sql: String, text: String?, integers: [Int64] = [],
-                           lengths: DocumentLengths? = nil, set: EmailIdSet? = nil,
-                           row: (OpaquePointer) throws -> Void) throws {
+                           lengths: DocumentLengths? = nil, deferred: UnsafeMutablePointer<ms_bm25_deferred>? = nil,
+                           set: EmailIdSet? = nil, row: (OpaquePointer) throws -> Void) throws {
         let statement = try db.cachedStatement(sql: sql)
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
@@ -97,6 +98,10 @@ enum RawStatementScan {
             // The table outlives the statement: `lengths` is held until this call returns.
             let type = UnsafeRawPointer(lengthsType.utf8Start).assumingMemoryBound(to: CChar.self)
             sqlite3_bind_pointer(handle, index, lengths.table, type, nil)
+            index += 1
+        }
+        if let deferred {
+            sqlite3_bind_pointer(handle, index, deferred, MS_BM25_DEFERRED_TYPE, nil)
             index += 1
         }
         guard let set else { return try step(handle, db: db, sql: sql, row: row) }

@@ -1,10 +1,11 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import MailImport
 import MailModel
 import MailStore
 @testable import SearchEngine
-import SearchIndex
+@testable import SearchIndex
 import XCTest
 
 /// `SearchQueryParser.plainText` answers only for queries that `parse` reads as text alone.
@@ -128,6 +129,37 @@ final class OneShotKeywordSearchTests: XCTestCase {
         XCTAssertFalse(fromEttus.results.isEmpty)
         XCTAssertEqual(OneShotKeywordSearch.search(dataDirectory: f.directory.path, text: "uhd from:ettus", limit: 20)?.results,
                        fromEttus.results)
+    }
+
+    /// A one-phrase MATCH takes its IDF from the rows it walks (`ms_bm25_tf`) instead of a second
+    /// query of the phrase: every rank is the one `ms_bm25` gives, to the bit, with and without
+    /// candidates; a MATCH of several phrases is ranked by `ms_bm25` itself.
+    func testDeferredIDFGivesMsBm25sRanksToTheBit() throws {
+        let (f, index) = try importedSample()
+        _ = f
+        let texts = ["usrp", "firmware", "\"timed commands\"", "b210", "x", "the", "gnuradio uhd", "uhd -ettus", "clock OR pps",
+                     "zzzzzz", "re"]
+        try index.read { db in
+            let maxId = try Int64.fetchOne(db, sql: "SELECT MAX(rowid) FROM email_fts") ?? 0
+            var everyOther = EmailIdSet()
+            for id in stride(from: Int64(1), through: maxId, by: 2) { everyOther.insert(id) }
+            for text in texts {
+                guard let match = FTS5QueryBuilder.query(for: text).match else { continue }
+                for candidates in [nil, everyOther] {
+                    let lengths = DocumentLengths(version: 0, capacity: Int(maxId) + 4_096)
+                    var expected: [Int64: Double] = [:]
+                    let sql = "SELECT rowid, ms_bm25(email_fts, ?2, \(SearchDatabase.bm25Weights)) FROM email_fts WHERE email_fts MATCH ?1"
+                        + (candidates == nil ? "" : " AND ms_email_in(rowid, ?3)")
+                    try RawStatementScan.forEachRow(db, sql: sql, text: match, lengths: lengths, set: candidates) { row in
+                        expected[sqlite3_column_int64(row, 0)] = sqlite3_column_double(row, 1)
+                    }
+                    let hits = try FTS5Manager.matches(match: match, candidates: candidates,
+                                                       lengths: DocumentLengths(version: 0, capacity: Int(maxId) + 4_096), db: db)
+                    XCTAssertEqual(hits.count, expected.count, text)
+                    for hit in hits { XCTAssertEqual(hit.rank, expected[hit.emailId], "\(text) \(hit.emailId)") }
+                }
+            }
+        }
     }
 
     func testNewMailSendsTheSearchBackToTheRegularPathUntilItsCopiesAreStored() async throws {

@@ -30,6 +30,23 @@ typedef struct ms_doc_lengths {
 
 /// Registers ms_bm25 with the FTS5 module of `db`. Returns SQLITE_OK, or an SQLite error code
 /// (SQLITE_ERROR when the connection has no FTS5).
+/// `ms_bm25_tf`'s report on a scan (bound as a pointer of type MS_BM25_DEFERRED_TYPE): for a
+/// MATCH of one phrase, each row's value is only the term-frequency part of BM25, and `rows` is
+/// the table's row count; the caller, who scans every matching row anyway, counts them and gives
+/// `ms_bm25_score` the count that FTS5's bm25 would look up with a second query of the phrase.
+/// For several phrases `phrases` says so and each row's value is the whole score, as ms_bm25's.
+#define MS_BM25_DEFERRED_TYPE "mailsearch.Bm25Deferred"
+
+typedef struct ms_bm25_deferred {
+    int64_t rows;
+    int32_t phrases;
+} ms_bm25_deferred;
+
+/// The BM25 rank (negative, lower is better) of a row of a one-phrase MATCH, from its
+/// term-frequency part (`ms_bm25_tf`), the table's rows and the rows matching the phrase: the
+/// value ms_bm25 gives that row, to the bit.
+double ms_bm25_score(double tf_part, int64_t rows, int64_t hits);
+
 int ms_register_bm25(sqlite3 *db);
 
 #ifdef __cplusplus
