@@ -170,20 +170,23 @@ final class SenderIndex: Sendable {
     /// The emails a positive `from:` filter with `sender` keeps.
     func emailIds(sender: String) -> EmailIdSet {
         bytes.withUnsafeBytes { raw in
-            Self.emailIds(sender: sender, layout: layout) { offset, count in UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count]) }
+            Self.emailIds(sender: sender, layout: layout, contactChunk: Int.max) { offset, count in
+                UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count])
+            }
         }
     }
 
     /// The emails a positive `from:` filter with `sender` keeps, in the stored copy read part by
-    /// part by `read(offset, count)` (the bytes at that offset of the layout; nil when they cannot
-    /// be read): the contact and name strings whole, of the rest only the entries of the contacts
-    /// and names that match (a one-shot search reads a fraction of the copy). nil when a read fails
-    /// or the copy is not a whole layout of `bytes` bytes.
-    static func emailIds(sender: String, storedBytes bytes: Int,
+    /// part by `read(offset, count)` (the bytes at that offset of the layout, valid until the next
+    /// call; nil when they cannot be read): the contact strings in chunks of `contactChunk` bytes,
+    /// their starts whole, of the rest only the entries of the contacts and names that match (a
+    /// one-shot search reads a fraction of the copy, into one buffer). nil when a read fails or
+    /// the copy is not a whole layout of `bytes` bytes.
+    static func emailIds(sender: String, storedBytes bytes: Int, contactChunk: Int,
                          read: (Int, Int) -> UnsafeRawBufferPointer?) -> EmailIdSet? {
         guard let head = read(0, 4 * Header.fields), let layout = Layout(header: head, total: bytes) else { return nil }
         var failed = false
-        let result = emailIds(sender: sender, layout: layout) { offset, count in
+        let result = emailIds(sender: sender, layout: layout, contactChunk: contactChunk) { offset, count in
             if let part = read(offset, count) { return part }
             failed = true
             return UnsafeRawBufferPointer(start: nil, count: 0)
@@ -192,8 +195,9 @@ final class SenderIndex: Sendable {
     }
 
     /// `emailIds(sender:)` over the sections `section(offset, count)` gives (the bytes at that
-    /// offset of the layout, at least `count` of them, or an empty buffer when they cannot be had).
-    private static func emailIds(sender: String, layout l: Layout,
+    /// offset of the layout, at least `count` of them, or an empty buffer when they cannot be
+    /// had), valid until the next call; the contact strings are searched `contactChunk` bytes at a time.
+    private static func emailIds(sender: String, layout l: Layout, contactChunk: Int,
                                  section: (Int, Int) -> UnsafeRawBufferPointer) -> EmailIdSet {
         let needle = Array(FoldedStrings.asciiLowercased(sender).utf8)
         var result = EmailIdSet()
@@ -208,24 +212,33 @@ final class SenderIndex: Sendable {
             guard ids.count >= 8 * count else { return }
             for i in 0..<count { result.insert(ids.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self)) }
         }
-        let contactBuffer = section(l.contactBuffer, h.contactBytes)
-        let contactStarts = section(l.contactStarts, 4 * h.contactStrings)
-        var seen = [Bool](repeating: false, count: h.contacts)  // not a Set: no hashing set up for a one-shot search
-        for i in FoldedStrings.indicesContaining(needle, buffer: contactBuffer, starts: contactStarts) {
-            let contact = int32(l.contactOf, i)
-            guard contact >= 0, contact < h.contacts, !seen[contact] else { continue }
-            seen[contact] = true
-            let email = int32(l.contactEmail, contact)
-            guard email >= 0, email < h.contactStrings else { continue }
-            let addressMatches = FoldedStrings.string(at: email, buffer: contactBuffer, starts: contactStarts)
-                .map { FoldedStrings.contains($0, needle) } ?? false
-            let base = 4 * contact + (addressMatches ? 0 : 2)
-            insert(start: int32(l.contactRanges, base), count: int32(l.contactRanges, base + 1))
+        // The starts are kept (copied) while the strings are read chunk by chunk through `section`.
+        let contactStarts = [UInt8](section(l.contactStarts, 4 * h.contactStrings))
+        contactStarts.withUnsafeBytes { starts in
+            let matching = FoldedStrings.indicesContaining(needle, total: h.contactBytes, starts: starts, chunk: contactChunk) {
+                section(l.contactBuffer + $0, $1)
+            } ?? []
+            var seen = [Bool](repeating: false, count: h.contacts)  // not a Set: no hashing set up for a one-shot search
+            for i in matching {
+                let contact = int32(l.contactOf, i)
+                guard contact >= 0, contact < h.contacts, !seen[contact] else { continue }
+                seen[contact] = true
+                let email = int32(l.contactEmail, contact)
+                guard email >= 0, email < h.contactStrings else { continue }
+                let addressMatches = FoldedStrings.range(of: email, total: h.contactBytes, starts: starts)
+                    .map { FoldedStrings.contains([UInt8](section(l.contactBuffer + $0.lowerBound, $0.count)), needle) } ?? false
+                let base = 4 * contact + (addressMatches ? 0 : 2)
+                insert(start: int32(l.contactRanges, base), count: int32(l.contactRanges, base + 1))
+            }
         }
-        let nameBuffer = section(l.nameBuffer, h.nameBytes)
-        let nameStarts = section(l.nameStarts, 4 * h.names)
-        for i in FoldedStrings.indicesContaining(needle, buffer: nameBuffer, starts: nameStarts) {
-            insert(start: int32(l.nameRanges, 2 * i), count: int32(l.nameRanges, 2 * i + 1))
+        let nameStarts = [UInt8](section(l.nameStarts, 4 * h.names))
+        nameStarts.withUnsafeBytes { starts in
+            let matching = FoldedStrings.indicesContaining(needle, total: h.nameBytes, starts: starts, chunk: contactChunk) {
+                section(l.nameBuffer + $0, $1)
+            } ?? []
+            for i in matching {
+                insert(start: int32(l.nameRanges, 2 * i), count: int32(l.nameRanges, 2 * i + 1))
+            }
         }
         return result
     }
@@ -301,35 +314,60 @@ struct FoldedStrings: Sendable {
 
     /// String `index` of a buffer and its starts (Int32 each), without its terminating 0.
     static func string(at index: Int, buffer: UnsafeRawBufferPointer, starts: UnsafeRawBufferPointer) -> [UInt8]? {
+        range(of: index, total: buffer.count, starts: starts).map { Array(buffer[$0]) }
+    }
+
+    /// Where string `index` is (without its terminating 0) in a buffer of `total` bytes with these starts.
+    static func range(of index: Int, total: Int, starts: UnsafeRawBufferPointer) -> Range<Int>? {
         let count = starts.count / 4
         guard index >= 0, index < count else { return nil }
         let start = Int(starts.loadUnaligned(fromByteOffset: 4 * index, as: Int32.self))
-        let end = index + 1 < count ? Int(starts.loadUnaligned(fromByteOffset: 4 * index + 4, as: Int32.self)) - 1 : buffer.count - 1
-        guard start >= 0, start <= end, end <= buffer.count else { return nil }
-        return Array(buffer[start..<end])
+        let end = index + 1 < count ? Int(starts.loadUnaligned(fromByteOffset: 4 * index + 4, as: Int32.self)) - 1 : total - 1
+        guard start >= 0, start <= end, end <= total else { return nil }
+        return start..<end
     }
 
     /// The indices of the strings of `buffer` (folded, 0-separated, starting at `starts`: Int32
     /// each) that contain `needle` (already folded), each once, ascending.
     static func indicesContaining(_ needle: [UInt8], buffer: UnsafeRawBufferPointer, starts: UnsafeRawBufferPointer) -> [Int] {
+        indicesContaining(needle, total: buffer.count, starts: starts, chunk: Int.max) {
+            UnsafeRawBufferPointer(rebasing: buffer[$0..<$0 + $1])
+        } ?? []
+    }
+
+    /// The same over a buffer of `total` bytes read `chunk` bytes at a time by `read(offset, count)`
+    /// (consecutive chunks overlap by the needle's length less one, so no occurrence is missed);
+    /// nil when a read gives fewer bytes than asked.
+    static func indicesContaining(_ needle: [UInt8], total: Int, starts: UnsafeRawBufferPointer, chunk: Int,
+                                  read: (Int, Int) -> UnsafeRawBufferPointer) -> [Int]? {
         let count = starts.count / 4
         guard !needle.isEmpty, !needle.contains(0) else { return needle.isEmpty ? Array(0..<count) : [] }
         func start(_ i: Int) -> Int { Int(starts.loadUnaligned(fromByteOffset: 4 * i, as: Int32.self)) }
         var found: [Int] = []
-        guard count > 0, buffer.count > 0 else { return found }
-        needle.withUnsafeBytes { n in
-            var offset = 0
-            while offset < buffer.count, let position = find(n, in: buffer, from: offset) {
-                // The string holding `position`: the last start at or before it.
-                var low = 0, high = count - 1
-                while low < high {
-                    let mid = (low + high + 1) / 2
-                    if start(mid) <= position { low = mid } else { high = mid - 1 }
+        guard count > 0, total > 0 else { return found }
+        var offset = 0  // where the search goes on, in the whole buffer
+        var base = 0    // where the current chunk starts
+        while offset < total {
+            let size = min(max(chunk, needle.count), total - base)
+            let part = read(base, size)
+            guard part.count >= size else { return nil }
+            needle.withUnsafeBytes { n in
+                while offset < base + size, let p = find(n, in: UnsafeRawBufferPointer(rebasing: part[0..<size]), from: offset - base) {
+                    let position = base + p
+                    // The string holding `position`: the last start at or before it.
+                    var low = 0, high = count - 1
+                    while low < high {
+                        let mid = (low + high + 1) / 2
+                        if start(mid) <= position { low = mid } else { high = mid - 1 }
+                    }
+                    found.append(low)
+                    // Go on after the end of that string: one hit a string is enough.
+                    offset = low + 1 < count ? start(low + 1) : total
                 }
-                found.append(low)
-                // Go on after the end of that string: one hit a string is enough.
-                offset = low + 1 < count ? start(low + 1) : buffer.count
             }
+            guard base + size < total else { break }
+            base = max(base + size - (needle.count - 1), offset)
+            offset = base
         }
         return found
     }

@@ -39,3 +39,36 @@ final class WordListTests: XCTestCase {
         XCTAssertEqual(table.keys, ["jan", "mar", "march", "may"])
     }
 }
+
+/// The sender index's substring search gives the same strings whether it reads its buffer whole
+/// or in small overlapping chunks (as a one-shot search reads the stored copy).
+final class ChunkedSenderSearchTests: XCTestCase {
+    func testChunksFindWhatTheWholeBufferFinds() {
+        var generator = SystemRandomNumberGenerator()
+        let letters = Array("akyo.@-")
+        for _ in 0..<400 {
+            let strings = (0..<Int.random(in: 1...30, using: &generator)).map { _ in
+                String((0..<Int.random(in: 0...9, using: &generator)).map { _ in letters.randomElement(using: &generator)! })
+            }
+            let folded = FoldedStrings(strings)
+            let needle = Array(String((0..<Int.random(in: 1...3, using: &generator)).map { _ in letters.randomElement(using: &generator)! }).utf8)
+            folded.buffer.withUnsafeBytes { buffer in
+                folded.starts.withUnsafeBytes { starts in
+                    let whole = FoldedStrings.indicesContaining(needle, buffer: buffer, starts: starts)
+                    let expected = strings.indices.filter { index in
+                        let bytes = Array(strings[index].utf8)
+                        return bytes.count >= needle.count
+                            && (0...(bytes.count - needle.count)).contains { Array(bytes[$0..<$0 + needle.count]) == needle }
+                    }
+                    XCTAssertEqual(whole, expected, "\(strings) \(needle)")
+                    for chunk in [1, 2, 3, 5, 8, 64] {
+                        let chunked = FoldedStrings.indicesContaining(needle, total: buffer.count, starts: starts, chunk: chunk) {
+                            UnsafeRawBufferPointer(rebasing: buffer[$0..<$0 + $1])
+                        }
+                        XCTAssertEqual(chunked, whole, "chunk \(chunk): \(strings) \(needle)")
+                    }
+                }
+            }
+        }
+    }
+}
