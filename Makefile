@@ -79,8 +79,8 @@ build:
 	$(SWIFT) build
 
 ## The CLI links the Swift runtime and Foundation statically: a one-shot search starts in half the time.
-## Two executables: `mailsearch` (the lean front end: a one-shot search) execs `mailsearch-full` beside
-## it for every other command.
+## Two executables: `mailsearch` (the lean front end, a static executable: a keyword search) execs
+## `mailsearch-full` beside it for every other command and for semantic and hybrid searches.
 release:
 	$(SWIFT) build -c release --product mailsearch-full --static-swift-stdlib
 	$(SWIFT) build -c release --product mailsearch --static-swift-stdlib
