@@ -38,7 +38,7 @@ final class PlainQueryTests: XCTestCase {
                   "-from:kay", "from:", "to:kay", "subject:budget"]
         words += words.map { $0.prefix(1).uppercased() + $0.dropFirst() }
         let parser = SearchFixture.parser
-        var generator = SeededGenerator(seed: 42)
+        var generator = SplitMix(seed: 42)
         var plain = 0, withSender = 0
         for _ in 0..<30_000 {
             let count = Int.random(in: 1...5, using: &generator)
@@ -100,7 +100,7 @@ final class OneShotKeywordSearchTests: XCTestCase {
         let subjects = try await f.store.database.read { db in
             try String.fetchAll(db, sql: "SELECT subject FROM emails ORDER BY id")
         }
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix(seed: 7)
         var queries = ["usrp", "gnuradio uhd", "b210 firmware", "\"timed commands\"", "ettus", "FPGA image", "Über",
                        "x310 10gbe", "zzzzzz", "the", "re", "Marcus", "n210 clock", "uhd from:ettus", "from:marcus fpga",
                        "clock from:nobody-at-all", "from:gmail.com usrp", "from:Müller uhd"]
@@ -198,7 +198,7 @@ final class OneShotKeywordSearchTests: XCTestCase {
             XCTAssertEqual(MailStore.recentSearchKey(text)?.query, text.trimmingCharacters(in: .whitespacesAndNewlines), "U+\(value)")
         }
         let pieces = ["a", "B", " ", "\t", "\n", "\r\n", "\u{00A0}", "\u{2003}", "\u{2028}", "\u{0085}", "\u{200B}", "\u{FEFF}", "é", "Ö"]
-        var generator = SeededGenerator(seed: 3)
+        var generator = SplitMix(seed: 3)
         for _ in 0..<5_000 {
             let text = (0..<Int.random(in: 0...6, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
             let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -219,18 +219,6 @@ final class OneShotKeywordSearchTests: XCTestCase {
     }
 }
 
-/// A small deterministic generator (SplitMix64), so that generated queries are the same every run.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// A large import leaves FTS5's index in one segment; a small one leaves merging to FTS5.
 final class OptimizeAfterImportTests: XCTestCase {

@@ -412,7 +412,8 @@ final class SearchAcceptanceTests: XCTestCase {
     }
 }
 
-struct SplitMix {
+/// SplitMix64: a small deterministic generator, so that generated data is the same every run.
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
