@@ -756,6 +756,9 @@ final class SemanticState: @unchecked Sendable {
         try lock.withLock { if vectorsLoaded { try vectors.load(from: store, model: model.name) } }
     }
 
+    /// Whether the query encoder (the model) has been loaded.
+    var encoderLoaded: Bool { lock.withLock { embedder != nil } }
+
     /// Why semantic search cannot run now, or nil when it can.
     func availability() throws -> SemanticSkipReason? {
         guard ModelStore(directory: modelDirectory, model: model).status().isInstalled else { return .modelNotInstalled }

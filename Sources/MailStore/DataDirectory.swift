@@ -17,20 +17,24 @@ public struct DataDirectory: Sendable, Hashable {
             ?? URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent("Library/Application Support")
         return DataDirectory(url: base.appendingPathComponent("MailSearch"))
         #else
-        if let path = path(explicit: nil, variable: { environment[$0] }) { return DataDirectory(url: URL(fileURLWithPath: path)) }
-        return DataDirectory(url: URL(fileURLWithPath: NSHomeDirectory()).appendingPathComponent(".local/share/mailsearch"))
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            return DataDirectory(url: URL(fileURLWithPath: xdg).appendingPathComponent("mailsearch"))
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        return DataDirectory(url: URL(fileURLWithPath: home).appendingPathComponent(".local/share/mailsearch"))
         #endif
     }
 
     #if !os(macOS)
-    /// The path `resolve` picks, as a string, read from `variable` (the environment): nil when it
-    /// would need the home directory of the user database (no `HOME`). No URL and no copy of the
-    /// environment, for a one-shot search.
+    /// The path `resolve` picks, as a string, read from `variable` (the environment); nil when
+    /// `HOME` is missing or empty (`resolve` then asks the user database, or resolves a relative
+    /// path). No URL and no copy of the environment, for a one-shot search.
     public static func path(explicit: String?, variable: (String) -> String?) -> String? {
         if let explicit, !explicit.isEmpty { return explicit }
         if let env = variable("MAILSEARCH_DATA_DIR"), !env.isEmpty { return env }
         if let xdg = variable("XDG_DATA_HOME"), !xdg.isEmpty { return xdg + "/mailsearch" }
-        return variable("HOME").map { $0 + "/.local/share/mailsearch" }
+        guard let home = variable("HOME"), !home.isEmpty else { return nil }
+        return home + "/.local/share/mailsearch"
     }
     #endif
 

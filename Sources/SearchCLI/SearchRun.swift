@@ -97,8 +97,7 @@ public struct SearchRun: Sendable {
         return nil
     }
 
-    /// Prints the results (text or `--json`). A result list ends the process here (`exit(0)`);
-    /// JSON and "No results" return.
+    /// Prints the results (text or `--json`). Text output ends the process here (`exit(0)`); JSON returns.
     public func run() async throws {
         // One search a process: no search cache (it would only pay for its key), and the index
         // read through a memory map (no read call per page).
@@ -114,11 +113,6 @@ public struct SearchRun: Sendable {
         }
         if json {
             try Output.printJSON(page)
-            service.storeCopiesForNextProcess()
-            return
-        }
-        if page.results.isEmpty {
-            print("No results for \"\(query)\" — try fewer words or remove a filter")
             service.storeCopiesForNextProcess()
             return
         }
@@ -141,18 +135,18 @@ public struct SearchRun: Sendable {
               let path = DataDirectory.path(explicit: dataDir, variable: { getenv($0).map { String(cString: $0) } }),
               let response = OneShotKeywordSearch.search(dataDirectory: path, text: query, limit: limit, recordHistory: !noHistory)
         else { return false }
-        if response.results.isEmpty {
-            print("No results for \"\(query)\" — try fewer words or remove a filter")
-        } else {
-            printList(conversationCount: response.conversationCount, tookMs: response.tookMs, semanticNote: nil,
-                      results: response.results)
-        }
+        printList(conversationCount: response.conversationCount, tookMs: response.tookMs, semanticNote: nil,
+                  results: response.results)
         fflush(nil)
         return true
     }
 
-    /// The text output of a result list.
+    /// The text output of a result list ("No results …" for none).
     private func printList(conversationCount: Int, tookMs: Double, semanticNote: String?, results: [SearchResult]) {
+        guard !results.isEmpty else {
+            print("No results for \"\(query)\" — try fewer words or remove a filter")
+            return
+        }
         print("\(conversationCount) conversation\(conversationCount == 1 ? "" : "s")  (\(Output.fixed(tookMs, digits: 1)) ms)")
         if let semanticNote { print("note: semantic search \(semanticNote)") }
         let bold = Output.stdoutIsTerminal

@@ -18,7 +18,7 @@ import SearchIndex
 public enum OneShotKeywordSearch {
     /// Searches the mail in the data directory at `dataDirectory` for `text` (at most `limit`
     /// conversations), or returns nil (see the type's comment).
-    /// - Parameter recordHistory: record `text` in the recent searches first, as the service does.
+    /// - Parameter recordHistory: record `text` in the recent searches, as the service does.
     public static func search(dataDirectory: String, text: String, limit: Int, recordHistory: Bool = false) -> SearchResponse? {
         guard let plain = SearchQueryParser.plainQuery(text) else { return nil }
         let freeText = plain.text
@@ -26,12 +26,6 @@ public enum OneShotKeywordSearch {
         guard let match = compiled.match, compiled.exclusion == nil else { return nil }
         let migrations = MailStore.migrationIdentifiers
         guard let index = OneShotIndex.open(dataDirectory: dataDirectory, migrations: migrations) else { return nil }
-        if recordHistory {
-            var now = timespec()
-            clock_gettime(CLOCK_REALTIME, &now)
-            guard OneShotIndex.recordSearch(text, dataDirectory: dataDirectory, migrations: migrations,
-                                            at: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9) else { return nil }
-        }
         let clock = ContinuousClock()
         let started = clock.now
         // `from:`: the emails of the sender, from the stored sender index (the regular path's candidates).
@@ -56,6 +50,13 @@ public enum OneShotKeywordSearch {
         }
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
+        // Recorded once the answer is certain: a search left to the regular path is recorded there.
+        if recordHistory {
+            var now = timespec()
+            clock_gettime(CLOCK_REALTIME, &now)
+            guard OneShotIndex.recordSearch(text, dataDirectory: dataDirectory, migrations: migrations,
+                                            at: Double(now.tv_sec) + Double(now.tv_nsec) / 1e9) else { return nil }
+        }
         var filters = SearchFilters()
         filters.sender = plain.sender
         return SearchResponse(query: SearchQuery(text: freeText, filters: filters, scope: .allMail), conversationCount: page.conversations,

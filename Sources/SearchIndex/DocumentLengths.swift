@@ -26,21 +26,6 @@ final class DocumentLengths: @unchecked Sendable {
         table.deallocate()
     }
 
-    /// A table with every slot filled from `lengths` (token counts by rowid, 4 bytes each, in
-    /// memory order), copied at once; the slots past them are 0.
-    init(version: Int64, lengths: UnsafeRawBufferPointer, capacity: Int) {
-        self.version = version
-        let stored = lengths.count / MemoryLayout<UInt32>.stride
-        let count = max(capacity, stored)
-        let slots = UnsafeMutablePointer<UInt32>.allocate(capacity: count)
-        if let base = lengths.baseAddress, stored > 0 {
-            UnsafeMutableRawPointer(slots).copyMemory(from: base, byteCount: stored * MemoryLayout<UInt32>.stride)
-        }
-        (slots + stored).initialize(repeating: 0, count: count - stored)
-        table = .allocate(capacity: 1)
-        table.initialize(to: ms_doc_lengths(slots: slots, count: Int64(count)))
-    }
-
     /// A table whose first `storedBytes / 4` slots `read` fills (with the stored lengths, in
     /// memory order), the rest 0; nil when `read` fails.
     init?(version: Int64, storedBytes: Int, capacity: Int, read: (UnsafeMutableRawBufferPointer) -> Bool) {
@@ -65,10 +50,12 @@ final class DocumentLengths: @unchecked Sendable {
         try RawStatementScan.forEachRow(db, sql: "SELECT data FROM length_cache WHERE id = 1 AND version = ?",
                                         text: nil, integers: [version]) { row in
             guard sqlite3_column_type(row, 0) != SQLITE_NULL else { return }
-            let bytes = Int(sqlite3_column_bytes(row, 0))
             let blob = sqlite3_column_blob(row, 0)
-            table = DocumentLengths(version: version, lengths: UnsafeRawBufferPointer(start: blob, count: blob == nil ? 0 : bytes),
-                                    capacity: capacity)
+            let bytes = blob == nil ? 0 : Int(sqlite3_column_bytes(row, 0))
+            table = DocumentLengths(version: version, storedBytes: bytes, capacity: capacity) { slots in
+                if let blob, slots.count > 0 { slots.copyMemory(from: UnsafeRawBufferPointer(start: blob, count: slots.count)) }
+                return true
+            }
         }
         return table
     }

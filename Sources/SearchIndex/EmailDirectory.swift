@@ -110,6 +110,9 @@ public final class EmailDirectory: @unchecked Sendable {
         var start = -Double.infinity, end = Double.infinity
         var mask: UInt16 = 0, expected: UInt16 = 0
 
+        /// No date or flag filter: every email of the directory passes.
+        init() {}
+
         /// Takes the date and flag filters out of `filters` (leaving the rest for SQL).
         init(taking filters: inout SearchFilters) {
             if let range = filters.dateRange {
@@ -194,7 +197,16 @@ public final class EmailDirectory: @unchecked Sendable {
         try RawStatementScan.forEachRow(db, sql: """
             SELECT threadIdLimit, data FROM directory_cache WHERE id = 1 AND version = ? AND maxId = ?
             """, text: nil, integers: [version, Int64(maxId)]) { row in
-            snapshot = Self.snapshot(storedRow: row, version: version, maxId: maxId)
+            // The blob is read in place (SQLite's own buffer) into the three arrays: no copy of it
+            // as `Data` and no zeroing of arrays about to be overwritten (18 bytes an email).
+            let count = maxId + 1
+            guard sqlite3_column_type(row, 1) == SQLITE_BLOB, let blob = sqlite3_column_blob(row, 1),
+                  Int(sqlite3_column_bytes(row, 1)) == count * 18 else { return }
+            snapshot = Self.snapshot(version: version, maxId: maxId, threadIdLimit: Int(sqlite3_column_int64(row, 0)),
+                                     threadsOnly: false) { buffer, offset in
+                buffer.copyMemory(from: UnsafeRawBufferPointer(start: blob + offset, count: buffer.count))
+                return true
+            }
         }
         return snapshot
     }
@@ -221,25 +233,6 @@ public final class EmailDirectory: @unchecked Sendable {
         let flags = column(UInt16.self, at: count * 16)
         guard ok else { return nil }
         return Snapshot(version: version, threads: threads, dates: dates, flags: flags, threadIdLimit: threadIdLimit)
-    }
-
-    /// The snapshot in a row `(threadIdLimit, data)` of `directory_cache`; nil when the blob is not
-    /// the size of `maxId` emails. The blob is read in place (SQLite's own buffer) into the three
-    /// arrays: no copy of it as `Data` and no zeroing of arrays about to be overwritten (18 bytes an email).
-    static func snapshot(storedRow row: OpaquePointer, version: Int64, maxId: Int) -> Snapshot? {
-        let count = maxId + 1
-        guard sqlite3_column_type(row, 1) == SQLITE_BLOB, let blob = sqlite3_column_blob(row, 1),
-              Int(sqlite3_column_bytes(row, 1)) == count * 18 else { return nil }
-        let raw = UnsafeRawBufferPointer(start: blob, count: count * 18)
-        func read<T>(_ type: T.Type, at offset: Int) -> [T] {
-            [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-                UnsafeMutableRawBufferPointer(buffer).copyMemory(
-                    from: UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count * MemoryLayout<T>.stride]))
-                initialized = count
-            }
-        }
-        return Snapshot(version: version, threads: read(Int64.self, at: 0), dates: read(Double.self, at: count * 8),
-                        flags: read(UInt16.self, at: count * 16), threadIdLimit: Int(sqlite3_column_int64(row, 0)))
     }
 
     private static func scan(_ db: Database, version: Int64, maxId: Int) throws -> Snapshot {

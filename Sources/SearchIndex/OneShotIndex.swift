@@ -163,14 +163,7 @@ public final class OneShotIndex {
         sqlite3_bind_pointer(statement, 2, lengths.table, MS_DOC_LENGTHS_TYPE, nil)
         let ok = withUnsafeMutablePointer(to: &deferred) { pointer -> Bool in
             sqlite3_bind_pointer(statement, 3, pointer, MS_BM25_DEFERRED_TYPE, nil)
-            func run() -> Bool {
-                while true {
-                    let code = sqlite3_step(statement)
-                    if code == SQLITE_DONE { return true }
-                    guard code == SQLITE_ROW else { return false }
-                    scan.add(statement)
-                }
-            }
+            func run() -> Bool { Self.step(statement) { scan.add($0) } }
             guard let candidates else { return run() }
             return RawStatementScan.binding(candidates, to: statement, at: 4, run)
         }
@@ -211,15 +204,7 @@ public final class OneShotIndex {
             return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
         }
         guard let ids else { return nil }
-        var noTest = SearchFilters()
-        return SearchIndexManager.intersection([ids], passing: EmailDirectory.DirectoryFilter(taking: &noTest), directory: directory)
-    }
-
-    /// Runs `sql` (no parameters; ids and numbers are written into it) and calls `row` for each
-    /// result row; false when SQLite fails.
-    @discardableResult
-    public func forEachRow(_ sql: String, _ row: (OpaquePointer) -> Void) -> Bool {
-        Self.forEachRow(db, sql, row)
+        return SearchIndexManager.intersection([ids], passing: EmailDirectory.DirectoryFilter(), directory: directory)
     }
 
     /// Runs `sql` once for each of `ids` (bound to ?1), calling `row` for each result row; false
@@ -231,21 +216,23 @@ public final class OneShotIndex {
         for id in ids {
             sqlite3_reset(statement)
             sqlite3_bind_int64(statement, 1, id)
-            while true {
-                let code = sqlite3_step(statement)
-                if code == SQLITE_DONE { break }
-                guard code == SQLITE_ROW else { return false }
-                row(statement)
-            }
+            guard Self.step(statement, row) else { return false }
         }
         return true
     }
 
+    /// Runs `sql` (no parameters; values are written into it) and calls `row` for each result row;
+    /// false when SQLite fails.
     @discardableResult
     static func forEachRow(_ db: OpaquePointer, _ sql: String, _ row: (OpaquePointer) -> Void) -> Bool {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK, let statement else { return false }
         defer { sqlite3_finalize(statement) }
+        return step(statement, row)
+    }
+
+    /// Steps `statement` to its end, calling `row` for each result row; false when SQLite fails.
+    private static func step(_ statement: OpaquePointer, _ row: (OpaquePointer) -> Void) -> Bool {
         while true {
             let code = sqlite3_step(statement)
             if code == SQLITE_DONE { return true }

@@ -170,7 +170,11 @@ final class SenderIndex: Sendable {
     /// The emails a positive `from:` filter with `sender` keeps.
     func emailIds(sender: String) -> EmailIdSet {
         bytes.withUnsafeBytes { raw in
-            Self.emailIds(sender: sender, layout: layout, contactChunk: Int.max) { offset, count in
+            let l = layout, h = layout.header
+            return Self.emailIds(sender: sender, layout: l,
+                                 contactStarts: UnsafeRawBufferPointer(rebasing: raw[l.contactStarts..<l.contactStarts + 4 * h.contactStrings]),
+                                 nameStarts: UnsafeRawBufferPointer(rebasing: raw[l.nameStarts..<l.nameStarts + 4 * h.names]),
+                                 contactChunk: Int.max) { offset, count in
                 UnsafeRawBufferPointer(rebasing: raw[offset..<offset + count])
             }
         }
@@ -184,20 +188,30 @@ final class SenderIndex: Sendable {
     /// the copy is not a whole layout of `bytes` bytes.
     static func emailIds(sender: String, storedBytes bytes: Int, contactChunk: Int,
                          read: (Int, Int) -> UnsafeRawBufferPointer?) -> EmailIdSet? {
-        guard let head = read(0, 4 * Header.fields), let layout = Layout(header: head, total: bytes) else { return nil }
+        guard let head = read(0, 4 * Header.fields), let l = Layout(header: head, total: bytes) else { return nil }
+        // The starts are kept (copied) while the strings are read chunk by chunk through `read`.
+        guard let contactStarts = read(l.contactStarts, 4 * l.header.contactStrings).map(Array.init),
+              let nameStarts = read(l.nameStarts, 4 * l.header.names).map(Array.init) else { return nil }
         var failed = false
-        let result = emailIds(sender: sender, layout: layout, contactChunk: contactChunk) { offset, count in
-            if let part = read(offset, count) { return part }
-            failed = true
-            return UnsafeRawBufferPointer(start: nil, count: 0)
+        let result = contactStarts.withUnsafeBytes { contactStarts in
+            nameStarts.withUnsafeBytes { nameStarts in
+                emailIds(sender: sender, layout: l, contactStarts: contactStarts, nameStarts: nameStarts,
+                         contactChunk: contactChunk) { offset, count in
+                    if let part = read(offset, count) { return part }
+                    failed = true
+                    return UnsafeRawBufferPointer(start: nil, count: 0)
+                }
+            }
         }
         return failed ? nil : result
     }
 
-    /// `emailIds(sender:)` over the sections `section(offset, count)` gives (the bytes at that
-    /// offset of the layout, at least `count` of them, or an empty buffer when they cannot be
-    /// had), valid until the next call; the contact strings are searched `contactChunk` bytes at a time.
-    private static func emailIds(sender: String, layout l: Layout, contactChunk: Int,
+    /// `emailIds(sender:)` with the starts of the contact and name strings at hand and the other
+    /// sections as `section(offset, count)` gives them (the bytes at that offset of the layout, at
+    /// least `count` of them, or an empty buffer when they cannot be had), valid until the next
+    /// call; the contact strings are searched `contactChunk` bytes at a time.
+    private static func emailIds(sender: String, layout l: Layout, contactStarts: UnsafeRawBufferPointer,
+                                 nameStarts: UnsafeRawBufferPointer, contactChunk: Int,
                                  section: (Int, Int) -> UnsafeRawBufferPointer) -> EmailIdSet {
         let needle = Array(FoldedStrings.asciiLowercased(sender).utf8)
         var result = EmailIdSet()
@@ -212,33 +226,26 @@ final class SenderIndex: Sendable {
             guard ids.count >= 8 * count else { return }
             for i in 0..<count { result.insert(ids.loadUnaligned(fromByteOffset: 8 * i, as: Int64.self)) }
         }
-        // The starts are kept (copied) while the strings are read chunk by chunk through `section`.
-        let contactStarts = [UInt8](section(l.contactStarts, 4 * h.contactStrings))
-        contactStarts.withUnsafeBytes { starts in
-            let matching = FoldedStrings.indicesContaining(needle, total: h.contactBytes, starts: starts, chunk: contactChunk) {
-                section(l.contactBuffer + $0, $1)
-            } ?? []
-            var seen = [Bool](repeating: false, count: h.contacts)  // not a Set: no hashing set up for a one-shot search
-            for i in matching {
-                let contact = int32(l.contactOf, i)
-                guard contact >= 0, contact < h.contacts, !seen[contact] else { continue }
-                seen[contact] = true
-                let email = int32(l.contactEmail, contact)
-                guard email >= 0, email < h.contactStrings else { continue }
-                let addressMatches = FoldedStrings.range(of: email, total: h.contactBytes, starts: starts)
-                    .map { FoldedStrings.contains([UInt8](section(l.contactBuffer + $0.lowerBound, $0.count)), needle) } ?? false
-                let base = 4 * contact + (addressMatches ? 0 : 2)
-                insert(start: int32(l.contactRanges, base), count: int32(l.contactRanges, base + 1))
-            }
+        let contacts = FoldedStrings.indicesContaining(needle, total: h.contactBytes, starts: contactStarts, chunk: contactChunk) {
+            section(l.contactBuffer + $0, $1)
+        } ?? []
+        var seen = [Bool](repeating: false, count: h.contacts)  // not a Set: no hashing set up for a one-shot search
+        for i in contacts {
+            let contact = int32(l.contactOf, i)
+            guard contact >= 0, contact < h.contacts, !seen[contact] else { continue }
+            seen[contact] = true
+            let email = int32(l.contactEmail, contact)
+            guard email >= 0, email < h.contactStrings else { continue }
+            let addressMatches = FoldedStrings.range(of: email, total: h.contactBytes, starts: contactStarts)
+                .map { FoldedStrings.contains([UInt8](section(l.contactBuffer + $0.lowerBound, $0.count)), needle) } ?? false
+            let base = 4 * contact + (addressMatches ? 0 : 2)
+            insert(start: int32(l.contactRanges, base), count: int32(l.contactRanges, base + 1))
         }
-        let nameStarts = [UInt8](section(l.nameStarts, 4 * h.names))
-        nameStarts.withUnsafeBytes { starts in
-            let matching = FoldedStrings.indicesContaining(needle, total: h.nameBytes, starts: starts, chunk: contactChunk) {
-                section(l.nameBuffer + $0, $1)
-            } ?? []
-            for i in matching {
-                insert(start: int32(l.nameRanges, 2 * i), count: int32(l.nameRanges, 2 * i + 1))
-            }
+        let names = FoldedStrings.indicesContaining(needle, total: h.nameBytes, starts: nameStarts, chunk: contactChunk) {
+            section(l.nameBuffer + $0, $1)
+        } ?? []
+        for i in names {
+            insert(start: int32(l.nameRanges, 2 * i), count: int32(l.nameRanges, 2 * i + 1))
         }
         return result
     }
@@ -310,11 +317,6 @@ struct FoldedStrings: Sendable {
             i = position + 1
         }
         return nil
-    }
-
-    /// String `index` of a buffer and its starts (Int32 each), without its terminating 0.
-    static func string(at index: Int, buffer: UnsafeRawBufferPointer, starts: UnsafeRawBufferPointer) -> [UInt8]? {
-        range(of: index, total: buffer.count, starts: starts).map { Array(buffer[$0]) }
     }
 
     /// Where string `index` is (without its terminating 0) in a buffer of `total` bytes with these starts.

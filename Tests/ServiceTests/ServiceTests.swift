@@ -69,6 +69,18 @@ final class ServiceTests: XCTestCase {
         }
     }
 
+    /// With the model installed but no email embedded yet, a hybrid search says so and answers by
+    /// keyword without loading the model.
+    func testAHybridSearchWithNoEmbeddingYetDoesNotLoadTheModel() async throws {
+        let service = try makeService(backgroundEmbedding: false)
+        defer { service.shutdown() }
+        _ = try await service.importMail(path: try writeMbox("a.mbox", count: 8, tag: "nomodel"), account: "a")
+        let page = try await service.search(SearchRequest(text: "quarterly budget", limit: 5, recordHistory: false))
+        XCTAssertEqual(page.semantic, .skipped(.noEmbeddings, error: nil))
+        XCTAssertFalse(page.results.isEmpty)
+        XCTAssertFalse(service.semantic.encoderLoaded)
+    }
+
     func testImportWhileSearchingThenDeletesReachEveryIndexAndTheCache() async throws {
         let service = try makeService()
         defer { service.shutdown() }
