@@ -16,17 +16,61 @@ public struct EmbeddingWork: Sendable, Hashable {
 extension MailStore {
     /// Emails without an embedding of `model`, newest first, with the text to embed (`EmbeddingText`;
     /// `clean: false` gives the body's first characters as they are, for comparisons).
-    public func emailsWithoutEmbedding(limit: Int, model: String?, clean: Bool = true) throws -> [EmbeddingWork] {
+    /// `idAbove`: only emails with a larger id (mail added since `emailIdsWithoutEmbedding`).
+    public func emailsWithoutEmbedding(limit: Int, model: String?, clean: Bool = true, idAbove: Int64? = nil) throws
+        -> [EmbeddingWork] {
         try database.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT e.id, e.subject, e.fromName, substr(e.bodyPlain, 1, ?) AS body FROM emails e
-                WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?2 IS NULL OR m.model = ?2))
+                SELECT e.id, e.subject, e.fromName, substr(e.bodyPlain, 1, ?1) AS body FROM emails e
+                WHERE \(idAbove == nil ? "" : "e.id > ?4 AND ")NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?2 IS NULL OR m.model = ?2))
                 ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC LIMIT ?3
-                """, arguments: [EmbeddingText.bodyWindow, model, limit]).map { row in
+                """, arguments: idAbove.map { [EmbeddingText.bodyWindow, model, limit, $0] }
+                    ?? [EmbeddingText.bodyWindow, model, limit]).map { row in
                 EmbeddingWork(emailId: row["id"], text: EmbeddingText.compose(
                     subject: row["subject"], fromName: row["fromName"], body: row["body"], clean: clean))
             }
         }
+    }
+
+    /// The ids of the emails without an embedding of `model`, in the order `emailsWithoutEmbedding`
+    /// takes them (newest first, undated last), and the largest email id when it was read (mail
+    /// added later has larger ids). One pass over the date index: the run that embeds them then
+    /// reads each email once (`emailsWithoutEmbedding(ids:)`) instead of sorting the whole table
+    /// for every batch.
+    public func emailIdsWithoutEmbedding(model: String?) throws -> (ids: [Int64], largestId: Int64) {
+        try database.read { db in
+            let ids = try Int64.fetchAll(db, sql: """
+                SELECT e.id FROM emails e
+                WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?1 IS NULL OR m.model = ?1))
+                ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC
+                """, arguments: [model])
+            let largest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM emails") ?? 0
+            return (ids, largest)
+        }
+    }
+
+    /// The emails of `ids` that still have no embedding of `model`, in the order given, with the
+    /// text to embed (an email deleted or embedded meanwhile is left out).
+    public func emailsWithoutEmbedding<C: Collection>(ids: C, model: String?, clean: Bool = true) throws -> [EmbeddingWork]
+    where C.Element == Int64 {
+        guard !ids.isEmpty else { return [] }
+        var arguments: StatementArguments = [EmbeddingText.bodyWindow, model]
+        for id in ids { arguments += [id] }
+        let placeholders = (0..<ids.count).map { "?\($0 + 3)" }.joined(separator: ",")
+        let rows = try database.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT e.id, e.subject, e.fromName, substr(e.bodyPlain, 1, ?1) AS body FROM emails e
+                WHERE e.id IN (\(placeholders))
+                AND NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?2 IS NULL OR m.model = ?2))
+                """, arguments: arguments)
+        }
+        var work: [Int64: EmbeddingWork] = [:]
+        for row in rows {
+            let id: Int64 = row["id"]
+            work[id] = EmbeddingWork(emailId: id, text: EmbeddingText.compose(
+                subject: row["subject"], fromName: row["fromName"], body: row["body"], clean: clean))
+        }
+        return ids.compactMap { work[$0] }
     }
 
     /// Stores vectors (already L2-normalised) for emails; an email deleted meanwhile is skipped.

@@ -108,39 +108,124 @@ public struct EmbeddingIndexer: Sendable {
     /// Embeds up to `limit` emails (without a limit, until none is left: mail that arrives during
     /// the run joins it), calling `progress(done, total)` after each stored batch; `vectors` (when
     /// given) is updated as batches commit. `shouldStop` is asked before each batch. Returns how
-    /// many were embedded.
+    /// many were embedded. `timings` (when given) adds up where the time went.
+    ///
+    /// The order is read once (newest first); each batch then reads its own emails by id, after any
+    /// mail added since the run began (newest first too). A last look in the table itself catches
+    /// what neither saw (an email whose date changed meanwhile), so the run ends only when no email
+    /// is left without a vector.
     @discardableResult
-    public func run(limit: Int? = nil, vectors: VectorSearchEngine? = nil,
+    public func run(limit: Int? = nil, vectors: VectorSearchEngine? = nil, timings: EmbeddingTimings? = nil,
                     progress: (Int, Int) -> Void = { _, _ in }, shouldStop: () -> Bool = { false }) throws -> Int {
-        let pending = try store.emailsWithoutEmbeddingCount(model: modelName)
-        let total = min(pending, limit ?? pending)
+        var clock = ContinuousClock.now
+        func lap(_ add: (EmbeddingTimings, Double) -> Void) {
+            let now = ContinuousClock.now
+            if let timings { add(timings, (now - clock).seconds) }
+            clock = now
+        }
+        let (order, largestId) = try store.emailIdsWithoutEmbedding(model: modelName)
+        lap { $0.fetch += $1 }
+        let total = min(order.count, limit ?? order.count)
+        var position = 0
         var done = 0
         progress(0, total)
         while !shouldStop(), limit.map({ done < $0 }) ?? true {
             let size = min(batchSize * embedders.count, limit.map { $0 - done } ?? Int.max)
-            let work = try store.emailsWithoutEmbedding(limit: size, model: modelName, clean: cleanText)
+            var work = try store.emailsWithoutEmbedding(limit: size, model: modelName, clean: cleanText, idAbove: largestId)
+            while work.count < size, position < order.count {
+                let ids = order[position..<min(order.count, position + size - work.count)]
+                position += ids.count
+                work += try store.emailsWithoutEmbedding(ids: ids, model: modelName, clean: cleanText)
+            }
+            if work.isEmpty {
+                work = try store.emailsWithoutEmbedding(limit: size, model: modelName, clean: cleanText)
+            }
+            lap { $0.fetch += $1 }
             guard !work.isEmpty else { break }
-            let embedded = try Self.embedInParallel(work.map(\.text), embedders: embedders)
+            let embedded = try Self.embedInParallel(work.map(\.text), embedders: embedders, timings: timings)
+            lap { $0.embed += $1 }
             let items = zip(work, embedded).map { (emailId: $0.emailId, vector: $1) }
             try store.saveEmbeddings(items, model: modelName)
             vectors?.upsert(items)
+            lap { $0.save += $1 }
             done += work.count
             progress(done, max(total, done))
         }
         return done
     }
 
-    /// Splits `texts` into one contiguous slice per embedder and encodes the slices concurrently.
-    public static func embedInParallel(_ texts: [String], embedders: [any Embedder]) throws -> [[Float]] {
+    /// Splits `texts` into one part per embedder, of about the same work each, and encodes the parts
+    /// concurrently. The work of a text is estimated from its length: about four characters a
+    /// token, at most 256 tokens, each costing the same in the linear layers plus its share of
+    /// attention (which grows with the length). Parts of equal work keep every core busy until the
+    /// batch ends; parts of equal count left one idle while the other finished the longer texts.
+    public static func embedInParallel(_ texts: [String], embedders: [any Embedder], timings: EmbeddingTimings? = nil)
+        throws -> [[Float]] {
         guard embedders.count > 1, texts.count > 1 else { return try embedders[0].embed(texts) }
-        let parts = min(embedders.count, texts.count)
-        let size = (texts.count + parts - 1) / parts
-        let results = ParallelResults(count: parts)
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
-            let slice = Array(texts[min(texts.count, part * size)..<min(texts.count, (part + 1) * size)])
-            results.set(part, Result { try embedders[part].embed(slice) })
+        let parts = balancedParts(texts.map { estimatedWork(utf8Count: $0.utf8.count) }, count: min(embedders.count, texts.count))
+        let results = ParallelResults(count: parts.count)
+        let started = ContinuousClock.now
+        DispatchQueue.concurrentPerform(iterations: parts.count) { part in
+            let result = Result { try embedders[part].embed(parts[part].map { texts[$0] }) }
+            results.set(part, result, busy: (ContinuousClock.now - started).seconds)
         }
-        return try results.values.flatMap { try $0.get() }
+        timings?.addParts(results.busy)
+        var vectors = [[Float]](repeating: [], count: texts.count)
+        for (part, indices) in parts.enumerated() {
+            for (index, vector) in zip(indices, try results.values[part].get()) { vectors[index] = vector }
+        }
+        return vectors
+    }
+
+    /// The estimated work of encoding a text of `utf8Count` bytes (see `embedInParallel`).
+    public static func estimatedWork(utf8Count: Int) -> Int {
+        let tokens = min(256, 2 + utf8Count / 4)
+        // Per token: 4h² + 2h·i multiply-adds in the linear layers (h 384, i 1536), and 2h per
+        // earlier token of the text in attention: 2304 + tokens, in units of 2h.
+        return tokens * (2304 + tokens)
+    }
+
+    /// Indices of `work` dealt into `count` parts of nearly equal total: the largest first, each to
+    /// the lightest part so far; each part keeps its indices in ascending order.
+    public static func balancedParts(_ work: [Int], count: Int) -> [[Int]] {
+        var parts = [[Int]](repeating: [], count: count)
+        var totals = [Int](repeating: 0, count: count)
+        for index in work.indices.sorted(by: { work[$0] > work[$1] || (work[$0] == work[$1] && $0 < $1) }) {
+            let lightest = totals.indices.min { totals[$0] < totals[$1] }!
+            parts[lightest].append(index)
+            totals[lightest] += work[index]
+        }
+        return parts.map { $0.sorted() }
+    }
+}
+
+/// Where an embedding run's time went (seconds): reading the emails and composing their texts,
+/// encoding, storing the vectors; and, of the encoding, how long each core's part took (the
+/// difference to the batch's time is a core waiting for the other).
+public final class EmbeddingTimings: @unchecked Sendable {
+    private let lock = NSLock()
+    public var fetch = 0.0
+    public var embed = 0.0
+    public var save = 0.0
+    /// Sum over batches of each part's encoding time.
+    public private(set) var partBusy = 0.0
+    /// Sum over batches of the slowest part's time, times the number of parts.
+    public private(set) var partCapacity = 0.0
+
+    public init() {}
+
+    func addParts(_ seconds: [Double]) {
+        lock.withLock {
+            partBusy += seconds.reduce(0, +)
+            partCapacity += (seconds.max() ?? 0) * Double(seconds.count)
+        }
+    }
+}
+
+extension Duration {
+    fileprivate var seconds: Double {
+        let (whole, attoseconds) = components
+        return Double(whole) + Double(attoseconds) / 1e18
     }
 }
 
@@ -148,7 +233,17 @@ public struct EmbeddingIndexer: Sendable {
 private final class ParallelResults: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [Result<[[Float]], Error>]
-    init(count: Int) { stored = Array(repeating: .success([]), count: count) }
-    func set(_ i: Int, _ r: Result<[[Float]], Error>) { lock.withLock { stored[i] = r } }
+    private var seconds: [Double]
+    init(count: Int) {
+        stored = Array(repeating: .success([]), count: count)
+        seconds = Array(repeating: 0, count: count)
+    }
+    func set(_ i: Int, _ r: Result<[[Float]], Error>, busy: Double) {
+        lock.withLock {
+            stored[i] = r
+            seconds[i] = busy
+        }
+    }
     var values: [Result<[[Float]], Error>] { lock.withLock { stored } }
+    var busy: [Double] { lock.withLock { seconds } }
 }

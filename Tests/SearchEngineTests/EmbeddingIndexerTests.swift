@@ -85,6 +85,37 @@ final class EmbeddingIndexerTests: XCTestCase {
         XCTAssertEqual(try f.store.embeddingCount(model: nil), 2)
     }
 
+    /// The run reads its order once; mail that arrives meanwhile is embedded in the next batch, before
+    /// the older mail still waiting, and the run ends with nothing left.
+    func testMailArrivingDuringARunIsEmbeddedNextAndNothingIsLeft() throws {
+        let f = try SearchFixture()
+        try f.add((0..<7).map { i in Spec(subject: "mail \(i)", daysAgo: Double(i + 1)) })
+        let embedder = HashingEmbedder()
+        let arriving = CallbackEmbedder(inner: embedder) { call in
+            if call == 0 { _ = try? f.add(Spec(subject: "arrived meanwhile", daysAgo: 0)) }
+        }
+        XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: arriving, batchSize: 3).run(), 8)
+        XCTAssertEqual(embedder.calls.map { $0.map { String($0.prefix(while: { $0 != "\n" })) } }, [
+            ["mail 0", "mail 1", "mail 2"], ["arrived meanwhile", "mail 3", "mail 4"], ["mail 5", "mail 6"],
+        ])
+        XCTAssertEqual(try f.store.emailsWithoutEmbeddingCount(model: nil), 0)
+    }
+
+    /// An email embedded by someone else meanwhile is not embedded again, and the batch is filled
+    /// from the order instead.
+    func testEmailsEmbeddedMeanwhileAreSkipped() throws {
+        let f = try SearchFixture()
+        let ids = try f.add((0..<6).map { i in Spec(subject: "mail \(i)", daysAgo: Double(i + 1)) })
+        let embedder = HashingEmbedder()
+        let other = CallbackEmbedder(inner: embedder) { call in
+            if call == 0 { try? f.store.saveEmbeddings([(emailId: ids[3], vector: [Float](repeating: 0, count: 384))], model: "m") }
+        }
+        XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: other, modelName: "m", batchSize: 3).run(), 5)
+        XCTAssertEqual(embedder.calls.map { $0.map { String($0.prefix(while: { $0 != "\n" })) } }, [
+            ["mail 0", "mail 1", "mail 2"], ["mail 4", "mail 5"],
+        ])
+    }
+
     func testRankerReportsWhyItCannotRun() async throws {
         let none = VectorSemanticRanker(embedder: nil, vectors: VectorSearchEngine())
         XCTAssertEqual(none.unavailableReason, .modelNotInstalled)
@@ -118,7 +149,38 @@ final class ParallelEmbeddingTests: XCTestCase {
         let a = HashingEmbedder(), b = HashingEmbedder()
         let parallel = try EmbeddingIndexer.embedInParallel(texts, embedders: [a, b])
         XCTAssertEqual(parallel, single)
-        XCTAssertEqual(a.calls.first?.count, 6)
-        XCTAssertEqual(b.calls.first?.count, 5)
+        XCTAssertEqual(Set([a.calls.first?.count, b.calls.first?.count]), [5, 6], "texts of about one length: halves")
+    }
+
+    /// Parts of equal work, not of equal count: one long text weighs as much as many short ones.
+    func testAPartOfLongTextsHoldsFewerOfThem() throws {
+        let long = String(repeating: "budget forecast ", count: 80)
+        let texts = [long] + (0..<12).map { "short note \($0)" } + [long]
+        let a = HashingEmbedder(), b = HashingEmbedder()
+        XCTAssertEqual(try EmbeddingIndexer.embedInParallel(texts, embedders: [a, b]), try HashingEmbedder().embed(texts))
+        XCTAssertEqual(a.calls.first?.filter { $0 == long }.count, 1)
+        XCTAssertEqual(b.calls.first?.filter { $0 == long }.count, 1)
+        XCTAssertEqual(EmbeddingIndexer.balancedParts([10, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1], count: 2), [[0], Array(1...10)])
+        XCTAssertEqual(EmbeddingIndexer.balancedParts([3, 3, 2, 2, 2], count: 2), [[0, 2, 4], [1, 3]])
+        XCTAssertLessThan(EmbeddingIndexer.estimatedWork(utf8Count: 40), EmbeddingIndexer.estimatedWork(utf8Count: 400))
+        XCTAssertEqual(EmbeddingIndexer.estimatedWork(utf8Count: 5_000), EmbeddingIndexer.estimatedWork(utf8Count: 50_000),
+                       "texts are cut at 256 tokens")
+    }
+}
+
+/// Runs `before(call number)` ahead of each batch its inner embedder encodes.
+final class CallbackEmbedder: Embedder, @unchecked Sendable {
+    let inner: HashingEmbedder
+    let before: (Int) -> Void
+    private var calls = 0
+    var dimension: Int { inner.dimension }
+    init(inner: HashingEmbedder, before: @escaping (Int) -> Void) {
+        self.inner = inner
+        self.before = before
+    }
+    func embed(_ texts: [String]) throws -> [[Float]] {
+        before(calls)
+        calls += 1
+        return try inner.embed(texts)
     }
 }
