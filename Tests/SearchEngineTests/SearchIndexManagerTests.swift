@@ -172,12 +172,17 @@ final class SearchIndexManagerTests: XCTestCase {
             ("kay.mann@enron.com", "Kay Mann"), ("kay.mann@enron.com", "K. Mann"), (nil, "No Address"), (nil, nil),
         ]
         try f.add(senders.enumerated().map { i, s in Spec(subject: "mail \(i)", from: s.0, fromName: s.1) })
+        // Contacts that only ever received mail match some patterns but have no email to give.
+        try f.add([Spec(subject: "to kay", from: "kay.mann@enron.com", to: "kay.only-receives@enron.com"),
+                   Spec(subject: "to john", from: nil, to: "john.receiver@example.com")])
         let patterns = ["john", "JOHN", "smith", "example.com", "EXAMPLE", "usrp", "via", "jane", "Ö", "ö", "özge", "Özge",
                         "100%", "_", "%", "cent_", "kay", "mann", "k. mann", "no address", "@", ".", "zzz", "list"]
         try f.index.read { db in
             let snapshot = try f.index.directory.snapshot(db)
             let maxId = Int64(snapshot.threads.count - 1)
             let index = try SenderIndex(db, version: snapshot.version, maxId: maxId)
+            XCTAssertEqual(index.contactCount, 6, "the senders' contacts only")
+            XCTAssertGreaterThan(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM mail.contacts") ?? 0, 6)
             // The stored layout, read back as the next process reads it, answers the same.
             let copy = try XCTUnwrap(SenderIndex(bytes: index.bytes, version: snapshot.version, maxId: maxId))
             for p in patterns {
