@@ -10,6 +10,9 @@ export MAILSEARCH_DATA_DIR ?= $(CURDIR)/$(DEMO_DIR)/data
 MODELS_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/mailsearch/models
 # MAILSEARCH_MODEL=paraphrase-MiniLM-L3-v2 make eval (or run, bench…) uses the other model.
 export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM-L6-v2)
+# Every release product is built with the same flags: SwiftPM compiles every module again when they
+# change (~5 minutes here), and a benchmark's mailsearch-full must be the one `make release` ships.
+SWIFT_RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
 .PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
@@ -82,15 +85,15 @@ build:
 ## Two executables: `mailsearch` (the lean front end, a static executable: a keyword search) execs
 ## `mailsearch-full` beside it for every other command and for semantic and hybrid searches.
 release:
-	$(SWIFT) build -c release --product mailsearch-full --static-swift-stdlib
-	$(SWIFT) build -c release --product mailsearch --static-swift-stdlib
+	$(SWIFT_RELEASE) --product mailsearch-full
+	$(SWIFT_RELEASE) --product mailsearch
 
 ## Unpack the shared corpora into ./corpora (ignored by git).
 corpora:
 	@./scripts/unpack-corpora.sh $(SHARED)/corpus $(CORPORA)
 
 bench: deps corpora
-	$(SWIFT) build -c release --product mailsearch-bench
+	$(SWIFT_RELEASE) --product mailsearch-bench
 	.build/release/mailsearch-bench $(BENCH_ARGS)
 
 ## make bench-cold: the one-shot CLI against notmuch on Enron, whole processes side by side (hyperfine,
@@ -102,7 +105,7 @@ bench: deps corpora
 ## `mailsearch-bench import`) embedded whole as `index embed` does it: docs/s, minutes to 100 % and to the
 ## last 30 days, share of the sgemm peak and fidelity, in one run (MAILSEARCH_MODEL to try the other model).
 bench-embed-mailbox: deps corpora model
-	$(SWIFT) build -c release --product mailsearch-bench
+	$(SWIFT_RELEASE) --product mailsearch-bench
 	[ -f bench-data/import-enron-indexed/mail.sqlite ] || .build/release/mailsearch-bench import $(CORPORA)/enron-inbox/maildir
 	rm -rf bench-data/embed-enron && mkdir -p bench-data/embed-enron
 	sqlite3 bench-data/import-enron-indexed/mail.sqlite ".backup bench-data/embed-enron/mail.sqlite"
@@ -144,7 +147,7 @@ EVAL_DIR ?= eval-data
 EVAL_SEED ?= 8
 EVAL_ARGS ?=
 eval: deps corpora model $(EVAL_DIR)/usrp/manifest.json $(EVAL_DIR)/enron/manifest.json
-	$(SWIFT) build -c release --product mailsearch-bench
+	$(SWIFT_RELEASE) --product mailsearch-bench
 	.build/release/mailsearch-bench eval $(EVAL_DIR)/usrp $(EVAL_DIR)/enron
 
 ## make eval-cross: `make eval`, then the semantic relevance decision calibrated on each corpus and judged on the
@@ -162,8 +165,8 @@ eval-cross: eval
 ## scripts/eval/enron_reply_pairs.py) and the chitchat dataset (pip download).
 INSIGHTS_DATA = bench-data/insights
 eval-insights: deps corpora model
-	$(SWIFT) build -c release --product mailsearch-bench
-	$(SWIFT) build -c release --product mailsearch-full
+	$(SWIFT_RELEASE) --product mailsearch-bench
+	$(SWIFT_RELEASE) --product mailsearch-full
 	.build/release/mailsearch-bench insights summaries
 	@test -f $(INSIGHTS_DATA)-usrp/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-usrp .build/release/mailsearch-full import $(CORPORA)/usrp-users.mbox --account usrp
 	@test -f $(INSIGHTS_DATA)-enron/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-enron .build/release/mailsearch-full import $(CORPORA)/enron-inbox/maildir --account enron
@@ -183,8 +186,8 @@ eval-insights: deps corpora model
 ## make judge-insights: the judged conversations of docs/insights-judging.json, each beside the summary it gets now
 ## and its judgment (the mail's text comes from the corpora, imported into bench-data/insights-* as by eval-insights).
 judge-insights: deps corpora model
-	$(SWIFT) build -c release --product mailsearch-bench
-	$(SWIFT) build -c release --product mailsearch-full
+	$(SWIFT_RELEASE) --product mailsearch-bench
+	$(SWIFT_RELEASE) --product mailsearch-full
 	@test -f $(INSIGHTS_DATA)-usrp/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-usrp .build/release/mailsearch-full import $(CORPORA)/usrp-users.mbox --account usrp
 	@test -f $(INSIGHTS_DATA)-enron/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-enron .build/release/mailsearch-full import $(CORPORA)/enron-inbox/maildir --account enron
 	.build/release/mailsearch-bench insights side-by-side $(INSIGHTS_DATA)-usrp usrp-users docs/insights-judging.json
