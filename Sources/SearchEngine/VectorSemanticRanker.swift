@@ -112,8 +112,8 @@ public struct EmbeddingIndexer: Sendable {
     ///
     /// The order is read once (newest first); each batch then reads its own emails by id, after any
     /// mail added since the run began (newest first too). A last look in the table itself catches
-    /// what neither saw (an email whose date changed meanwhile), so the run ends only when no email
-    /// is left without a vector.
+    /// what neither saw (a vector deleted meanwhile, say), so the run ends only when no email is
+    /// left without a vector.
     @discardableResult
     public func run(limit: Int? = nil, vectors: VectorSearchEngine? = nil, timings: EmbeddingTimings? = nil,
                     progress: (Int, Int) -> Void = { _, _ in }, shouldStop: () -> Bool = { false }) throws -> Int {
