@@ -19,6 +19,7 @@
 #   NOTMUCH_DIR  notmuch config and database [bench-data/notmuch-enron], built once (minutes)
 #   OUT          JSON exports and the summary [bench-data/cold-cli]
 #   RUNS WARMUP  hyperfine runs and warmups [20 3];  RSS_RUNS: /usr/bin/time runs [5]
+#   AB_RUNS      pairs of the interleaved comparison (scripts/ab.py), reported beside hyperfine [20]
 #   BENCH_LOCK   measurements hold this lock, so benchmarks do not overlap [/tmp/benchlock]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +30,7 @@ DATA_DIR=${DATA_DIR:-$ROOT/bench-data/cold-cli/enron}
 NOTMUCH_DIR=${NOTMUCH_DIR:-$ROOT/bench-data/notmuch-enron}
 OUT=${OUT:-$ROOT/bench-data/cold-cli}
 RUNS=${RUNS:-20}
+AB_RUNS=${AB_RUNS:-20}
 WARMUP=${WARMUP:-3}
 RSS_RUNS=${RSS_RUNS:-5}
 BENCH_LOCK=${BENCH_LOCK:-/tmp/benchlock}
@@ -144,7 +146,11 @@ while pos < len(text):
 print("%.1f\t%d\t%d" % (statistics.median(took), last["conversationCount"], last["keywordMatches"]))')
   nm_threads=$(notmuch count --output=threads "$nq")
   nm_msgs=$(notmuch count "$nq")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$json" "$nm_rss" "$ms_rss" "$took" "$nm_threads" "$nm_msgs" "$nq" >> "$OUT/rows.tsv"
+  # The same pair interleaved (scripts/ab.py: A B, B A, …): drift of the machine's speed between
+  # hyperfine's two blocks of runs lands on one side; here it lands on both.
+  ab=$(python3 "$ROOT/scripts/ab.py" "$AB_RUNS" "notmuch search --limit=20 $(q "$nq")" "${ms_cmd[*]} $(q "$mq")" \
+       | awk '{print $2}' | paste -sd '\t')
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$json" "$nm_rss" "$ms_rss" "$took" "$nm_threads" "$nm_msgs" "$nq" "$ab" >> "$OUT/rows.tsv"
 done
 flock -u 9
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -158,8 +164,8 @@ def stats(result):
     p95 = ms[min(len(ms) - 1, -(-95 * len(ms) // 100) - 1)]   # nearest rank
     return statistics.mean(ms), p95, (result["user"] + result["system"]) * 1000
 out = []
-out.append("| query | notmuch mean / p95 ms (CPU) | mailsearch mean / p95 ms (CPU) | ratio (mean) | RSS notmuch / mailsearch MB | mailsearch in-process ms | notmuch threads / messages | mailsearch conversations / matches |")
-out.append("|---|---|---|---|---|---|---|---|")
+out.append("| query | notmuch mean / p95 ms (CPU) | mailsearch mean / p95 ms (CPU) | ratio (mean) | interleaved medians notmuch / mailsearch ms (ratio) | RSS notmuch / mailsearch MB | mailsearch in-process ms | notmuch threads / messages | mailsearch conversations / matches |")
+out.append("|---|---|---|---|---|---|---|---|---|")
 ratios = []
 for r in rows:
     label, path, nm_rss, ms_rss = r[0], r[1], r[2], r[3]
@@ -170,12 +176,18 @@ for r in rows:
     if label != "floor": ratios.append(ratio)
     mb = lambda kb: f"{int(kb) / 1024:.0f}" if kb else "?"
     if label == "floor":
-        out.append(f"| *floor: `notmuch --version` / `mailsearch --help`* | {nm} | {ms} | {ratio:.1f}× | {mb(nm_rss)} / {mb(ms_rss)} | — | — | — |")
+        out.append(f"| *floor: `notmuch --version` / `mailsearch --help`* | {nm} | {ms} | {ratio:.1f}× | — | {mb(nm_rss)} / {mb(ms_rss)} | — | — | — |")
     else:
         took, conv, matches, nm_threads, nm_msgs = r[4], r[5], r[6], r[7], r[8]
-        out.append(f"| `{label}` | {nm} | {ms} | {ratio:.1f}× | {mb(nm_rss)} / {mb(ms_rss)} | {took} | {nm_threads} / {nm_msgs} | {conv} / {matches} |")
+        try:
+            ab_nm, ab_ms = float(r[10]), float(r[11])
+            ab = f"{ab_nm:.1f} / {ab_ms:.1f} ({ab_ms / ab_nm:.1f}×)"
+        except (IndexError, ValueError, ZeroDivisionError):
+            ab = "?"
+        out.append(f"| `{label}` | {nm} | {ms} | {ratio:.1f}× | {ab} | {mb(nm_rss)} / {mb(ms_rss)} | {took} | {nm_threads} / {nm_msgs} | {conv} / {matches} |")
 out.append("")
 out.append("Wall-clock mean and p95 over the runs; CPU = user + system ms, mean (less sensitive to a busy machine). "
+           "Interleaved: the two commands alternated (scripts/ab.py), medians; for reading drift, not the bar. "
            "RSS: median of the peak resident set sizes. In-process: mailsearch's own tookMs (`--json`), median of 5. "
            f"Load average {sys.argv[3]} before, {sys.argv[4]} after ({sys.argv[5]} cores): other work on the machine inflates wall times.")
 verdict = "MET" if ratios and max(ratios) <= 1.0 else "NOT MET"
