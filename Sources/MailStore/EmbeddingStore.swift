@@ -21,14 +21,11 @@ extension MailStore {
         -> [EmbeddingWork] {
         try database.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT e.id, e.subject, e.fromName, substr(e.bodyPlain, 1, ?1) AS body FROM emails e
-                WHERE \(idAbove == nil ? "" : "e.id > ?4 AND ")NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?2 IS NULL OR m.model = ?2))
+                SELECT \(Self.workColumns) FROM emails e
+                WHERE \(idAbove == nil ? "" : "e.id > ?4 AND ")\(Self.notEmbedded(model: 2))
                 ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC LIMIT ?3
                 """, arguments: idAbove.map { [EmbeddingText.bodyWindow, model, limit, $0] }
-                    ?? [EmbeddingText.bodyWindow, model, limit]).map { row in
-                EmbeddingWork(emailId: row["id"], text: EmbeddingText.compose(
-                    subject: row["subject"], fromName: row["fromName"], body: row["body"], clean: clean))
-            }
+                    ?? [EmbeddingText.bodyWindow, model, limit]).map { Self.work($0, clean: clean) }
         }
     }
 
@@ -40,8 +37,7 @@ extension MailStore {
     public func emailIdsWithoutEmbedding(model: String?) throws -> (ids: [Int64], largestId: Int64) {
         try database.read { db in
             let ids = try Int64.fetchAll(db, sql: """
-                SELECT e.id FROM emails e
-                WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?1 IS NULL OR m.model = ?1))
+                SELECT e.id FROM emails e WHERE \(Self.notEmbedded(model: 1))
                 ORDER BY e.sortDate IS NULL, e.sortDate DESC, e.id DESC
                 """, arguments: [model])
             let largest = try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM emails") ?? 0
@@ -59,18 +55,29 @@ extension MailStore {
         let placeholders = (0..<ids.count).map { "?\($0 + 3)" }.joined(separator: ",")
         let rows = try database.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT e.id, e.subject, e.fromName, substr(e.bodyPlain, 1, ?1) AS body FROM emails e
-                WHERE e.id IN (\(placeholders))
-                AND NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?2 IS NULL OR m.model = ?2))
+                SELECT \(Self.workColumns) FROM emails e WHERE e.id IN (\(placeholders)) AND \(Self.notEmbedded(model: 2))
                 """, arguments: arguments)
         }
         var work: [Int64: EmbeddingWork] = [:]
         for row in rows {
-            let id: Int64 = row["id"]
-            work[id] = EmbeddingWork(emailId: id, text: EmbeddingText.compose(
-                subject: row["subject"], fromName: row["fromName"], body: row["body"], clean: clean))
+            let item = Self.work(row, clean: clean)
+            work[item.emailId] = item
         }
         return ids.compactMap { work[$0] }
+    }
+
+    /// The columns `work` reads (`?1`: how much of the body, `EmbeddingText.bodyWindow`).
+    private static let workColumns = "e.id, e.subject, e.fromName, substr(e.bodyPlain, 1, ?1) AS body"
+
+    /// Email `e` has no embedding of the model bound to parameter `?parameter` (of any model when NULL).
+    private static func notEmbedded(model parameter: Int) -> String {
+        "NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?\(parameter) IS NULL OR m.model = ?\(parameter)))"
+    }
+
+    /// A row of `workColumns` as the work of embedding it.
+    private static func work(_ row: Row, clean: Bool) -> EmbeddingWork {
+        EmbeddingWork(emailId: row["id"], text: EmbeddingText.compose(
+            subject: row["subject"], fromName: row["fromName"], body: row["body"], clean: clean))
     }
 
     /// Stores vectors (already L2-normalised) for emails; an email deleted meanwhile is skipped.
@@ -115,8 +122,7 @@ extension MailStore {
     public func emailsWithoutEmbeddingCount(model: String?) throws -> Int {
         try database.read { db in
             try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM emails e
-                WHERE NOT EXISTS (SELECT 1 FROM embeddings m WHERE m.emailId = e.id AND (?1 IS NULL OR m.model = ?1))
+                SELECT COUNT(*) FROM emails e WHERE \(Self.notEmbedded(model: 1))
                 """, arguments: [model]) ?? 0
         }
     }

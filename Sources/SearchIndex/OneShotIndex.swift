@@ -172,7 +172,7 @@ public final class OneShotIndex {
 
     /// The emails a positive `from:` filter with `sender` keeps, as `SearchIndexManager.candidates`
     /// finds them through the sender index a previous process stored for this version of the mail
-    /// (of its 2 MB on Enron, the contact strings, 64 KB at a time, and the entries of the matching
+    /// (of its 0.8 MB on Enron, the contact strings, 64 KB at a time, and the entries of the matching
     /// contacts are read); nil when there is no such copy (the regular path then runs the SQL and stores one).
     public func senderCandidates(_ sender: String) -> EmailIdSet? {
         let maxId = Int64(directory.threads.count - 1)

@@ -155,7 +155,8 @@ final class ParallelEmbeddingTests: XCTestCase {
     /// Parts of equal work, not of equal count: one long text weighs as much as many short ones.
     func testAPartOfLongTextsHoldsFewerOfThem() throws {
         let long = String(repeating: "budget forecast ", count: 80)
-        let texts = [long] + (0..<12).map { "short note \($0)" } + [long]
+        // Both long texts first: halves by count would give both to the first embedder.
+        let texts = [long, long] + (0..<12).map { "short note \($0)" }
         let a = HashingEmbedder(), b = HashingEmbedder()
         XCTAssertEqual(try EmbeddingIndexer.embedInParallel(texts, embedders: [a, b]), try HashingEmbedder().embed(texts))
         XCTAssertEqual(a.calls.first?.filter { $0 == long }.count, 1)
