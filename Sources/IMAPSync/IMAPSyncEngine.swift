@@ -189,6 +189,8 @@ public final class IMAPSyncEngine: Sendable {
             $0.messagesTotal = nil
             $0.messagesPerSecond = nil
         }
+        // Mail stored before the pass that it finds in no folder of the server goes at its end.
+        let storedBefore = try service.store.largestEmailId(accountId: account.id)
         // The user's actions first: a pass must not bring back what they moved or deleted.
         _ = try await replayOutbox(connection)
         let folders = try await listFolders(connection)
@@ -208,6 +210,24 @@ public final class IMAPSyncEngine: Sendable {
         for folder in folders {
             try Task.checkCancellation()
             try await syncFolder(folder, local: states[folder.path], connection: connection, summary: &summary, order: &order)
+        }
+        // An email that is in no folder of the server any more, and has no action of the user still
+        // to write, is gone there (expunged or moved away by another client while an action of
+        // this one was on its way, which then found nothing): it goes here too. Only after a pass
+        // that read every folder, and only mail stored before it began.
+        if summary.skippedFolders.isEmpty, let storedBefore {
+            let orphans = try service.store.emailsWithoutServerCopy(accountId: account.id, upTo: storedBefore)
+            try service.delete(emailIds: orphans)
+            summary.deletedEmails += orphans.count
+        }
+        // The server's flags are the truth: an email whose server copies all have the same read and
+        // starred flags shows them (a copy linked again by its Message-ID, after a UIDVALIDITY change
+        // or a move by another client, brings its own), unless the user's change of a flag still
+        // waits in the outbox. An email whose copies disagree keeps its flags.
+        let reconciled = try service.store.takeServerFlags(accountId: account.id)
+        if reconciled > 0 {
+            summary.flagChanges += reconciled
+            service.mailChanged()
         }
         try service.store.setLastSyncDate(accountId: account.id, options.now())
         try finishPass(summary: &summary, order: order, started: started)
@@ -506,8 +526,8 @@ public final class IMAPSyncEngine: Sendable {
                 }
                 let byMessageId = try store.emailIds(accountId: account.id, messageIds: headers.compactMap(\.messageId))
                 let byGmailId = gmail ? try store.emailIds(accountId: account.id, gmailMessageIds: headers.compactMap(\.gmailId)) : [:]
-                // A stored email keeps its flags (as an import keeps the first copy's): only later
-                // changes of this copy's flags change it.
+                // A stored email keeps its flags for now (as an import keeps the first copy's): the
+                // end of the pass makes them the server's where its copies agree.
                 var links: [IMAPMessageLink] = []
                 for h in headers {
                     if let emailId = h.gmailId.flatMap({ byGmailId[$0] }) ?? h.messageId.flatMap({ byMessageId[$0] }) {
@@ -643,7 +663,7 @@ public final class IMAPSyncEngine: Sendable {
                                                  gmailThreadId: u.gmailThread))
                 }
             }
-            // An email stored before keeps its flags, as in an import; this copy's are recorded.
+            // An email stored before keeps its flags for now, as in the header pass; this copy's are recorded.
             try service.store.recordIMAPMessages(folderId: folderId, links)
             // A copy of an email stored before, whose bytes differ from its source's, is no one's source.
             if result.duplicates > 0 {

@@ -162,6 +162,7 @@ extension IMAPSyncEngine {
         guard !operations.isEmpty else { return summary }
         var selected: (mailbox: [UInt8], uidValidity: UInt32?)?
         var localChanged = false
+        var orphans: [Int64] = []
         replay: for queued in operations {
             try Task.checkCancellation()
             let result: MailStore.OutboxResult
@@ -189,12 +190,39 @@ extension IMAPSyncEngine {
                     let response = try await connection.run(.select(IMAPMailboxName(raw: op.mailbox), condStore ? .condStore : .plain))
                     selected = (op.mailbox, Self.uidValidity(response))
                 }
+                if op.uid == 0 {
+                    // Moved here before, its UID here unknown: found by its Message-ID, or gone.
+                    guard let uid = try await relocated(op, connection) else {
+                        try store.finishOutbox(op, .nothingToDo, now: options.now())
+                        summary.applied += 1
+                        continue replay
+                    }
+                    op.uid = uid
+                    op.uidValidity = selected?.uidValidity
+                    op.relocated = true
+                }
+                if let expected = op.uidValidity, let now = selected?.uidValidity, expected != now,
+                   let uid = try await relocated(op, connection) {
+                    // The folder's UIDVALIDITY changed since the action: its UIDs mean nothing now, but
+                    // the message is found by its Message-ID, and the user's action still holds.
+                    op.uid = uid
+                    op.uidValidity = now
+                    op.relocated = true
+                }
                 if let expected = op.uidValidity, let now = selected?.uidValidity, expected != now {
-                    result = .dropped("the folder's UIDVALIDITY changed since the action; the next sync shows the server's state")
+                    result = .dropped("the folder's UIDVALIDITY changed since the action and the message was not found in it by "
+                                      + "its Message-ID; the next sync shows the server's state")
+                } else if try !store.claimOutbox(op) {
+                    // A newer action on the message superseded it while this replay ran: never sent.
+                    continue replay
                 } else {
+                    try options.outboxFault?(op, .beforeCommand)
                     switch op.kind {
                     case .store: result = try await storeFlags(op, connection)
-                    case .move: result = try await move(op, connection)
+                    case .move:
+                        var examined = false
+                        result = try await move(op, connection, examinedTarget: &examined)
+                        if examined { selected = nil }
                     case .expunge: result = try await expunge(op, connection)
                     case .labels: result = try await storeLabels(op, connection)
                     }
@@ -206,9 +234,11 @@ extension IMAPSyncEngine {
                 selected = nil
                 result = .refused(error.description, maxAttempts: options.outboxMaxAttempts)
             }
+            try options.outboxFault?(op, .beforeRecord)
             if try store.finishOutbox(op, result, now: options.now()) { localChanged = true }
+            if case .movedAway = result, let emailId = op.emailId, try store.orphaned(emailId: emailId) { orphans.append(emailId) }
             switch result {
-            case .stored, .moved, .expunged, .labelled, .nothingToDo: summary.applied += 1
+            case .stored, .moved, .movedAway, .expunged, .labelled, .nothingToDo: summary.applied += 1
             case .conflict: summary.conflicts += 1
             case .refused:
                 summary.refused += 1
@@ -218,9 +248,25 @@ extension IMAPSyncEngine {
             case .dropped: summary.dropped += 1
             }
         }
+        // Mail another client moved away or expunged before this client's move reached it: gone
+        // here too until a sync finds it where it is.
+        if !orphans.isEmpty { try service.delete(emailIds: orphans) }
         if localChanged { service.mailChanged() }
         try store.pruneOutbox(before: options.now().addingTimeInterval(-30 * 86_400))
         return summary
+    }
+
+    /// The UID of an operation's message in the selected folder, found by its Message-ID (exactly
+    /// one match), for a folder whose UIDVALIDITY changed.
+    private func relocated(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> UInt32? {
+        guard let messageId = try messageId(of: op) else { return nil }
+        let found = try await searchUIDs(connection, [.header("Message-ID", "<\(messageId)>")])
+        return found.count == 1 ? found.first : nil
+    }
+
+    /// The Message-ID to look an operation's message up by (queued with it, else the email's).
+    private func messageId(of op: OutboxOperation) throws -> String? {
+        try MailStore.searchable(messageId: op.messageId) ?? op.emailId.flatMap { try service.store.serverMessageId(emailId: $0) }
     }
 
     /// UID STORE ±FLAGS, UNCHANGEDSINCE the message's last known MODSEQ when the server has
@@ -228,12 +274,15 @@ extension IMAPSyncEngine {
     /// starred flag is no longer what was last seen, the server's flags win (they are fetched and
     /// kept, as IMAP clients resolve that conflict); when they are (another flag, a keyword
     /// changed), the STORE is sent again against the new MODSEQ.
+    /// A copy found by its Message-ID (`relocated`) has no flags this client saw to compare with:
+    /// the user's change is stored as it is, and the server's flags after it are recorded.
     private func storeFlags(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
         let store = service.store
         let set = IMAPSequenceSet(numbers: [op.uid])
-        let condStore = extensions(connection).condStore
+        let seen = op.relocated ? nil : try store.imapFlags(folderId: op.folderId, uid: op.uid)
+        let condStore = extensions(connection).condStore && seen != nil
         var since = condStore ? try store.knownModSeq(folderId: op.folderId, uid: op.uid) : nil
-        var flags = try store.imapFlags(folderId: op.folderId, uid: op.uid) ?? MessageFlags(isRead: false, isStarred: false, isDraft: false)
+        var flags = seen ?? MessageFlags(isRead: false, isStarred: false, isDraft: false)
         var modSeq: UInt64?
         for (operation, change) in [(IMAPStoreOperation.add, op.add), (.remove, op.remove)] {
             var list: [IMAPFlag] = []
@@ -245,7 +294,10 @@ extension IMAPSyncEngine {
                 let response = try await connection.run(.uidStore(set, operation, list, silent: since == nil, unchangedSince: since))
                 if case .other("MODIFIED", _)? = response.status.code {
                     let (server, serverModSeq) = try await serverFlags(op.uid, connection)
-                    if let server, let serverModSeq, !retried, server.isRead == flags.isRead, server.isStarred == flags.isStarred {
+                    // Only the flags this operation changes count: a flag the server changed that
+                    // the user did not touch comes with the next sync, and the user's change stands.
+                    if let server, let serverModSeq, !retried,
+                       !change.isRead || server.isRead == flags.isRead, !change.isStarred || server.isStarred == flags.isStarred {
                         since = serverModSeq
                         retried = true
                         continue
@@ -261,6 +313,9 @@ extension IMAPSyncEngine {
             if change.isRead { flags.isRead = on }
             if change.isStarred { flags.isStarred = on }
             if let modSeq { since = modSeq }
+        }
+        if op.relocated, case (let server?, _) = try await serverFlags(op.uid, connection) {
+            return .stored(flags: server, modSeq: nil)
         }
         return .stored(flags: flags, modSeq: modSeq)
     }
@@ -278,7 +333,7 @@ extension IMAPSyncEngine {
     /// UID MOVE when the server has MOVE, else UID COPY, \Deleted and (UID) EXPUNGE. A UID no
     /// longer in the source means the move happened (before a crash, or by another client): done.
     /// A message already marked \Deleted was copied by an interrupted replay: only the expunge is left.
-    private func move(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
+    private func move(_ op: OutboxOperation, _ connection: IMAPConnection, examinedTarget: inout Bool) async throws -> MailStore.OutboxResult {
         let set = IMAPSequenceSet(numbers: [op.uid])
         guard let targetPath = op.targetPath else { return .dropped("no target folder") }
         let target: IMAPMailboxName
@@ -291,7 +346,13 @@ extension IMAPSyncEngine {
             do { _ = try await connection.run(.create(target)) } catch let error as IMAPClientError where error.kind == .commandFailed {}
         }
         let present = try await searchUIDs(connection, [.uid(set)])
-        guard present.contains(op.uid) else { return .moved(targetUIDValidity: nil, targetUID: nil) }
+        guard present.contains(op.uid) else {
+            // Moved already: by a replay whose process died before it recorded the result, or by
+            // another client. Where it went is looked up, so that an action queued behind this one
+            // (moved back before the first move was recorded) finds the message.
+            examinedTarget = true
+            return try await located(op, in: target, movedNow: false, connection)
+        }
         let caps = connection.capabilities
         var response: IMAPCommandResponse
         if caps.contains(.move), options.useMove {
@@ -314,7 +375,27 @@ extension IMAPSyncEngine {
                 return .moved(targetUIDValidity: validity, targetUID: destinations[i])
             }
         }
-        return .moved(targetUIDValidity: nil, targetUID: nil)
+        examinedTarget = true
+        return try await located(op, in: target, movedNow: true, connection)
+    }
+
+    /// A moved message's UID in the target when the server did not say it (no COPYUID, or the move
+    /// was made before): looked up by Message-ID there. Nil UID when it is not found exactly once;
+    /// `movedAway` when a message this command did not move is not there either.
+    /// Leaves the target selected (read-only).
+    private func located(_ op: OutboxOperation, in target: IMAPMailboxName, movedNow: Bool,
+                         _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
+        guard let messageId = try messageId(of: op) else { return .moved(targetUIDValidity: nil, targetUID: nil) }
+        let response: IMAPCommandResponse
+        do {
+            response = try await connection.run(.examine(target, .plain))
+        } catch let error as IMAPClientError where error.kind == .commandFailed {
+            return .moved(targetUIDValidity: nil, targetUID: nil)
+        }
+        let found = try await searchUIDs(connection, [.header("Message-ID", "<\(messageId)>")])
+        if found.isEmpty, !movedNow { return .movedAway }
+        guard found.count == 1, let uid = found.first else { return .moved(targetUIDValidity: nil, targetUID: nil) }
+        return .moved(targetUIDValidity: Self.uidValidity(response), targetUID: uid)
     }
 
     /// Gmail's archive and move: UID STORE +X-GM-LABELS (the target's label), then -X-GM-LABELS

@@ -1,4 +1,5 @@
 import Foundation
+import MailStore
 
 /// How a sync runs. The defaults suit a real server; tests shorten the waits and switch
 /// extensions off to walk the other paths.
@@ -38,8 +39,18 @@ public struct SyncOptions: Sendable {
     public var outboxMaxAttempts = 4
     /// Seconds of silence the client allows while a command runs.
     public var responseTimeout: Duration = .seconds(120)
+    /// For tests of crashes: called with each outbox operation just before its command goes to
+    /// the server (`.beforeCommand`) and once the server answered, before the result is recorded
+    /// (`.beforeRecord`). An error thrown here ends the replay there, as a process killed at that
+    /// point would (nothing more is written).
+    public var outboxFault: (@Sendable (OutboxOperation, OutboxFaultPoint) throws -> Void)?
     /// The clock the sync window counts back from.
     public var now: @Sendable () -> Date = Date.init
 
     public init() {}
+}
+
+/// Where in the replay of one outbox operation `SyncOptions.outboxFault` is called.
+public enum OutboxFaultPoint: Sendable {
+    case beforeCommand, beforeRecord
 }

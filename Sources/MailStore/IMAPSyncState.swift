@@ -406,6 +406,53 @@ extension MailStore {
         }
     }
 
+    /// The Message-ID an email carries on the server (nil when the message has none and the stored
+    /// one was made up on import, or when the id has a character a search cannot hold).
+    public func serverMessageId(emailId: Int64) throws -> String? {
+        try database.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT messageId, messageIdIsSynthetic FROM emails WHERE id = ?", arguments: [emailId]),
+                  !(row["messageIdIsSynthetic"] as Bool) else { return nil }
+            return Self.searchable(messageId: row["messageId"])
+        }
+    }
+
+    /// Gives each email of the account whose server copies agree on read and starred those flags,
+    /// but a flag whose change by the user still waits in the outbox. Returns how many changed.
+    public func takeServerFlags(accountId: Int64) throws -> Int {
+        try database.write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT e.id, MIN(m.flags & 3) AS server, e.isRead | (e.isStarred << 1) AS here,
+                    (SELECT COALESCE(MAX((o.addFlags | o.removeFlags) & 1), 0) | COALESCE(MAX((o.addFlags | o.removeFlags) & 2), 0)
+                     FROM outbox o WHERE o.emailId = e.id AND o.kind = 'store' AND o.state IN ('pending', 'running')) AS waiting
+                FROM emails e JOIN imap_messages m ON m.emailId = e.id
+                WHERE e.accountId = ?
+                GROUP BY e.id
+                HAVING MIN(m.flags & 3) = MAX(m.flags & 3) AND MIN(m.flags & 3) != (e.isRead | (e.isStarred << 1))
+                """, arguments: [accountId])
+            var threads = Set<Int64>()
+            var changed = 0
+            for row in rows {
+                let server: Int = row["server"], here: Int = row["here"], waiting: Int = row["waiting"]
+                let flags = (server & ~waiting & 3) | (here & waiting & 3)
+                guard flags != here else { continue }
+                try db.execute(sql: "UPDATE emails SET isRead = ?, isStarred = ? WHERE id = ?",
+                               arguments: [flags & 1 != 0, flags & 2 != 0, row["id"] as Int64])
+                changed += 1
+                if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM emails WHERE id = ?", arguments: [row["id"] as Int64]) {
+                    threads.insert(thread)
+                }
+            }
+            try ThreadMetadata.recompute(threadIds: threads, db: db)
+            return changed
+        }
+    }
+
+    /// A Message-ID an IMAP `SEARCH HEADER` can hold (printable ASCII, no quote), else nil.
+    public static func searchable(messageId id: String?) -> String? {
+        guard let id, !id.isEmpty, id.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "\"") }) else { return nil }
+        return id
+    }
+
     /// The account's email that Gmail knows by this X-GM-MSGID (the same message under another label).
     public func emailIds(accountId: Int64, gmailMessageIds: [UInt64]) throws -> [UInt64: Int64] {
         guard !gmailMessageIds.isEmpty else { return [:] }
@@ -433,9 +480,21 @@ extension MailStore {
                 WHERE id = ? AND (isRead != ? OR isStarred != ? OR isDraft != ?)
                 """)
             let threadOf = try db.cachedStatement(sql: "SELECT threadId FROM emails WHERE id = ?")
+            // A flag the user changed here whose change waits in the outbox stays as the user set it:
+            // the replay writes it (or, if the server changed it first, records the server's).
+            let waiting = try db.cachedStatement(sql: """
+                SELECT addFlags | removeFlags FROM outbox WHERE emailId = ? AND kind = 'store' AND state IN ('pending', 'running')
+                """)
+            let current = try db.cachedStatement(sql: "SELECT isRead, isStarred FROM emails WHERE id = ?")
             var threads = Set<Int64>()
             var changed = 0
-            for (emailId, f) in flags {
+            for (emailId, server) in flags {
+                var f = server
+                let bits = try Int.fetchAll(waiting, arguments: [emailId]).reduce(0, |)
+                if bits & 3 != 0, let row = try Row.fetchOne(current, arguments: [emailId]) {
+                    if bits & 1 != 0 { f.isRead = row["isRead"] }
+                    if bits & 2 != 0 { f.isStarred = row["isStarred"] }
+                }
                 try update.execute(arguments: [f.isRead, f.isStarred, f.isDraft, emailId, f.isRead, f.isStarred, f.isDraft])
                 guard db.changesCount > 0 else { continue }
                 changed += 1

@@ -232,6 +232,15 @@ enum MailSchema {
         migrator.registerMigration("v-thread-summaries") { db in
             try ThreadSummaryTable.create(db)
         }
+        migrator.registerMigration("v-outbox-email") { db in
+            // An action looks up what still waits for its email (superseded by it); a sync pass,
+            // which of its emails have nothing waiting. An operation carries its message's
+            // Message-ID, which finds the message where its UID is not known.
+            try db.execute(sql: """
+                CREATE INDEX outbox_email_state ON outbox(emailId, state);
+                ALTER TABLE outbox ADD COLUMN messageId TEXT;
+                """)
+        }
         return migrator
     }
 }
@@ -243,6 +252,6 @@ extension MailStore {
     public static let migrationIdentifiers = [
         "v1-mail-store", "v2-recent-searches", "v3-embeddings", "v4-filter-indexes", "v5-sender-index", "v6-rethread",
         "v7-email-directory", "v-sender-name", "v-imap-sync", "v-categories", "v-smtp-accounts", "v-outbox", "v-drafts",
-        "v-outbox-gmail-labels", "v-thread-summaries",
+        "v-outbox-gmail-labels", "v-thread-summaries", "v-outbox-email",
     ]
 }

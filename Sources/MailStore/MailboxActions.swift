@@ -74,6 +74,11 @@ public struct OutboxOperation: Sendable, Hashable {
     public var addLabels: [String] = []
     public var removeLabels: [String] = []
     public var attempts: Int
+    /// The message's Message-ID (nil when it has none of its own).
+    public var messageId: String?
+    /// Set by a replay that found the message by its Message-ID (the folder's UIDVALIDITY changed,
+    /// or its UID there was never known): `uid` is its UID now, not the one this client stored.
+    public var relocated = false
 }
 
 /// The outbox of one account, for the status.
@@ -83,6 +88,8 @@ public struct OutboxCounts: Sendable, Hashable, Codable {
     public var failed: Int
     public var conflicts: Int
     public var done: Int
+    /// Operations a newer action on the same message made moot before they ran (star, then unstar).
+    public var superseded: Int = 0
     public var oldestPending: Date?
     public var lastError: String?
 }
@@ -156,7 +163,12 @@ extension MailStore {
                     }
                     let bit = read != nil ? 1 : 2
                     let on = read ?? starred!
-                    for copy in copies where (copy.flags & bit != 0) != on {
+                    // The outbox holds intent (see "Last action wins" above): a change of this flag
+                    // still waiting is superseded, and the server copies are compared with what the
+                    // server last had. A change already on its way may have reached the server: then
+                    // this choice is written whatever the copy's flags were.
+                    let inFlight = try Self.supersedeWaiting(db, emailId: emailId, kinds: [.store], bit: bit)
+                    for copy in copies where inFlight || (copy.flags & bit != 0) != on {
                         try Self.enqueue(db, kind: .store, accountId: accountId, emailId: emailId, copy: copy,
                                          add: on ? bit : 0, remove: on ? 0 : bit, now: now)
                         outcome.queued += 1
@@ -169,6 +181,17 @@ extension MailStore {
                     if action == .delete, !linked.isEmpty, linked.allSatisfy({ $0.type == FolderType.trash.rawValue }) {
                         // Deleting from the Trash deletes for good.
                         for copy in copies {
+                            try Self.enqueue(db, kind: .expunge, accountId: accountId, emailId: emailId, copy: copy, now: now)
+                            outcome.queued += 1
+                        }
+                        // A move of it on its way (its process died after the command, say) may have
+                        // taken it to the Trash already: it is looked for there by its Message-ID.
+                        for target in try Row.fetchAll(db, sql: """
+                            SELECT DISTINCT o.targetFolderId, i.mailbox FROM outbox o JOIN imap_folders i ON i.folderId = o.targetFolderId
+                            WHERE o.emailId = ? AND o.kind = 'move' AND o.state = 'running'
+                            """, arguments: [emailId]) {
+                            let copy = ServerCopy(folderId: target["targetFolderId"], mailbox: [UInt8]((target["mailbox"] as Data?) ?? Data()),
+                                                  uidValidity: nil, uid: 0, flags: 0, gmailMessageId: nil, folderType: "")
                             try Self.enqueue(db, kind: .expunge, accountId: accountId, emailId: emailId, copy: copy, now: now)
                             outcome.queued += 1
                         }
@@ -209,11 +232,15 @@ extension MailStore {
                     }
                     try db.execute(sql: "INSERT OR IGNORE INTO email_folders (emailId, folderId) VALUES (?, ?)", arguments: [emailId, target.id])
                     changed = changed || !sources.isEmpty || !linked.contains { $0.id == target.id }
-                    // The server copies in the source folders, and those still on their way from a
-                    // folder the mail has left locally (a move queued before: this one follows it).
-                    let sourceIds = Set(sources.map(\.id))
-                    let linkedIds = Set(linked.map(\.id))
-                    for copy in copies where sourceIds.contains(copy.folderId) || (!linkedIds.contains(copy.folderId) && copy.folderId != target.id) {
+                    // Intent: the server copies follow the email's folders as they are now. A move
+                    // still waiting is superseded (archive, then back to the Inbox before it ran:
+                    // nothing to do), so each copy is where the server last had it; a copy in a
+                    // folder the email is no longer in goes to the target. A move already on its
+                    // way may have taken the copy elsewhere: then every copy is sent to the target
+                    // (the replay finds where it went; already there is nothing to do).
+                    let inFlight = try Self.supersedeWaiting(db, emailId: emailId, kinds: [.move], bit: nil)
+                    let linkedNow = Set(linked.map(\.id)).subtracting(sources.map(\.id)).union([target.id])
+                    for copy in copies where inFlight || !linkedNow.contains(copy.folderId) {
                         try Self.enqueue(db, kind: .move, accountId: accountId, emailId: emailId, copy: copy,
                                          target: (target.id, target.path), now: now)
                         outcome.queued += 1
@@ -326,12 +353,30 @@ extension MailStore {
     private static func enqueue(_ db: Database, kind: OutboxOperation.Kind, accountId: Int64, emailId: Int64, copy: ServerCopy,
                                 add: Int = 0, remove: Int = 0, target: (id: Int64, path: String)? = nil,
                                 labels: (add: [String], remove: [String])? = nil, now: Date) throws {
+        // The message's Message-ID goes with the operation: it finds the message where its UID is
+        // not known, after the email itself is gone here too (a delete for good).
         try db.execute(sql: """
             INSERT INTO outbox (accountId, kind, emailId, folderId, mailbox, uidValidity, uid, addFlags, removeFlags,
-                targetFolderId, targetPath, addLabels, removeLabels, createdAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                targetFolderId, targetPath, addLabels, removeLabels, createdAt, messageId)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT messageId FROM emails WHERE id = ? AND messageIdIsSynthetic = 0))
             """, arguments: [accountId, kind.rawValue, emailId, copy.folderId, Data(copy.mailbox), copy.uidValidity, copy.uid,
                              add, remove, target?.id, target?.path, labels.map { $0.add.joined(separator: "\n") },
-                             labels.map { $0.remove.joined(separator: "\n") }, now.timeIntervalSince1970])
+                             labels.map { $0.remove.joined(separator: "\n") }, now.timeIntervalSince1970, emailId])
+    }
+
+    /// Marks the email's operations of these kinds that wait and have not started (for `store`,
+    /// those changing `bit`) as superseded by a newer action, and says whether one has started
+    /// (`running`: its command may have reached the server).
+    private static func supersedeWaiting(_ db: Database, emailId: Int64, kinds: [OutboxOperation.Kind], bit: Int?) throws -> Bool {
+        let kindList = kinds.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        let bits = bit.map { "AND ((addFlags | removeFlags) & \($0)) != 0" } ?? ""
+        try db.execute(sql: """
+            UPDATE outbox SET state = 'superseded', doneAt = createdAt
+            WHERE emailId = ? AND state = 'pending' AND kind IN (\(kindList)) \(bits)
+            """, arguments: [emailId])
+        return try Bool.fetchOne(db, sql: """
+            SELECT 1 FROM outbox WHERE emailId = ? AND state = 'running' AND kind IN (\(kindList)) \(bits) LIMIT 1
+            """, arguments: [emailId]) ?? false
     }
 
     private static func labelList(_ text: String?) -> [String] {
@@ -340,10 +385,11 @@ extension MailStore {
 
     // MARK: The outbox
 
-    /// The account's operations still to do, in the order they were queued.
+    /// The account's operations still to do, in the order they were queued: those waiting, and
+    /// those a replay started and did not finish (its process died): they are done again.
     public func pendingOutbox(accountId: Int64) throws -> [OutboxOperation] {
         try database.read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE accountId = ? AND state = 'pending' ORDER BY id",
+            try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE accountId = ? AND state IN ('pending', 'running') ORDER BY id",
                              arguments: [accountId]).map { row in
                 OutboxOperation(
                     id: row["id"], accountId: row["accountId"], kind: OutboxOperation.Kind(rawValue: row["kind"]) ?? .store,
@@ -353,7 +399,7 @@ extension MailStore {
                     add: MessageFlags(bits: row["addFlags"]), remove: MessageFlags(bits: row["removeFlags"]),
                     targetFolderId: row["targetFolderId"], targetPath: row["targetPath"],
                     addLabels: Self.labelList(row["addLabels"]), removeLabels: Self.labelList(row["removeLabels"]),
-                    attempts: row["attempts"])
+                    attempts: row["attempts"], messageId: row["messageId"])
             }
         }
     }
@@ -361,8 +407,18 @@ extension MailStore {
     /// Whether the account has operations waiting.
     public func hasPendingOutbox(accountId: Int64) throws -> Bool {
         try database.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM outbox WHERE accountId = ? AND state = 'pending' LIMIT 1",
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM outbox WHERE accountId = ? AND state IN ('pending', 'running') LIMIT 1",
                               arguments: [accountId]) ?? false
+        }
+    }
+
+    /// Takes an operation for a replay, just before its command goes to the server: false when a
+    /// newer action superseded it meanwhile (then it must not be sent). From here on an action on
+    /// the same message counts it as maybe done (`supersedeWaiting`).
+    public func claimOutbox(_ op: OutboxOperation) throws -> Bool {
+        try database.write { db in
+            try db.execute(sql: "UPDATE outbox SET state = 'running' WHERE id = ? AND state IN ('pending', 'running')", arguments: [op.id])
+            return db.changesCount > 0
         }
     }
 
@@ -374,6 +430,10 @@ extension MailStore {
         case conflict(serverFlags: MessageFlags?, modSeq: UInt64?)
         /// Moved (or already gone from the source): the new UID in the target when the server said it.
         case moved(targetUIDValidity: UInt32?, targetUID: UInt32?)
+        /// Gone from the source and not in the target: another client moved or expunged it first.
+        /// The server wins: the email leaves the target locally, and the next sync finds it where it
+        /// is (`orphaned` says when it is nowhere this client knows of).
+        case movedAway
         /// Expunged (or already gone).
         case expunged
         /// Gmail's labels stored.
@@ -391,37 +451,65 @@ extension MailStore {
     @discardableResult
     public func finishOutbox(_ op: OutboxOperation, _ result: OutboxResult, now: Date = Date()) throws -> Bool {
         try database.write { db in
-            // Another runner finished it first: nothing to record.
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM outbox WHERE id = ? AND state = 'pending'", arguments: [op.id]) != nil else {
+            // Another runner finished it first, or a newer action superseded it before it started:
+            // nothing to record.
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM outbox WHERE id = ? AND state IN ('pending', 'running')",
+                                    arguments: [op.id]) != nil else {
                 return false
             }
+            // The server copy the result is about: by its UID, or, for a message found by its
+            // Message-ID in a folder whose UIDs changed, by its email (its row still has the old UID).
+            let copy: (column: String, value: Int64?) = op.relocated ? ("emailId", op.emailId) : ("uid", Int64(op.uid))
             var state = "done"
             var error: String?
             var localChanged = false
             switch result {
             case .stored(let flags, let modSeq):
-                try db.execute(sql: "UPDATE imap_messages SET flags = ?, modSeq = COALESCE(?, modSeq) WHERE folderId = ? AND uid = ?",
-                               arguments: [flags.bits, modSeq.map { Int64(bitPattern: $0) }, op.folderId, Int64(op.uid)])
+                try db.execute(sql: "UPDATE imap_messages SET flags = ?, modSeq = COALESCE(?, modSeq) WHERE folderId = ? AND \(copy.column) = ?",
+                               arguments: [flags.bits, modSeq.map { Int64(bitPattern: $0) }, op.folderId, copy.value])
+                // The server now has the user's latest choice for this flag (a change waiting
+                // behind it would have superseded it): the email shows the same, whatever a sync
+                // between the action and now brought.
+                if let emailId = op.emailId {
+                    var sets: [String] = []
+                    if op.add.isRead || op.remove.isRead { sets.append("isRead = \(op.add.isRead ? 1 : 0)") }
+                    if op.add.isStarred || op.remove.isStarred { sets.append("isStarred = \(op.add.isStarred ? 1 : 0)") }
+                    if !sets.isEmpty {
+                        try db.execute(sql: "UPDATE emails SET \(sets.joined(separator: ", ")) WHERE id = ? AND NOT (\(sets.joined(separator: " AND ")))",
+                                       arguments: [emailId])
+                        if db.changesCount > 0 {
+                            localChanged = true
+                            try Self.recomputeThread(ofEmail: emailId, db: db)
+                        }
+                    }
+                }
             case .conflict(let serverFlags, let modSeq):
                 state = "conflict"
+                // The server changed this flag since the user's action was taken: it wins over every
+                // action on it taken before the client saw that change, a newer one waiting too.
+                if let emailId = op.emailId {
+                    let bits = (op.add.bits | op.remove.bits) & 3
+                    try db.execute(sql: """
+                        UPDATE outbox SET state = 'conflict', doneAt = ?, lastError = 'overruled: the server changed the flag first'
+                        WHERE emailId = ? AND id > ? AND state = 'pending' AND kind = 'store' AND ((addFlags | removeFlags) & ?) != 0
+                        """, arguments: [now.timeIntervalSince1970, emailId, op.id, bits])
+                }
                 if let serverFlags {
-                    try db.execute(sql: "UPDATE imap_messages SET flags = ?, modSeq = COALESCE(?, modSeq) WHERE folderId = ? AND uid = ?",
-                                   arguments: [serverFlags.bits, modSeq.map { Int64(bitPattern: $0) }, op.folderId, Int64(op.uid)])
+                    try db.execute(sql: "UPDATE imap_messages SET flags = ?, modSeq = COALESCE(?, modSeq) WHERE folderId = ? AND \(copy.column) = ?",
+                                   arguments: [serverFlags.bits, modSeq.map { Int64(bitPattern: $0) }, op.folderId, copy.value])
                     if let emailId = op.emailId {
                         try db.execute(sql: "UPDATE emails SET isRead = ?, isStarred = ? WHERE id = ? AND (isRead != ? OR isStarred != ?)",
                                        arguments: [serverFlags.isRead, serverFlags.isStarred, emailId, serverFlags.isRead, serverFlags.isStarred])
                         if db.changesCount > 0 {
                             localChanged = true
-                            let threads = try Int64.fetchAll(db, sql: "SELECT threadId FROM emails WHERE id = ? AND threadId IS NOT NULL",
-                                                             arguments: [emailId])
-                            try ThreadMetadata.recompute(threadIds: Set(threads), db: db)
+                            try Self.recomputeThread(ofEmail: emailId, db: db)
                         }
                     }
                 }
             case .moved(let validity, let uid):
-                let flags = try Int.fetchOne(db, sql: "SELECT flags FROM imap_messages WHERE folderId = ? AND uid = ?",
-                                             arguments: [op.folderId, Int64(op.uid)])
-                try db.execute(sql: "DELETE FROM imap_messages WHERE folderId = ? AND uid = ?", arguments: [op.folderId, Int64(op.uid)])
+                let flags = try Int.fetchOne(db, sql: "SELECT flags FROM imap_messages WHERE folderId = ? AND \(copy.column) = ?",
+                                             arguments: [op.folderId, copy.value])
+                try db.execute(sql: "DELETE FROM imap_messages WHERE folderId = ? AND \(copy.column) = ?", arguments: [op.folderId, copy.value])
                 // The copy in the target is known at once (no fetch of it by the next sync) when
                 // the target is a synced folder of the same UIDVALIDITY and the email is still here.
                 if let validity, let uid, let target = op.targetFolderId, let emailId = op.emailId,
@@ -430,8 +518,18 @@ extension MailStore {
                     try db.execute(sql: "INSERT OR REPLACE INTO imap_messages (folderId, uid, emailId, flags) VALUES (?, ?, ?, ?)",
                                    arguments: [target, Int64(uid), emailId, flags ?? 0])
                 }
+            case .movedAway:
+                try db.execute(sql: "DELETE FROM imap_messages WHERE folderId = ? AND \(copy.column) = ?", arguments: [op.folderId, copy.value])
+                if let emailId = op.emailId, let target = op.targetFolderId,
+                   try Bool.fetchOne(db, sql: "SELECT 1 FROM imap_messages WHERE emailId = ? AND folderId = ?", arguments: [emailId, target]) == nil {
+                    try db.execute(sql: "DELETE FROM email_folders WHERE emailId = ? AND folderId = ?", arguments: [emailId, target])
+                    if db.changesCount > 0 {
+                        localChanged = true
+                        try Self.recomputeThread(ofEmail: emailId, db: db)
+                    }
+                }
             case .expunged:
-                try db.execute(sql: "DELETE FROM imap_messages WHERE folderId = ? AND uid = ?", arguments: [op.folderId, Int64(op.uid)])
+                try db.execute(sql: "DELETE FROM imap_messages WHERE folderId = ? AND \(copy.column) = ?", arguments: [op.folderId, copy.value])
             case .nothingToDo, .labelled:
                 break
             case .refused(let message, let maxAttempts):
@@ -448,11 +546,46 @@ extension MailStore {
         }
     }
 
+    private static func recomputeThread(ofEmail emailId: Int64, db: Database) throws {
+        let threads = try Int64.fetchAll(db, sql: "SELECT threadId FROM emails WHERE id = ? AND threadId IS NOT NULL", arguments: [emailId])
+        try ThreadMetadata.recompute(threadIds: Set(threads), db: db)
+    }
+
+    /// Whether an email of an IMAP account is in no folder this client knows of on the server and
+    /// no operation of it waits: another client moved or expunged it, and the next sync brings it
+    /// back from wherever it is, or nothing does.
+    public func orphaned(emailId: Int64) throws -> Bool {
+        try database.read { db in
+            try Bool.fetchOne(db, sql: """
+                SELECT 1 FROM emails e WHERE e.id = ?
+                AND NOT EXISTS (SELECT 1 FROM imap_messages m WHERE m.emailId = e.id)
+                AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.emailId = e.id AND o.state IN ('pending', 'running'))
+                """, arguments: [emailId]) ?? false
+        }
+    }
+
+    /// The largest email id of an account (nil: none).
+    public func largestEmailId(accountId: Int64) throws -> Int64? {
+        try database.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM emails WHERE accountId = ?", arguments: [accountId]) }
+    }
+
+    /// The account's emails (of ids up to `upTo`) in no folder this client knows of on the server,
+    /// with no operation of theirs waiting in the outbox.
+    public func emailsWithoutServerCopy(accountId: Int64, upTo: Int64) throws -> [Int64] {
+        try database.read { db in
+            try Int64.fetchAll(db, sql: """
+                SELECT e.id FROM emails e WHERE e.accountId = ? AND e.id <= ?
+                AND NOT EXISTS (SELECT 1 FROM imap_messages m WHERE m.emailId = e.id)
+                AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.emailId = e.id AND o.state IN ('pending', 'running'))
+                """, arguments: [accountId, upTo])
+        }
+    }
+
     /// Forgets finished operations (done, overruled, failed) older than `date`: the outbox keeps a
     /// month of history for the status, not every action ever taken.
     public func pruneOutbox(before date: Date) throws {
         try database.write { db in
-            try db.execute(sql: "DELETE FROM outbox WHERE state != 'pending' AND doneAt < ?", arguments: [date.timeIntervalSince1970])
+            try db.execute(sql: "DELETE FROM outbox WHERE state NOT IN ('pending', 'running') AND doneAt < ?", arguments: [date.timeIntervalSince1970])
         }
     }
 
@@ -461,14 +594,15 @@ extension MailStore {
         try database.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT a.name,
-                    SUM(o.state = 'pending') AS pending, SUM(o.state = 'failed') AS failed,
+                    SUM(o.state IN ('pending', 'running')) AS pending, SUM(o.state = 'failed') AS failed,
                     SUM(o.state = 'conflict') AS conflicts, SUM(o.state = 'done') AS done,
-                    MIN(CASE WHEN o.state = 'pending' THEN o.createdAt END) AS oldest,
+                    SUM(o.state = 'superseded') AS superseded,
+                    MIN(CASE WHEN o.state IN ('pending', 'running') THEN o.createdAt END) AS oldest,
                     (SELECT lastError FROM outbox l WHERE l.accountId = a.id AND l.lastError IS NOT NULL ORDER BY l.id DESC LIMIT 1) AS lastError
                 FROM outbox o JOIN accounts a ON a.id = o.accountId GROUP BY a.id ORDER BY a.id
                 """).map { row in
                 OutboxCounts(account: row["name"], pending: row["pending"] ?? 0, failed: row["failed"] ?? 0,
-                             conflicts: row["conflicts"] ?? 0, done: row["done"] ?? 0,
+                             conflicts: row["conflicts"] ?? 0, done: row["done"] ?? 0, superseded: row["superseded"] ?? 0,
                              oldestPending: (row["oldest"] as Double?).map(Date.init(timeIntervalSince1970:)),
                              lastError: row["lastError"])
             }
@@ -497,13 +631,29 @@ extension MailStore {
 
     /// Where an operation queued behind a move of the same message must go now: when its
     /// (folder, UID) is no longer known (the earlier move was written and recorded, or the email
-    /// was deleted), the email's current server copy — the target's UID that COPYUID gave —, else
-    /// nil (the message is nowhere this client knows of on the server).
+    /// was deleted), the email's current server copy — the target's UID that COPYUID gave —; when
+    /// the email has none (the target's UIDs were not known: no COPYUID, or the target's
+    /// UIDVALIDITY changed), the folder the last move took it to, with UID 0: the replay finds it
+    /// there by its Message-ID. Nil when the message is nowhere this client knows of on the server.
     public func retarget(_ op: OutboxOperation) throws -> OutboxOperation? {
         try database.read { db in
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM imap_messages WHERE folderId = ? AND uid = ?",
                                  arguments: [op.folderId, Int64(op.uid)]) != nil { return op }
-            guard let emailId = op.emailId, let copy = try Self.serverCopies(emailId: emailId, db: db).first else { return nil }
+            guard let emailId = op.emailId else { return nil }
+            guard let copy = try Self.serverCopies(emailId: emailId, db: db).first else {
+                guard let row = try Row.fetchOne(db, sql: """
+                    SELECT o.targetFolderId, i.mailbox FROM outbox o JOIN imap_folders i ON i.folderId = o.targetFolderId
+                    WHERE o.emailId = ? AND o.kind = 'move' AND o.state = 'done' AND o.id < ? ORDER BY o.id DESC LIMIT 1
+                    """, arguments: [emailId, op.id]),
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM emails WHERE id = ?", arguments: [emailId]) != nil
+                else { return nil }
+                var moved = op
+                moved.folderId = row["targetFolderId"]
+                moved.mailbox = [UInt8]((row["mailbox"] as Data?) ?? Data())
+                moved.uidValidity = nil
+                moved.uid = 0
+                return moved
+            }
             var moved = op
             moved.folderId = copy.folderId
             moved.mailbox = copy.mailbox

@@ -158,6 +158,10 @@ enum ThreadMetadata {
                     """),
                 arguments: [threadId])
             if rows.isEmpty {
+                // The thread's last email is gone: so are the Message-IDs that led to it, or a message
+                // with one of them (the same email fetched again from another folder) would join a
+                // thread that no longer exists.
+                try db.cachedStatement(sql: "DELETE FROM message_ids WHERE threadId = ?").execute(arguments: [threadId])
                 try db.cachedStatement(sql: "DELETE FROM threads WHERE id = ?").execute(arguments: [threadId])
                 continue
             }

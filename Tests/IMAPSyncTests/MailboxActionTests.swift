@@ -206,28 +206,141 @@ final class MailboxActionTests: DovecotTestCase {
 
     func testAFlagChangedOnTheServerSinceWins() async throws {
         let (service, engine, m) = try await syncedMailbox()
-        // Read on the phone after the last sync; here, starred.
+        // Read and starred on the phone after the last sync; here, starred too.
         let uid = try self.uid(service, m["m0"]!)
-        try server.addFlags(mailbox: "INBOX", uids: [UInt32(uid)], flags: ["\\Seen"])
+        try server.addFlags(mailbox: "INBOX", uids: [UInt32(uid)], flags: ["\\Seen", "\\Flagged"])
         _ = try service.perform(.star, emailIds: [m["m0"]!])
         let replay = try await engine.replayOutbox()
         XCTAssertEqual(replay.conflicts, 1)
-        XCTAssertEqual(try serverMessages("INBOX")["m0"], ["\\Seen"])
+        XCTAssertEqual(try serverMessages("INBOX")["m0"], ["\\Seen", "\\Flagged"])
         let email = try XCTUnwrap(service.store.email(id: m["m0"]!)).email
-        XCTAssertEqual([email.isRead, email.isStarred], [true, false], "the server's flags are kept")
+        XCTAssertEqual([email.isRead, email.isStarred], [true, true], "the server's flags are kept")
         XCTAssertEqual(try outbox(service)?.conflicts, 1)
         // A second change of the same message is not taken for a conflict (our own MODSEQ is known).
-        _ = try service.perform(.star, emailIds: [m["m0"]!])
+        _ = try service.perform(.unstar, emailIds: [m["m0"]!])
         _ = try service.perform(.markUnread, emailIds: [m["m0"]!])
         let second = try await engine.replayOutbox()
         XCTAssertEqual([second.applied, second.conflicts], [2, 0])
-        XCTAssertEqual(try serverMessages("INBOX")["m0"], ["\\Flagged"])
+        XCTAssertEqual(try serverMessages("INBOX")["m0"], [])
         // Another flag changed on the server since (answered elsewhere) is no conflict for "read".
         try server.addFlags(mailbox: "INBOX", uids: [UInt32(try self.uid(service, m["m2"]!))], flags: ["\\Answered"])
         _ = try service.perform(.markRead, emailIds: [m["m2"]!])
         let third = try await engine.replayOutbox()
         XCTAssertEqual([third.applied, third.conflicts], [1, 0])
         XCTAssertEqual(try serverMessages("INBOX")["m2"], ["\\Answered", "\\Seen"])
+        // Nor is "read" on the phone a conflict for a star here: each flag is the last change's.
+        try server.addFlags(mailbox: "INBOX", uids: [UInt32(try self.uid(service, m["m3"]!))], flags: ["\\Seen"])
+        _ = try service.perform(.star, emailIds: [m["m3"]!])
+        let fourth = try await engine.replayOutbox()
+        XCTAssertEqual([fourth.applied, fourth.conflicts], [1, 0])
+        XCTAssertEqual(try serverMessages("INBOX")["m3"], ["\\Seen", "\\Flagged"])
+        _ = try await engine.sync()
+        let m3 = try XCTUnwrap(service.store.email(id: m["m3"]!)).email
+        XCTAssertEqual([m3.isRead, m3.isStarred], [true, true])
+    }
+
+    // MARK: Last action wins (the outbox holds intent)
+
+    /// Server and mailbox after `syncs` more syncs: each message's flags on the server, and here.
+    func assertAgree(_ service: MailSearchService, _ engine: IMAPSyncEngine, _ id: String, emailId: Int64,
+                     folders expected: [String], read: Bool, starred: Bool, file: StaticString = #filePath, line: UInt = #line) async throws {
+        for _ in 0..<2 { _ = try await engine.sync() }
+        var flags = Set<String>()
+        if read { flags.insert("\\Seen") }
+        if starred { flags.insert("\\Flagged") }
+        for mailbox in ["INBOX", "Archive", "Projects", "Trash"] {
+            let onServer = try serverMessages(mailbox)[id]
+            XCTAssertEqual(onServer, expected.contains(mailbox) ? flags : nil, "\(id) in \(mailbox) on the server", file: file, line: line)
+        }
+        let email = try XCTUnwrap(service.store.email(id: emailId), file: file, line: line)
+        XCTAssertEqual(email.folders.sorted(), expected.sorted(), "\(id)'s folders here", file: file, line: line)
+        XCTAssertEqual([email.email.isRead, email.email.isStarred], [read, starred], "\(id)'s flags here", file: file, line: line)
+        XCTAssertEqual(try outbox(service)?.pending ?? 0, 0, file: file, line: line)
+    }
+
+    func testStarThenUnstarBeforeTheOutboxRunsEndsUnstarredEverywhere() async throws {
+        let (service, engine, m) = try await syncedMailbox()
+        _ = try service.perform(.star, emailIds: [m["m0"]!])
+        _ = try service.perform(.unstar, emailIds: [m["m0"]!])
+        XCTAssertEqual(try outbox(service)?.superseded, 1)
+        try await assertAgree(service, engine, "m0", emailId: m["m0"]!, folders: ["INBOX"], read: false, starred: false)
+    }
+
+    func testReadThenUnreadBeforeTheOutboxRunsEndsUnreadEverywhere() async throws {
+        let (service, engine, m) = try await syncedMailbox()
+        _ = try service.perform(.markRead, emailIds: [m["m2"]!])
+        _ = try service.perform(.markUnread, emailIds: [m["m2"]!])
+        // m1 is starred on the server: unstar, star again, unstar.
+        _ = try service.perform(.unstar, emailIds: [m["m1"]!])
+        _ = try service.perform(.star, emailIds: [m["m1"]!])
+        _ = try service.perform(.unstar, emailIds: [m["m1"]!])
+        try await assertAgree(service, engine, "m2", emailId: m["m2"]!, folders: ["INBOX"], read: false, starred: false)
+        try await assertAgree(service, engine, "m1", emailId: m["m1"]!, folders: ["INBOX"], read: false, starred: false)
+    }
+
+    func testArchiveThenMoveBackBeforeTheOutboxRunsStaysInTheInboxOnly() async throws {
+        let (service, engine, m) = try await syncedMailbox()
+        _ = try service.perform(.archive, emailIds: [m["m3"]!])
+        _ = try service.perform(.move(to: "INBOX"), emailIds: [m["m3"]!])
+        // And a longer change of mind: archive, Projects, Trash, back to the Inbox.
+        for action in [MailboxAction.archive, .move(to: "Projects"), .delete, .move(to: "INBOX")] {
+            _ = try service.perform(action, emailIds: [m["m4"]!])
+        }
+        try await assertAgree(service, engine, "m3", emailId: m["m3"]!, folders: ["INBOX"], read: false, starred: false)
+        try await assertAgree(service, engine, "m4", emailId: m["m4"]!, folders: ["INBOX"], read: false, starred: false)
+    }
+
+    func testAChangeOfMindWhileTheFirstActionIsOnItsWayIsWrittenAfterIt() async throws {
+        let (service, engine, m) = try await syncedMailbox()
+        _ = try service.perform(.star, emailIds: [m["m0"]!])
+        _ = try service.perform(.archive, emailIds: [m["m2"]!])
+        // A replay has taken both (their commands may be on the wire) when the user changes their mind.
+        for op in try service.store.pendingOutbox(accountId: engine.account.id) {
+            XCTAssertTrue(try service.store.claimOutbox(op))
+        }
+        XCTAssertEqual(try service.perform(.unstar, emailIds: [m["m0"]!]).queued, 1, "an explicit -FLAGS follows")
+        XCTAssertEqual(try service.perform(.move(to: "INBOX"), emailIds: [m["m2"]!]).queued, 1, "a move back follows")
+        try await assertAgree(service, engine, "m0", emailId: m["m0"]!, folders: ["INBOX"], read: false, starred: false)
+        try await assertAgree(service, engine, "m2", emailId: m["m2"]!, folders: ["INBOX"], read: false, starred: false)
+    }
+
+    func testAMoveThatReachedTheServerBeforeTheProcessDiedIsFollowedByTheMoveBack() async throws {
+        var crash = options()
+        crash.outboxFault = { _, point in if point == .beforeRecord { throw CancellationError() } }
+        let (first, engine, m) = try await syncedMailbox(options: crash)
+        _ = try first.perform(.archive, emailIds: [m["m2"]!])
+        do {
+            _ = try await engine.replayOutbox()
+            XCTFail("the replay was to die after the MOVE")
+        } catch {}
+        XCTAssertEqual(Set(try serverMessages("Archive").keys), ["m2"], "the move reached the server")
+        _ = try first.perform(.move(to: "INBOX"), emailIds: [m["m2"]!])
+        first.shutdown()
+        services.removeAll()
+        let service = try makeService()
+        try await assertAgree(service, try self.engine(service), "m2", emailId: m["m2"]!, folders: ["INBOX"], read: false, starred: false)
+    }
+
+    func testAMessageAnotherClientMovedAwayFirstEndsWhereTheServerHasIt() async throws {
+        let (service, engine, m) = try await syncedMailbox()
+        _ = try server.doveadm(["move", "-u", "alice", "Projects", "mailbox", "INBOX", "uid", "\(try self.uid(service, m["m4"]!))"])
+        _ = try service.perform(.archive, emailIds: [m["m4"]!])
+        let replay = try await engine.replayOutbox()
+        XCTAssertEqual(replay.applied, 1)
+        _ = try await engine.sync()
+        let again = try XCTUnwrap(service.store.emailIds(accountId: engine.account.id, messageIds: ["m4@example.com"])["m4@example.com"])
+        try await assertAgree(service, engine, "m4", emailId: again, folders: ["Projects"], read: false, starred: false)
+    }
+
+    func testAFolderWhoseUIDValidityChangedStillGetsTheUsersAction() async throws {
+        let (service, engine, m) = try await syncedMailbox()
+        _ = try service.perform(.star, emailIds: [m["m2"]!])
+        _ = try service.perform(.archive, emailIds: [m["m3"]!])
+        try server.setUIDValidity(mailbox: "INBOX", value: 4242)
+        let replay = try await engine.replayOutbox()
+        XCTAssertEqual([replay.applied, replay.dropped], [2, 0])
+        try await assertAgree(service, engine, "m2", emailId: m["m2"]!, folders: ["INBOX"], read: false, starred: true)
+        try await assertAgree(service, engine, "m3", emailId: m["m3"]!, folders: ["Archive"], read: false, starred: false)
     }
 
     func testANewProcessReplaysAQueueExactlyOnce() async throws {
