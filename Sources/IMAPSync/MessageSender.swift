@@ -85,19 +85,23 @@ public final class MessageSender: Sendable {
         }
     }
 
-    /// Sends every message due now, one after the other. Returns how many were sent.
+    /// Sends every message due now, one after the other. Returns how many were sent. `retryNow`
+    /// (`outgoing send`): messages waiting for another attempt go now, not at their retry time;
+    /// each is tried once in this call.
     @discardableResult
-    public func sendDue() async -> Int {
+    public func sendDue(retryNow: Bool = false) async -> Int {
         var sent = 0
+        var tried = Set<Int64>()
         while !Task.isCancelled {
             let claimed: Draft?
             do {
-                claimed = try store.claimDueMessage(now: now)
+                claimed = try store.claimDueMessage(now: now, retryNow: retryNow, tried: tried)
             } catch {
                 service.sending.lastError = "cannot read the send queue: \(error)"
                 return sent
             }
             guard let draft = claimed else { break }
+            tried.insert(draft.id)
             if await deliver(draft) { sent += 1 }
         }
         return sent

@@ -62,6 +62,8 @@ extension IMAPSyncEngine {
     /// The runner keeps its session open between replays (`OutboxSession`). Returns when the
     /// task is cancelled.
     func watchOutbox() async {
+        // What a one-shot command beside this process queues wakes it too.
+        service.outboxQueued.listenToOtherProcesses()
         var failures = 0
         var session = OutboxSession()
         while !Task.isCancelled {
@@ -209,7 +211,11 @@ extension IMAPSyncEngine {
                     op.uidValidity = now
                     op.relocated = true
                 }
-                if let expected = op.uidValidity, let now = selected?.uidValidity, expected != now {
+                // Not found in a folder whose UIDVALIDITY changed: a move may have happened already
+                // (a replay that died after the command): it is looked for in the target.
+                let lost = op.uidValidity != nil && selected?.uidValidity != nil && op.uidValidity != selected?.uidValidity
+                if lost { op.relocated = true }  // its row here is found by its email, not by a UID of the old numbering
+                if lost, op.kind != .move {
                     result = .dropped("the folder's UIDVALIDITY changed since the action and the message was not found in it by "
                                       + "its Message-ID; the next sync shows the server's state")
                 } else if try !store.claimOutbox(op) {
@@ -221,7 +227,7 @@ extension IMAPSyncEngine {
                     case .store: result = try await storeFlags(op, connection)
                     case .move:
                         var examined = false
-                        result = try await move(op, connection, examinedTarget: &examined)
+                        result = try await move(op, connection, absentFromSource: lost, examinedTarget: &examined)
                         if examined { selected = nil }
                     case .expunge: result = try await expunge(op, connection)
                     case .labels: result = try await storeLabels(op, connection)
@@ -294,6 +300,23 @@ extension IMAPSyncEngine {
                 let response = try await connection.run(.uidStore(set, operation, list, silent: since == nil, unchangedSince: since))
                 if case .other("MODIFIED", _)? = response.status.code {
                     let (server, serverModSeq) = try await serverFlags(op.uid, connection)
+                    let on = operation == .add
+                    let applied = server.map { (!change.isRead || $0.isRead == on) && (!change.isStarred || $0.isStarred == on) } ?? false
+                    // (Unless the message was moved here by this client since the folder's sync: then
+                    // the MODSEQ known is the folder's, older than the message here, and MODIFIED says nothing.)
+                    if op.started, try !store.movedHereSinceSync(folderId: op.folderId, uid: op.uid) {
+                        // A replay that died after taking it may have stored it: the change since the
+                        // MODSEQ known may be its own. The flag as the user wants it: done. Not: another
+                        // client changed it after that store, or the store never left; the later is
+                        // taken to be the other client's, which wins (the user's last action may be there).
+                        if applied, let server {
+                            flags = server
+                            since = serverModSeq
+                            if let serverModSeq { modSeq = max(modSeq ?? 0, serverModSeq) }
+                            break
+                        }
+                        return .conflict(serverFlags: server, modSeq: serverModSeq)
+                    }
                     // Only the flags this operation changes count: a flag the server changed that
                     // the user did not touch comes with the next sync, and the user's change stands.
                     if let server, let serverModSeq, !retried,
@@ -333,7 +356,10 @@ extension IMAPSyncEngine {
     /// UID MOVE when the server has MOVE, else UID COPY, \Deleted and (UID) EXPUNGE. A UID no
     /// longer in the source means the move happened (before a crash, or by another client): done.
     /// A message already marked \Deleted was copied by an interrupted replay: only the expunge is left.
-    private func move(_ op: OutboxOperation, _ connection: IMAPConnection, examinedTarget: inout Bool) async throws -> MailStore.OutboxResult {
+    /// `absentFromSource`: the message is known not to be in the source (not found by its
+    /// Message-ID there): only where it went is looked up.
+    private func move(_ op: OutboxOperation, _ connection: IMAPConnection, absentFromSource: Bool = false,
+                      examinedTarget: inout Bool) async throws -> MailStore.OutboxResult {
         let set = IMAPSequenceSet(numbers: [op.uid])
         guard let targetPath = op.targetPath else { return .dropped("no target folder") }
         let target: IMAPMailboxName
@@ -345,7 +371,7 @@ extension IMAPSyncEngine {
             target = IMAPMailboxName(targetPath)
             do { _ = try await connection.run(.create(target)) } catch let error as IMAPClientError where error.kind == .commandFailed {}
         }
-        let present = try await searchUIDs(connection, [.uid(set)])
+        let present = absentFromSource ? [] : try await searchUIDs(connection, [.uid(set)])
         guard present.contains(op.uid) else {
             // Moved already: by a replay whose process died before it recorded the result, or by
             // another client. Where it went is looked up, so that an action queued behind this one

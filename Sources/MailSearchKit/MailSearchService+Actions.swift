@@ -55,7 +55,7 @@ extension MailSearchService {
         }
         if !outcome.deletedForGood.isEmpty { try delete(emailIds: outcome.deletedForGood) }
         if !outcome.changed.isEmpty { state.changed() }
-        if outcome.queued > 0 { outboxQueued.notify() }
+        if outcome.queued > 0 { outboxQueued.announce() }
         return ActionResult(action: action.name, emailIds: ids, changed: outcome.changed, deleted: outcome.deletedForGood,
                             folders: outcome.folders, queued: outcome.queued)
     }

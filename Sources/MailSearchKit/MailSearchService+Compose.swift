@@ -398,7 +398,9 @@ extension MailSearchService {
         return try list.compactMap { text in
             if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }) {
                 let kind = text.contains("\r") ? "a carriage return" : text.contains("\n") ? "a line feed" : "a control character"
-                throw ServiceError.invalid("\(field): the address \"\(text.prefix(80).filter { !$0.isNewline })\" contains \(kind)",
+                // Shown escaped (\r, \n), as the sender shows it: a deleted line break would show
+                // another header where there is none.
+                throw ServiceError.invalid("\(field): the address \(SMTPAddress.shown(text)) contains \(kind)",
                                            hint: "one address per entry, without line breaks")
             }
             guard text.count <= 500 else { throw ServiceError.invalid("\(field): an address longer than 500 characters") }

@@ -100,13 +100,15 @@ public final class MailSearchService: @unchecked Sendable {
     public let syncStatus = SyncStatusBoard()
     /// The send queue's undo window and the sender's state (`MailSearchService+Compose`).
     public let sending = SendQueueBoard()
-    /// Rung when a mailbox action queues server operations (the outbox runners wake at once).
-    public let outboxQueued = OutboxSignal()
+    /// Rung when a mailbox action queues server operations (the outbox runners wake at once; a
+    /// server beside this process too, through `outbox.wake` in the data directory).
+    public let outboxQueued: OutboxSignal
 
     /// Opens the mailbox in `configuration.dataDirectory`, creating it when missing (unless read-only).
     /// Throws when `Configuration.model` is nil and `MAILSEARCH_MODEL` names no known model.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        outboxQueued = OutboxSignal(wakeFile: configuration.readOnly ? nil : configuration.dataDirectory.url.appendingPathComponent("outbox.wake"))
         do {
             model = try configuration.model ?? EmbeddingModel.selected()
         } catch {
@@ -171,6 +173,7 @@ public final class MailSearchService: @unchecked Sendable {
 
     /// Stops background work (the embedding batch in flight is finished and stored).
     public func shutdown() {
+        outboxQueued.stopListening()
         summaries.stop()
         embedding.stop()
         categorization.stop()

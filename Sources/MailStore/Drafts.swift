@@ -312,15 +312,17 @@ extension MailStore {
     }
 
     /// After a restart: messages cut off in the undo window go back to the drafts (spec 001
-    /// §5.5.2: not sent automatically); a send cut off before its data's final dot is tried again
+    /// §5.5.2: not sent automatically), while one queued with no undo window (0: disabled) is
+    /// sent, as it would have been a moment later; a send cut off before its data's final dot is tried again
     /// (the server discards an unfinished transaction); one cut off after it is never sent again
     /// (the server may have accepted it) and is marked failed, saying so. Returns the ids per outcome.
     public func recoverSendQueue(now: Date = Date()) throws -> (drafted: [Int64], retried: [Int64], uncertain: [Int64]) {
         try database.write { db in
-            let drafted = try Int64.fetchAll(db, sql: "SELECT id FROM drafts WHERE state = 'queued'")
+            let inWindow = "state = 'queued' AND sendAfter > updatedAt"
+            let drafted = try Int64.fetchAll(db, sql: "SELECT id FROM drafts WHERE \(inWindow)")
             try db.execute(sql: """
                 UPDATE drafts SET state = 'draft', sendAfter = NULL, version = version + 1,
-                    lastError = 'not sent: the program stopped during the undo window; send it again' WHERE state = 'queued'
+                    lastError = 'not sent: the program stopped during the undo window; send it again' WHERE \(inWindow)
                 """)
             let retried = try Int64.fetchAll(db, sql: "SELECT id FROM drafts WHERE state = 'sending'")
             try db.execute(sql: "UPDATE drafts SET state = 'waiting', sendAfter = ? WHERE state = 'sending'", arguments: [now.timeIntervalSince1970])
@@ -335,11 +337,15 @@ extension MailStore {
 
     /// Claims the next message due (queued past its undo window, or waiting past its retry time):
     /// `sending`, in one transaction, so that an undo and the sender never both win.
-    public func claimDueMessage(now: Date = Date()) throws -> Draft? {
+    /// `retryNow`: a message waiting for another attempt is due whatever its retry time (the user
+    /// asked to send now), except those in `tried`; one in its undo window still waits.
+    public func claimDueMessage(now: Date = Date(), retryNow: Bool = false, tried: Set<Int64> = []) throws -> Draft? {
         try database.write { db in
+            let skip = tried.isEmpty ? "" : "AND id NOT IN (\(tried.sorted().map(String.init).joined(separator: ",")))"
             guard let id = try Int64.fetchOne(db, sql: """
-                SELECT id FROM drafts WHERE state IN ('queued', 'waiting') AND sendAfter <= ? ORDER BY sendAfter, id LIMIT 1
-                """, arguments: [now.timeIntervalSince1970]) else { return nil }
+                SELECT id FROM drafts WHERE state IN ('queued', 'waiting') AND (sendAfter <= ? OR (? AND state = 'waiting')) \(skip)
+                ORDER BY sendAfter, id LIMIT 1
+                """, arguments: [now.timeIntervalSince1970, retryNow]) else { return nil }
             try db.execute(sql: "UPDATE drafts SET state = 'sending', attempts = attempts + 1 WHERE id = ?", arguments: [id])
             return try Self.draft(id: id, db: db)
         }

@@ -251,6 +251,8 @@ extension MailStore {
                 """, arguments: [state.folderId, Data(state.mailbox), state.uidValidity.map { Int64($0) },
                                  state.uidNext.map { Int64($0) }, state.highestModSeq.map { Int64(bitPattern: $0) },
                                  state.lastSyncDate?.timeIntervalSince1970])
+            // The folder's MODSEQ now covers what this client moved into it.
+            try db.execute(sql: "UPDATE imap_messages SET modSeq = NULL WHERE folderId = ? AND modSeq = 0", arguments: [state.folderId])
         }
     }
 

@@ -76,6 +76,9 @@ public struct OutboxOperation: Sendable, Hashable {
     public var attempts: Int
     /// The message's Message-ID (nil when it has none of its own).
     public var messageId: String?
+    /// A replay took it before and did not record its end (its process died): it may have been
+    /// done on the server.
+    public var started = false
     /// Set by a replay that found the message by its Message-ID (the folder's UIDVALIDITY changed,
     /// or its UID there was never known): `uid` is its UID now, not the one this client stored.
     public var relocated = false
@@ -399,7 +402,7 @@ extension MailStore {
                     add: MessageFlags(bits: row["addFlags"]), remove: MessageFlags(bits: row["removeFlags"]),
                     targetFolderId: row["targetFolderId"], targetPath: row["targetPath"],
                     addLabels: Self.labelList(row["addLabels"]), removeLabels: Self.labelList(row["removeLabels"]),
-                    attempts: row["attempts"], messageId: row["messageId"])
+                    attempts: row["attempts"], messageId: row["messageId"], started: (row["state"] as String) == "running")
             }
         }
     }
@@ -515,7 +518,9 @@ extension MailStore {
                 if let validity, let uid, let target = op.targetFolderId, let emailId = op.emailId,
                    try Int64.fetchOne(db, sql: "SELECT uidValidity FROM imap_folders WHERE folderId = ?", arguments: [target]) == Int64(validity),
                    try Bool.fetchOne(db, sql: "SELECT 1 FROM emails WHERE id = ?", arguments: [emailId]) != nil {
-                    try db.execute(sql: "INSERT OR REPLACE INTO imap_messages (folderId, uid, emailId, flags) VALUES (?, ?, ?, ?)",
+                    // MODSEQ 0: moved here by this client, its MODSEQ unknown until the folder's next sync
+                    // (`movedHereSinceSync`).
+                    try db.execute(sql: "INSERT OR REPLACE INTO imap_messages (folderId, uid, emailId, flags, modSeq) VALUES (?, ?, ?, ?, 0)",
                                    arguments: [target, Int64(uid), emailId, flags ?? 0])
                 }
             case .movedAway:
@@ -618,6 +623,14 @@ extension MailStore {
                                          arguments: [folderId, Int64(uid)])
             let values = [folder, own].compactMap { $0 }.map { UInt64(bitPattern: $0) }
             return values.max()
+        }
+    }
+
+    /// Whether this client moved the message to this folder after the folder's last sync: the
+    /// MODSEQ known for it (the folder's) is older than the message there.
+    public func movedHereSinceSync(folderId: Int64, uid: UInt32) throws -> Bool {
+        try database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT modSeq FROM imap_messages WHERE folderId = ? AND uid = ?", arguments: [folderId, Int64(uid)]) == 0
         }
     }
 

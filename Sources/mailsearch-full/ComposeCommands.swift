@@ -303,13 +303,15 @@ struct OutgoingCommand: AsyncParsableCommand {
     }
 
     struct SendDue: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "send", abstract: "Send every message that is due now (past its undo window or retry time), in this process.")
+        static let configuration = CommandConfiguration(
+            commandName: "send",
+            abstract: "Send every message that is due now, in this process: past its undo window, and those waiting for another attempt without waiting for it.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             let service = try global.openService()
             defer { service.shutdown() }
-            let sent = await MessageSender(service: service).sendDue()
+            let sent = await MessageSender(service: service).sendDue(retryNow: true)
             let status = try service.status().sending
             if global.json { return try Output.printJSON(status) }
             print("\(sent) sent; \(status.queued) queued, \(status.waiting) waiting for another attempt, \(status.failed) failed"

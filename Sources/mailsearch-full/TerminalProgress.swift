@@ -10,6 +10,9 @@ final class TerminalProgress: @unchecked Sendable {
     private let isTTY = isatty(STDERR_FILENO) != 0
     private var lastPrint = Date.distantPast
     private var lastLineLength = 0
+    /// The last report when it was not printed (plain lines are printed every few seconds): the
+    /// end prints it, so that a log ends with where the work ended, not where it was last printed.
+    private var unprinted: (done: Int, total: Int?, fraction: Double?, elapsed: TimeInterval)?
 
     init(label: String, unit: String, enabled: Bool = true) {
         self.label = label
@@ -22,7 +25,11 @@ final class TerminalProgress: @unchecked Sendable {
         guard enabled else { return }
         let now = Date()
         let interval: TimeInterval = isTTY ? 0.1 : 5
-        guard force || now.timeIntervalSince(lastPrint) >= interval else { return }
+        guard force || now.timeIntervalSince(lastPrint) >= interval else {
+            unprinted = (done, total, fraction, elapsed)
+            return
+        }
+        unprinted = nil
         lastPrint = now
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         var eta = ""
@@ -45,9 +52,13 @@ final class TerminalProgress: @unchecked Sendable {
         }
     }
 
-    /// Ends the bar's line.
+    /// Ends the bar's line; without a terminal, prints the last report if it was not.
     func finish() {
-        guard enabled, isTTY, lastLineLength > 0 else { return }
+        guard enabled else { return }
+        if !isTTY, let last = unprinted {
+            update(done: last.done, total: last.total, fraction: last.fraction, elapsed: last.elapsed, force: true)
+        }
+        guard isTTY, lastLineLength > 0 else { return }
         FileHandle.standardError.write(Data("\n".utf8))
     }
 

@@ -218,6 +218,9 @@ final class ComposeSendTests: DovecotTestCase {
         XCTAssertThrowsError(try service.compose(.new, input: DraftInput(to: ["bob@example.com\r\nBcc: eve@example.com"]))) { error in
             XCTAssertEqual((error as? ServiceError)?.kind, .invalidRequest)
             XCTAssertTrue("\(error)".contains("carriage return"), "\(error)")
+            // Shown escaped, as `send` shows it, never with the break deleted (which reads as one address).
+            XCTAssertTrue("\(error)".contains(#""bob@example.com\r\nBcc: eve@example.com""#), "\(error)")
+            XCTAssertFalse("\(error)".contains("bob@example.comBcc"), "\(error)")
         }
         let draft = try service.compose(.new, input: DraftInput(to: ["not an address"]))
         XCTAssertThrowsError(try service.send(draftId: draft.id)) { error in

@@ -406,21 +406,41 @@ final class MailboxActionTests: DovecotTestCase {
         XCTAssertEqual(Set(try serverMessages("Trash").keys), ["m4"])
     }
 
-    func testTheRunnerWritesAnActionAtOnceNotAtItsNextPoll() async throws {
-        // A poll so slow that only the action's own signal can explain a write within seconds.
+    /// A synced mailbox whose runner watches with a poll so slow (600 s) that only a wake-up can
+    /// explain a write within seconds; returns once the first pass is over and the runner waits.
+    func watchingWithASlowPoll() async throws -> (MailSearchService, [String: Int64], Task<Void, Never>) {
         var slow = options()
         slow.outboxPollInterval = .seconds(600)
         let (service, engine, m) = try await syncedMailbox(options: slow)
         let watching = Task { await engine.watch() }
-        defer { watching.cancel() }
-        // The first pass and the runner's first look at the queue are over: it waits.
-        var deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(30)
         while service.syncStatus.snapshot.first?.state != .listening, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         try await Task.sleep(for: .milliseconds(300))
+        return (service, m, watching)
+    }
+
+    func testAnActionOfAnotherProcessWakesTheRunnerToo() async throws {
+        let (service, m, watching) = try await watchingWithASlowPoll()
+        defer { watching.cancel() }
+        // `mailsearch mark` beside `serve`: another service on the same data directory.
+        let other = try makeService()
+        let started = Date()
+        XCTAssertEqual(try other.perform(.star, emailIds: [m["m4"]!]).queued, 1)
+        let deadline = started.addingTimeInterval(10)
+        while try outbox(service)?.pending ?? 1 > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        XCTAssertEqual(try outbox(service)?.pending, 0, "still waits after \(Date().timeIntervalSince(started)) s")
+        watching.cancel()
+        await watching.value
+        XCTAssertEqual(try serverMessages("INBOX")["m4"], ["\\Flagged"])
+    }
+
+    func testTheRunnerWritesAnActionAtOnceNotAtItsNextPoll() async throws {
+        let (service, m, watching) = try await watchingWithASlowPoll()
+        defer { watching.cancel() }
         for (n, action) in [(2, MailboxAction.star), (3, .archive)] {
             let started = Date()
             XCTAssertEqual(try service.perform(action, emailIds: [m["m\(n)"]!]).queued, 1)
-            deadline = started.addingTimeInterval(10)
+            let deadline = started.addingTimeInterval(10)
             while try outbox(service)?.pending ?? 1 > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
             XCTAssertEqual(try outbox(service)?.pending, 0, "\(action.name) still waits after \(Date().timeIntervalSince(started)) s")
             XCTAssertLessThan(Date().timeIntervalSince(started), 10)

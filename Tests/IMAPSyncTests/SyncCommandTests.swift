@@ -102,6 +102,14 @@ final class SyncCommandTests: XCTestCase {
         XCTAssertEqual(second.status, 0, second.stderr)
         let secondSummary = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(second.stdout.utf8)) as? [[String: Any]])?.first)
         XCTAssertEqual(secondSummary["newEmails"] as? Int, 0)
+
+        // Without --json, and standard error no terminal: plain progress lines, the last one where
+        // the folder ended (not where it was when a line was last due).
+        try appendMessages(300..<305)
+        let third = try mailsearch(["sync", "work"])
+        XCTAssertEqual(third.status, 0, third.stderr)
+        let inboxLines = third.stderr.split(separator: "\n").filter { $0.hasPrefix("work INBOX:") }
+        XCTAssertTrue(inboxLines.last?.hasPrefix("work INBOX: 5/5 msgs") ?? false, third.stderr)
     }
 
     func testSyncKilledWithSIGKILLResumesWithNoDuplicateAndNoGap() throws {

@@ -31,6 +31,30 @@ final class DraftStoreTests: StoreTestCase {
         XCTAssertNil(try store.claimDueMessage(now: Self.t0.addingTimeInterval(60)), "claimed once only")
     }
 
+    func testAWaitingMessageIsSentNowWhenAskedButAnUndoWindowStillHolds() throws {
+        let waiting = try newDraft("waiting")
+        let inWindow = try newDraft("in window")
+        try store.queueDraft(id: waiting, sendAfter: Self.t0, now: Self.t0)
+        XCTAssertEqual(try store.claimDueMessage(now: Self.t0)?.id, waiting)
+        try store.markNotSent(id: waiting, error: "Connection refused", retryAt: Self.t0.addingTimeInterval(64), now: Self.t0)
+        try store.queueDraft(id: inWindow, sendAfter: Self.t0.addingTimeInterval(10), now: Self.t0)
+        XCTAssertNil(try store.claimDueMessage(now: Self.t0.addingTimeInterval(1)), "its retry time has not come")
+        XCTAssertNil(try store.claimDueMessage(now: Self.t0.addingTimeInterval(1), retryNow: true, tried: [waiting]))
+        XCTAssertEqual(try store.claimDueMessage(now: Self.t0.addingTimeInterval(1), retryNow: true)?.id, waiting, "`outgoing send`")
+        XCTAssertNil(try store.claimDueMessage(now: Self.t0.addingTimeInterval(1), retryNow: true), "the undo window holds")
+    }
+
+    func testAMessageQueuedWithNoUndoWindowIsSentAfterARestart() throws {
+        let noWindow = try newDraft("no window")
+        let window = try newDraft("window")
+        try store.queueDraft(id: noWindow, sendAfter: Self.t0, now: Self.t0)
+        try store.queueDraft(id: window, sendAfter: Self.t0.addingTimeInterval(5), now: Self.t0)
+        let recovered = try store.recoverSendQueue(now: Self.t0.addingTimeInterval(1))
+        XCTAssertEqual(recovered.drafted, [window], "only a message in its undo window goes back to the drafts")
+        XCTAssertEqual(try store.draft(id: noWindow)?.state, .queued)
+        XCTAssertEqual(try store.claimDueMessage(now: Self.t0.addingTimeInterval(1))?.id, noWindow)
+    }
+
     func testAQueuedDraftCannotChange() throws {
         let id = try newDraft()
         try store.queueDraft(id: id, sendAfter: Self.t0.addingTimeInterval(10), now: Self.t0)
