@@ -216,6 +216,9 @@ public final class IMAPSyncEngine: Sendable {
         // this one was on its way, which then found nothing): it goes here too. Only after a pass
         // that read every folder, and only mail stored before it began.
         if summary.skippedFolders.isEmpty, let storedBefore {
+            // A synced folder an email is linked to here but not there, with nothing of the email's
+            // waiting in the outbox, is not its folder (the server says where mail is).
+            if try service.store.dropLinksWithoutServerCopy(accountId: account.id, upTo: storedBefore) > 0 { service.mailChanged() }
             let orphans = try service.store.emailsWithoutServerCopy(accountId: account.id, upTo: storedBefore)
             try service.delete(emailIds: orphans)
             summary.deletedEmails += orphans.count

@@ -164,7 +164,6 @@ extension IMAPSyncEngine {
         guard !operations.isEmpty else { return summary }
         var selected: (mailbox: [UInt8], uidValidity: UInt32?)?
         var localChanged = false
-        var orphans: [Int64] = []
         replay: for queued in operations {
             try Task.checkCancellation()
             let result: MailStore.OutboxResult
@@ -242,7 +241,11 @@ extension IMAPSyncEngine {
             }
             try options.outboxFault?(op, .beforeRecord)
             if try store.finishOutbox(op, result, now: options.now()) { localChanged = true }
-            if case .movedAway = result, let emailId = op.emailId, try store.orphaned(emailId: emailId) { orphans.append(emailId) }
+            // Another client moved it away or expunged it before this move arrived: gone here too,
+            // at once, until a sync finds it where it is.
+            if case .movedAway = result, let emailId = op.emailId, try store.orphaned(emailId: emailId) {
+                try service.delete(emailIds: [emailId])
+            }
             switch result {
             case .stored, .moved, .movedAway, .expunged, .labelled, .nothingToDo: summary.applied += 1
             case .conflict: summary.conflicts += 1
@@ -254,9 +257,6 @@ extension IMAPSyncEngine {
             case .dropped: summary.dropped += 1
             }
         }
-        // Mail another client moved away or expunged before this client's move reached it: gone
-        // here too until a sync finds it where it is.
-        if !orphans.isEmpty { try service.delete(emailIds: orphans) }
         if localChanged { service.mailChanged() }
         try store.pruneOutbox(before: options.now().addingTimeInterval(-30 * 86_400))
         return summary

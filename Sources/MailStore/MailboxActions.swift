@@ -574,6 +574,30 @@ extension MailStore {
         try database.read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM emails WHERE accountId = ?", arguments: [accountId]) }
     }
 
+    /// Removes the account's links (of emails with ids up to `upTo`) to synced folders that hold no
+    /// server copy of the email, for emails with no operation waiting in the outbox. Returns how
+    /// many links went.
+    public func dropLinksWithoutServerCopy(accountId: Int64, upTo: Int64) throws -> Int {
+        try database.write { db in
+            let links = try Row.fetchAll(db, sql: """
+                SELECT ef.emailId, ef.folderId FROM email_folders ef JOIN emails e ON e.id = ef.emailId
+                JOIN imap_folders i ON i.folderId = ef.folderId
+                WHERE e.accountId = ? AND e.id <= ?
+                AND NOT EXISTS (SELECT 1 FROM imap_messages m WHERE m.emailId = ef.emailId AND m.folderId = ef.folderId)
+                AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.emailId = ef.emailId AND o.state IN ('pending', 'running'))
+                """, arguments: [accountId, upTo])
+            var emails = Set<Int64>()
+            for link in links {
+                try db.execute(sql: "DELETE FROM email_folders WHERE emailId = ? AND folderId = ?",
+                               arguments: [link["emailId"] as Int64, link["folderId"] as Int64])
+                emails.insert(link["emailId"])
+            }
+            let threads = try emails.compactMap { try Int64.fetchOne(db, sql: "SELECT threadId FROM emails WHERE id = ?", arguments: [$0]) }
+            try ThreadMetadata.recompute(threadIds: Set(threads), db: db)
+            return links.count
+        }
+    }
+
     /// The account's emails (of ids up to `upTo`) in no folder this client knows of on the server,
     /// with no operation of theirs waiting in the outbox.
     public func emailsWithoutServerCopy(accountId: Int64, upTo: Int64) throws -> [Int64] {

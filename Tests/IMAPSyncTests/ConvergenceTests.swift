@@ -191,6 +191,17 @@ struct ModelAttribute<Value: Equatable & Sendable>: Sendable {
     /// message another client moved is a new copy there).
     var serverStep: Int?
     var serverValue: Value?
+    /// Every step another client changed it at (for a flag: each a flip).
+    var serverSteps: [Int] = []
+
+    /// A flag another client flipped an even number of times since the last sync before the user's
+    /// change is where the client last saw it: nothing on the server tells that it changed (the
+    /// ABA case), and the user's change goes through. Either value then holds.
+    func flippedBack(syncs: [Int]) -> Bool {
+        let base = syncs.filter { $0 < userStep }.max() ?? -1
+        let flips = serverSteps.filter { $0 > base }.count
+        return flips > 0 && flips % 2 == 0
+    }
 
     enum Expected { case value(Value), either(Value, Value), serversValue }
 
@@ -374,9 +385,11 @@ final class HistoryRunner: @unchecked Sendable {
             if flag == "\\Seen" {
                 message.read.serverStep = index
                 message.read.serverValue = !on
+                message.read.serverSteps.append(index)
             } else {
                 message.starred.serverStep = index
                 message.starred.serverValue = !on
+                message.starred.serverSteps.append(index)
             }
             run.model[k] = message
         case .serverMove(let k, let folder):
@@ -602,7 +615,7 @@ final class HistoryRunner: @unchecked Sendable {
             }
             guard let server else { continue }
             for (name, attribute, value) in [("read", model.read, server.read), ("starred", model.starred, server.starred)]
-            where !model.uncertain(userStep: attribute.userStep, crashes: run.crashes) {
+            where !model.uncertain(userStep: attribute.userStep, crashes: run.crashes) && !attribute.flippedBack(syncs: run.syncs) {
                 let allowed: [Bool] = switch attribute.expected(syncs: run.syncs, replays: run.replays) {
                 case .value(let v): [v]
                 case .either(let a, let b): [a, b]
