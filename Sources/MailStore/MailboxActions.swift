@@ -150,7 +150,11 @@ extension MailStore {
                     throw MailStoreError.notFound("no email with id \(emailId)")
                 }
                 let accountId: Int64 = row["accountId"]
-                let copies = try Self.serverCopies(emailId: emailId, db: db)
+                // Where the server has it; when no UID of it is known (moved by this client into a
+                // folder whose UIDs were not learnt), the folder the last move took it to, UID 0:
+                // the replay finds it there by its Message-ID.
+                var copies = try Self.serverCopies(emailId: emailId, db: db)
+                if copies.isEmpty, let moved = try Self.lastMoveTarget(emailId: emailId, before: nil, db: db) { copies = [moved] }
                 var changed = false
                 switch action {
                 case .markRead, .markUnread, .star, .unstar:
@@ -171,7 +175,7 @@ extension MailStore {
                     // server last had. A change already on its way may have reached the server: then
                     // this choice is written whatever the copy's flags were.
                     let inFlight = try Self.supersedeWaiting(db, emailId: emailId, kinds: [.store], bit: bit)
-                    for copy in copies where inFlight || (copy.flags & bit != 0) != on {
+                    for copy in copies where inFlight || copy.uid == 0 || (copy.flags & bit != 0) != on {
                         try Self.enqueue(db, kind: .store, accountId: accountId, emailId: emailId, copy: copy,
                                          add: on ? bit : 0, remove: on ? 0 : bit, now: now)
                         outcome.queued += 1
@@ -282,6 +286,19 @@ extension MailStore {
                        uidValidity: $0["uidValidity"], uid: $0["uid"], flags: $0["flags"],
                        gmailMessageId: $0["gmailMessageId"], folderType: $0["folderType"])
         }
+    }
+
+    /// The synced folder the email's last move (done, before operation `before`) took it to, as a
+    /// copy of UID 0 (to be found there by its Message-ID); nil for an email gone here.
+    static func lastMoveTarget(emailId: Int64, before: Int64?, db: Database) throws -> ServerCopy? {
+        guard try Bool.fetchOne(db, sql: "SELECT 1 FROM emails WHERE id = ?", arguments: [emailId]) != nil,
+              let row = try Row.fetchOne(db, sql: """
+                SELECT o.targetFolderId, i.mailbox, f.folderType FROM outbox o JOIN imap_folders i ON i.folderId = o.targetFolderId
+                JOIN folders f ON f.id = o.targetFolderId
+                WHERE o.emailId = ? AND o.kind = 'move' AND o.state = 'done' AND o.id < ? ORDER BY o.id DESC LIMIT 1
+                """, arguments: [emailId, before ?? Int64.max]) else { return nil }
+        return ServerCopy(folderId: row["targetFolderId"], mailbox: [UInt8]((row["mailbox"] as Data?) ?? Data()), uidValidity: nil,
+                          uid: 0, flags: 0, gmailMessageId: nil, folderType: row["folderType"])
     }
 
     /// On Gmail, where folders other than All Mail, Spam and Trash are labels: the email's copy
@@ -677,20 +694,8 @@ extension MailStore {
             if try Bool.fetchOne(db, sql: "SELECT 1 FROM imap_messages WHERE folderId = ? AND uid = ?",
                                  arguments: [op.folderId, Int64(op.uid)]) != nil { return op }
             guard let emailId = op.emailId else { return nil }
-            guard let copy = try Self.serverCopies(emailId: emailId, db: db).first else {
-                guard let row = try Row.fetchOne(db, sql: """
-                    SELECT o.targetFolderId, i.mailbox FROM outbox o JOIN imap_folders i ON i.folderId = o.targetFolderId
-                    WHERE o.emailId = ? AND o.kind = 'move' AND o.state = 'done' AND o.id < ? ORDER BY o.id DESC LIMIT 1
-                    """, arguments: [emailId, op.id]),
-                    try Bool.fetchOne(db, sql: "SELECT 1 FROM emails WHERE id = ?", arguments: [emailId]) != nil
-                else { return nil }
-                var moved = op
-                moved.folderId = row["targetFolderId"]
-                moved.mailbox = [UInt8]((row["mailbox"] as Data?) ?? Data())
-                moved.uidValidity = nil
-                moved.uid = 0
-                return moved
-            }
+            guard let copy = try Self.serverCopies(emailId: emailId, db: db).first
+                ?? Self.lastMoveTarget(emailId: emailId, before: op.id, db: db) else { return nil }
             var moved = op
             moved.folderId = copy.folderId
             moved.mailbox = copy.mailbox
