@@ -302,19 +302,19 @@ extension IMAPSyncEngine {
                     let (server, serverModSeq) = try await serverFlags(op.uid, connection)
                     let on = operation == .add
                     let applied = server.map { (!change.isRead || $0.isRead == on) && (!change.isStarred || $0.isStarred == on) } ?? false
-                    // (Unless the message was moved here by this client since the folder's sync: then
-                    // the MODSEQ known is the folder's, older than the message here, and MODIFIED says nothing.)
+                    // A replay that died after taking it may have stored it: the change since the
+                    // MODSEQ known may be its own. The flag as the user wants it: done. Not: another
+                    // client changed it after that store, or the store never left; the later is taken
+                    // to be the other client's, which wins (the user's last action may be there).
+                    if op.started, applied, let server {
+                        flags = server
+                        since = serverModSeq
+                        if let serverModSeq { modSeq = max(modSeq ?? 0, serverModSeq) }
+                        break
+                    }
+                    // (Unless the message was moved here by this client since the folder's sync: then the
+                    // MODSEQ known is the folder's, older than the message here, and MODIFIED says nothing.)
                     if op.started, try !store.movedHereSinceSync(folderId: op.folderId, uid: op.uid) {
-                        // A replay that died after taking it may have stored it: the change since the
-                        // MODSEQ known may be its own. The flag as the user wants it: done. Not: another
-                        // client changed it after that store, or the store never left; the later is
-                        // taken to be the other client's, which wins (the user's last action may be there).
-                        if applied, let server {
-                            flags = server
-                            since = serverModSeq
-                            if let serverModSeq { modSeq = max(modSeq ?? 0, serverModSeq) }
-                            break
-                        }
                         return .conflict(serverFlags: server, modSeq: serverModSeq)
                     }
                     // Only the flags this operation changes count: a flag the server changed that

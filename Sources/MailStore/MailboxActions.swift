@@ -186,7 +186,9 @@ extension MailStore {
                         WHERE ef.emailId = ?
                         """, arguments: [emailId]).map { (id: $0["id"] as Int64, path: $0["path"] as String, type: $0["folderType"] as String) }
                     if action == .delete, !linked.isEmpty, linked.allSatisfy({ $0.type == FolderType.trash.rawValue }) {
-                        // Deleting from the Trash deletes for good.
+                        // Deleting from the Trash deletes for good. What still waits for the email is
+                        // moot (a move not taken yet must not take it anywhere now).
+                        _ = try Self.supersedeWaiting(db, emailId: emailId, kinds: [.move, .store, .labels], bit: nil)
                         for copy in copies {
                             try Self.enqueue(db, kind: .expunge, accountId: accountId, emailId: emailId, copy: copy, now: now)
                             outcome.queued += 1
