@@ -175,7 +175,10 @@ extension MailStore {
                     // server last had. A change already on its way may have reached the server: then
                     // this choice is written whatever the copy's flags were.
                     let inFlight = try Self.supersedeWaiting(db, emailId: emailId, kinds: [.store], bit: bit)
-                    for copy in copies where inFlight || copy.uid == 0 || (copy.flags & bit != 0) != on {
+                    // A copy found by its Message-ID only (UID 0) has no flags seen: the change is
+                    // written when it changed the email here.
+                    let before = bit == 1 ? (row["isRead"] as Bool) : (row["isStarred"] as Bool)
+                    for copy in copies where inFlight || (copy.uid == 0 ? before != on : (copy.flags & bit != 0) != on) {
                         try Self.enqueue(db, kind: .store, accountId: accountId, emailId: emailId, copy: copy,
                                          add: on ? bit : 0, remove: on ? 0 : bit, now: now)
                         outcome.queued += 1
