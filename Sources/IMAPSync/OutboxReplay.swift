@@ -263,7 +263,7 @@ extension IMAPSyncEngine {
     }
 
     /// The UID of an operation's message in the selected folder, found by its Message-ID (exactly
-    /// one match), for a folder whose UIDVALIDITY changed.
+    /// one match): for a folder whose UIDVALIDITY changed, or a copy whose UID was never learnt (0).
     private func relocated(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> UInt32? {
         guard let messageId = try messageId(of: op) else { return nil }
         let found = try await searchUIDs(connection, [.header("Message-ID", "<\(messageId)>")])

@@ -421,8 +421,10 @@ extension MailStore {
     /// Gives each email of the account whose server copies agree on read and starred those flags,
     /// but a flag whose change by the user still waits in the outbox. Returns how many changed.
     public func takeServerFlags(accountId: Int64) throws -> Int {
-        try database.write { db in
-            let rows = try Row.fetchAll(db, sql: """
+        // Read first (~150 ms on 45K emails), the writer taken only when something differs; each
+        // update applies only if the email is still as read.
+        let rows = try database.read { db in
+            try Row.fetchAll(db, sql: """
                 SELECT e.id, MIN(m.flags & 3) AS server, e.isRead | (e.isStarred << 1) AS here,
                     (SELECT COALESCE(MAX((o.addFlags | o.removeFlags) & 1), 0) | COALESCE(MAX((o.addFlags | o.removeFlags) & 2), 0)
                      FROM outbox o WHERE o.emailId = e.id AND o.kind = 'store' AND o.state IN ('pending', 'running')) AS waiting
@@ -431,14 +433,18 @@ extension MailStore {
                 GROUP BY e.id
                 HAVING MIN(m.flags & 3) = MAX(m.flags & 3) AND MIN(m.flags & 3) != (e.isRead | (e.isStarred << 1))
                 """, arguments: [accountId])
+        }
+        guard !rows.isEmpty else { return 0 }
+        return try database.write { db in
             var threads = Set<Int64>()
             var changed = 0
             for row in rows {
                 let server: Int = row["server"], here: Int = row["here"], waiting: Int = row["waiting"]
                 let flags = (server & ~waiting & 3) | (here & waiting & 3)
                 guard flags != here else { continue }
-                try db.execute(sql: "UPDATE emails SET isRead = ?, isStarred = ? WHERE id = ?",
-                               arguments: [flags & 1 != 0, flags & 2 != 0, row["id"] as Int64])
+                try db.execute(sql: "UPDATE emails SET isRead = ?, isStarred = ? WHERE id = ? AND (isRead | (isStarred << 1)) = ?",
+                               arguments: [flags & 1 != 0, flags & 2 != 0, row["id"] as Int64, here])
+                guard db.changesCount > 0 else { continue }
                 changed += 1
                 if let thread = try Int64.fetchOne(db, sql: "SELECT threadId FROM emails WHERE id = ?", arguments: [row["id"] as Int64]) {
                     threads.insert(thread)
