@@ -10,7 +10,7 @@ let package = Package(
         // The lean front end: runs a one-shot `search` itself, hands every other command to mailsearch-full.
         .executable(name: "mailsearch", targets: ["mailsearch"]),
         // Every command (ArgumentParser): what `mailsearch` execs for all but a plain search.
-        .executable(name: "mailsearch-full", targets: ["MailSearchCLI"]),
+        .executable(name: "mailsearch-full", targets: ["mailsearch-full"]),
         .executable(name: "mailsearch-bench", targets: ["MailSearchBench"]),
         .library(name: "MailSearchKit", targets: ["MailSearchKit"]),
     ],
@@ -24,13 +24,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
-        // Value types shared by every layer. No dependencies.
+        // Value types shared by every layer, and the one lock box (`LockedBox`). No dependencies.
         .target(name: "MailModel"),
         // RFC 5322 / MIME / charsets / HTML-to-text / mbox and Maildir readers. Pure; depends on nothing
         // so that the fuzzer can compile it on its own.
         .target(name: "MailParsing"),
         // mail.sqlite: schema, migrations, threading, contacts, recent searches.
-        .target(name: "MailStore", dependencies: ["MailModel", grdb]),
+        .target(name: "MailStore", dependencies: ["MailModel", "MailParsing", grdb]),
         // search.sqlite (FTS5), SearchIndexManager, VectorSearchEngine.
         .target(
             name: "SearchIndex",
@@ -63,7 +63,7 @@ let package = Package(
         // Import pipeline: sources (mbox, Maildir, .eml trees) -> parse -> store + index, in batches.
         .target(name: "MailImport", dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex", "Categorization"]),
         // Query parsing, the hybrid search use case, RRF fusion, cache.
-        .target(name: "SearchEngine", dependencies: ["MailModel", "MailStore", "SearchIndex", "Embedding"]),
+        .target(name: "SearchEngine", dependencies: ["MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding"]),
         // The service: the single way in (search, ingest, delete, rebuild, background embedding,
         // status) and the Codable wire types the CLI's --json and the HTTP API share.
         .target(
@@ -94,7 +94,7 @@ let package = Package(
         // MMR) and retrieval over a curated reply set (Resources/replies.tsv). Pure: no storage.
         .target(
             name: "ThreadInsights",
-            dependencies: ["Embedding", "MailModel", "MailStore"],
+            dependencies: ["Embedding", "MailModel", "MailParsing"],
             resources: [.embedInCode("Resources/replies.tsv")]
         ),
         // Seeded synthetic mail for the demo, the tests and the benchmarks.
@@ -102,20 +102,21 @@ let package = Package(
         // IMAP4rev1 protocol layer: response framing and parsing, command encoding. Pure: no NIO,
         // no dependencies, so that the tests and the fuzzer drive it with bytes alone.
         .target(name: "IMAPProtocol"),
-        // The IMAP client on SwiftNIO + NIOSSL: implicit TLS or STARTTLS, commands and their
-        // responses, literals, IDLE, timeouts. Framing in channel handlers; the rest is async.
-        // What the mail clients share: TLS contexts, one operation at a time on a connection, a locked value.
+        // What the mail clients share: TLS contexts, one operation at a time on a connection.
         .target(
             name: "ClientSupport",
             dependencies: [
+                "MailModel",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The IMAP client on SwiftNIO + NIOSSL: implicit TLS or STARTTLS, commands and their
+        // responses, literals, IDLE, timeouts. Framing in channel handlers; the rest is async.
         .target(
             name: "IMAPClient",
             dependencies: [
-                "IMAPProtocol", "ClientSupport",
+                "IMAPProtocol", "ClientSupport", "MailModel",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -128,7 +129,7 @@ let package = Package(
         .target(
             name: "SMTPClient",
             dependencies: [
-                "SMTPProtocol", "ClientSupport",
+                "SMTPProtocol", "ClientSupport", "MailModel",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -148,14 +149,17 @@ let package = Package(
             ]
         ),
         // `mailsearch search` once its arguments are read: options to output, shared by both front ends.
-        .target(name: "SearchCLI", dependencies: ["MailModel", "MailStore", "SearchEngine", "MailSearchKit"]),
+        // What every command prints with: JSON for --json, dates, byte counts, fixed decimals, and the error shown
+        // as `Error: …`. Foundation only, so that both front ends link it.
+        .target(name: "CLIOutput"),
+        .target(name: "SearchCLI", dependencies: ["CLIOutput", "MailModel", "MailStore", "SearchEngine", "MailSearchKit"]),
         // The lean `mailsearch`: a one-shot keyword search without ArgumentParser, SwiftNIO, Hummingbird or
         // IMAP in the process; everything else (semantic and hybrid searches included) is exec'd to
         // mailsearch-full. On Linux a fully static executable: no dynamic loader, no symbol binding, no
         // relocation against shared libraries (it starts in ~1 ms instead of ~3.4). lld, because gold
         // fails on this link. Debian's libsqlite3-dev ships the static libsqlite3.a it needs.
         .executableTarget(
-            name: "mailsearch", dependencies: ["SearchCLI", "SearchEngine"],
+            name: "mailsearch", dependencies: ["CLIOutput", "SearchCLI", "SearchEngine"],
             linkerSettings: [
                 .unsafeFlags(["-static-stdlib", "-static-executable", "-use-ld=lld"], .when(platforms: [.linux])),
                 // What static Foundation needs besides itself; a release build with --static-swift-stdlib
@@ -165,17 +169,16 @@ let package = Package(
         ),
         // mailsearch-full: every command (swift-argument-parser).
         .executableTarget(
-            name: "MailSearchCLI",
+            name: "mailsearch-full",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
                 "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer", "IMAPSync", "IMAPProtocol",
-                "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition", "SearchCLI", "ThreadInsights",
+                "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition", "CLIOutput", "SearchCLI", "ThreadInsights",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            path: "Sources/mailsearch-full"
+            ]
         ),
         .executableTarget(
             name: "MailSearchBench",
@@ -211,20 +214,20 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ]
         ),
-        .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel"]),
+        .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel", "MailParsing"]),
         .testTarget(name: "ThreadInsightsTests", dependencies: ["ThreadInsights", "Embedding", "MailModel"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "MailStore", "MailModel"]),
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "CKernels"]),
         .testTarget(
             name: "SearchEngineTests",
-            dependencies: ["SearchEngine", "MailImport", "MailStore", "SearchIndex", "DemoCorpus", "MailModel"]
+            dependencies: ["SearchEngine", "MailImport", "MailStore", "MailParsing", "SearchIndex", "DemoCorpus", "MailModel"]
         ),
         .testTarget(name: "MailImportTests", dependencies: ["MailImport", "MailStore", "MailParsing", "DemoCorpus", "MailModel"]),
         .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel"]),
         .testTarget(
             name: "ServiceTests",
             dependencies: [
-                "MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", "DemoCorpus", "ThreadInsights", "SearchCLI", grdb,
+                "MailSearchKit", "MailStore", "SearchEngine", "Embedding", "MailModel", "DemoCorpus", "ThreadInsights", "CLIOutput", "SearchCLI", grdb,
             ]
         ),
         .testTarget(

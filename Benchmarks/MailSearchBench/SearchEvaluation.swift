@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import MailImport
 import MailModel
+import MailParsing
 import MailStore
 import SearchEngine
 import SearchIndex

@@ -1,3 +1,5 @@
+import MailModel
+
 /// Lets one operation at a time onto a connection, in the order the tasks asked (an IMAP command,
 /// an SMTP transaction): a session's responses answer one request at a time.
 public final class TaskGate: Sendable {

@@ -1,5 +1,6 @@
 import ClientSupport
 import IMAPProtocol
+import MailModel
 import NIOCore
 import NIOPosix
 import NIOSSL

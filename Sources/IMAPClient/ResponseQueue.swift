@@ -1,5 +1,6 @@
 import ClientSupport
 import IMAPProtocol
+import MailModel
 import NIOCore
 
 /// The responses the channel handler read, in order, for the one task that consumes them.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import MailModel
 import MailSearchKit
 import SearchEngine
 
@@ -36,7 +37,7 @@ struct MailSearchAPI: Sendable {
     let service: MailSearchService
     /// Opening a conversation (`GET /api/threads/{id}`) marks it read.
     var markReadOnOpen = true
-    let rebuilding = RebuildFlag()
+    let rebuilding = LockedBox(false)  // whether a rebuild started through the API is running
 
     /// The body of `POST /api/recent`.
     struct RecentBody: Decodable {
@@ -135,10 +136,10 @@ struct MailSearchAPI: Sendable {
         api.post("index/rebuild") { _, _ in
             // Synchronous: 200 with the status once the index is whole again (a second request
             // meanwhile gets 409). Searches keep answering while it runs.
-            guard rebuilding.begin() else {
+            guard rebuilding.withLockedValue({ running in defer { running = true }; return !running }) else {
                 throw APIError(.conflict, "a rebuild is already running", hint: "wait for it to finish")
             }
-            defer { rebuilding.end() }
+            defer { rebuilding.set(false) }
             let status = try await Blocking.runOnThread {
                 try service.rebuild()
                 return try service.status()
@@ -257,15 +258,6 @@ struct QueryString {
     static func decode(_ text: Substring) -> String? {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
     }
-}
-
-/// Whether a rebuild started through the API is running.
-final class RebuildFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var running = false
-
-    func begin() -> Bool { lock.withLock { if running { return false }; running = true; return true } }
-    func end() { lock.withLock { running = false } }
 }
 
 /// Blocking work off Swift's cooperative pool, so a slow disk never stalls the server's tasks.

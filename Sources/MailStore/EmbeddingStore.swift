@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MailParsing
 
 /// One email waiting for its embedding: the text that is embedded (FR-SEARCH-08:
 /// subject, sender name and readable body; the tokenizer truncates at 256 tokens).

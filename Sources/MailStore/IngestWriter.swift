@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MailModel
+import MailParsing
 
 /// Writes one batch inside a write transaction. Statements are cached by GRDB, so a
 /// batch costs a handful of prepared-statement executions per email.

@@ -1,5 +1,6 @@
 import GRDB
 import MailModel
+import MailParsing
 
 /// Threads every email of an account again with the current `Threader` and `SubjectNormalizer`:
 /// the schema migration `v6-rethread` runs it on stores written by versions whose threading

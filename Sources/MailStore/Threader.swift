@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MailModel
+import MailParsing
 
 /// Incremental threading, spec 001 §5.2.4.
 ///

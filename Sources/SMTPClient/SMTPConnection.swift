@@ -1,5 +1,6 @@
 import ClientSupport
 import Foundation
+import MailModel
 import NIOCore
 import NIOPosix
 import NIOSSL

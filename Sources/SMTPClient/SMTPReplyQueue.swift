@@ -1,4 +1,5 @@
 import ClientSupport
+import MailModel
 import SMTPProtocol
 
 /// The replies the channel handler read, in order, for the one task that consumes them. The

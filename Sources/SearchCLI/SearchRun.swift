@@ -1,3 +1,4 @@
+import CLIOutput
 import Foundation
 import MailModel
 import MailSearchKit

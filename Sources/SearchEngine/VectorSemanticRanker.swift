@@ -1,5 +1,6 @@
 import Embedding
 import Foundation
+import MailParsing
 import MailStore
 import SearchIndex
 

@@ -1,6 +1,7 @@
 import CRanking
 import Foundation
 import GRDB
+import MailModel
 import MailStore
 
 /// `search.sqlite`: the FTS5 index (exact FR-SEARCH-06 schema), with `mail.sqlite` attached
@@ -10,9 +11,9 @@ final class SearchDatabase: Sendable {
     /// A pool, or for a one-shot search (`memoryMapped`) a single connection.
     let pool: any DatabaseWriter
     let url: URL
-    private let lengths = LockedValue<DocumentLengths?>(nil)
+    private let lengths = LockedBox<DocumentLengths?>(nil)
     /// Whether a search found no copy of the row lengths for its index version (`length_cache`).
-    let lengthCopyDue = LockedValue(false)
+    let lengthCopyDue = LockedBox(false)
 
     /// Column weights for bm25(): email_id, account_id, subject, body, sender_name, sender_email.
     /// A term in the subject is the sender's own summary of the message, so it weighs 10×
@@ -112,7 +113,7 @@ final class SearchDatabase: Sendable {
         let stored = try DocumentLengths.storedCopy(db, version: version, capacity: capacity)
         if stored == nil { lengthCopyDue.set(true) }
         let table = stored ?? DocumentLengths(version: version, capacity: capacity)
-        lengths.update { current in
+        lengths.withLockedValue { current in
             if current.map({ $0.version < version }) ?? true { current = table }
         }
         return table

@@ -27,8 +27,8 @@ public struct IndexStatus: Sendable, Codable, Hashable {
 public final class SearchIndexManager: Sendable {
     public let store: MailStore
     private let notices: @Sendable (String) -> Void
-    private let current: LockedValue<SearchDatabase>
-    private let generationCounter = LockedValue(0)
+    private let current: LockedBox<SearchDatabase>
+    private let generationCounter = LockedBox(0)
     /// Every email's conversation, date and flags, in memory, for filtering, grouping and counting
     /// search matches.
     public let directory = EmailDirectory()
@@ -39,7 +39,7 @@ public final class SearchIndexManager: Sendable {
     /// caches of search results key their entries by it (`SearchCache`).
     public var generation: Int { generationCounter.value }
 
-    private func indexChanged() { generationCounter.update { $0 += 1 } }
+    private func indexChanged() { generationCounter.withLockedValue { $0 += 1 } }
 
     /// Whether connections read through a memory map (`SearchDatabase`'s `memoryMapped`).
     private let memoryMapped: Bool
@@ -65,7 +65,7 @@ public final class SearchIndexManager: Sendable {
             SearchDatabase.removeFiles(at: url)
             database = try SearchDatabase(url: url, mailURL: mailURL, memoryMapped: memoryMapped)
         }
-        current = LockedValue(database)
+        current = LockedBox(database)
         if !existed {
             _ = try reconcile()
         } else {
@@ -383,14 +383,4 @@ public final class SearchIndexManager: Sendable {
         if let e = error as? DatabaseError { return e.message ?? "\(e.resultCode)" }
         return "\(error)"
     }
-}
-
-/// A value behind a lock (which search database is open, its row lengths, whether a copy is due).
-final class LockedValue<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: T
-    init(_ value: T) { stored = value }
-    var value: T { lock.lock(); defer { lock.unlock() }; return stored }
-    func set(_ value: T) { lock.lock(); stored = value; lock.unlock() }
-    func update(_ body: (inout T) -> Void) { lock.lock(); body(&stored); lock.unlock() }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import MailStore
+import MailParsing
 
 /// A message's cleaned text and its sentences.
 public struct CleanedMessage: Sendable, Hashable {

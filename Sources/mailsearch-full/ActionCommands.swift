@@ -1,9 +1,10 @@
 import ArgumentParser
+import CLIOutput
 import Foundation
-import SearchCLI
 import IMAPSync
 import MailSearchKit
 import MailStore
+import SearchCLI
 
 /// What every mailbox action command takes: ids, `--now`, the global options.
 struct ActionTargets: ParsableArguments {

@@ -1,10 +1,10 @@
 import ArgumentParser
+import CLIOutput
 import Foundation
 import IMAPSync
 import MailComposition
 import MailSearchKit
 import SearchCLI
-import ServiceLifecycle
 
 /// What `reply` and `forward` take: the email, the text, recipients, attachments, and whether to
 /// send now, keep a draft, or print the message.
@@ -316,17 +316,6 @@ struct OutgoingCommand: AsyncParsableCommand {
             if global.json { return try Output.printJSON(status) }
             print("\(sent) sent; \(status.queued) queued, \(status.waiting) waiting for another attempt, \(status.failed) failed"
                   + (status.lastError.map { " (last error: \($0))" } ?? ""))
-        }
-    }
-}
-
-/// `serve`'s send queue: `MessageSender.run` until shutdown.
-struct BackgroundSending: Service {
-    let sender: MessageSender
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await sender.run()
         }
     }
 }

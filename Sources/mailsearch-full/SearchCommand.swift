@@ -1,10 +1,11 @@
 import ArgumentParser
+import CLIOutput
 import Foundation
 import MailModel
 import MailSearchKit
 import MailStore
-import SearchEngine
 import SearchCLI
+import SearchEngine
 import SearchIndex
 
 extension SearchMode: ExpressibleByArgument {}

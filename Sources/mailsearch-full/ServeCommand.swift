@@ -1,8 +1,10 @@
 import ArgumentParser
+import CLIOutput
 import Foundation
 import Hummingbird
 import IMAPSync
 import Logging
+import MailModel
 import MailSearchKit
 import MailSearchServer
 import SearchCLI
@@ -118,9 +120,9 @@ struct ServeCommand: AsyncParsableCommand {
                 throw CLIError("cannot read the send queue: \(error)")
             }
         }
-        let started = StartedFlag()
+        let started = LockedBox(false)  // whether the server got as far as listening
         let app = try buildApplication(service: service, configuration: configuration, logger: logger) { port in
-            started.set()
+            started.set(true)
             FileHandle.standardOutput.write(Data("MailSearch is serving \(configuration.url(port: port)) (Ctrl-C to stop)\n".utf8))
         }
         var services: [any Service] = [app]
@@ -142,13 +144,4 @@ struct ServeCommand: AsyncParsableCommand {
         }
         logger.info("stopped")
     }
-}
-
-/// Whether the server got as far as listening.
-private final class StartedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var started = false
-
-    func set() { lock.withLock { started = true } }
-    var value: Bool { lock.withLock { started } }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLIOutput
 import Foundation
 import IMAPSync
 import Logging
@@ -92,22 +93,6 @@ struct SyncCommand: AsyncParsableCommand {
         for failure in s.failures.prefix(5) { text += "\n  could not read \(failure.source): \(failure.reason)" }
         for skipped in s.skippedFolders.prefix(5) { text += "\n  could not open \(skipped.folder): \(skipped.reason)" }
         return text
-    }
-}
-
-/// The sync engines of `serve` and `sync --watch`, as a service of the process's ServiceGroup:
-/// each account watched in a task of its own, all cancelled on graceful shutdown.
-struct BackgroundSync: Service {
-    let engines: [IMAPSyncEngine]
-
-    func run() async throws {
-        await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                for engine in engines {
-                    group.addTask { await engine.watch() }
-                }
-            }
-        }
     }
 }
 

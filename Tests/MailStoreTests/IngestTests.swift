@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import MailModel
+import MailParsing
 import MailStore
 import XCTest
 

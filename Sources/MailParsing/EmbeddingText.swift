@@ -1,3 +1,5 @@
+import Foundation
+
 /// The text of an email that its embedding is computed from: the subject, the sender's name and
 /// what the sender wrote — quoted replies, the "-----Original Message-----" chain below a reply,
 /// attribution lines ("On … wrote:"), signatures after "-- " and mailing-list footers removed, so

@@ -1,4 +1,4 @@
-import MailStore
+import MailParsing
 import XCTest
 
 /// What an email's embedding is computed from: the words its sender wrote.

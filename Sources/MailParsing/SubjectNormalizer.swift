@@ -1,3 +1,5 @@
+import Foundation
+
 /// Normalises a subject for the subject fallback of threading (spec 001 §5.2.4 step 4): strips
 /// the reply and forward prefixes `Re:`, `Fwd:` and `Fw:` in any case (`RE:`, `re:`, `FW:`, `fwd:` …),
 /// also with a counter (`Re[2]:`, `Re(2):`) or a space before the colon (`Re :`), recursively, then
