@@ -31,13 +31,15 @@ run: deps model release
 	@echo "Search from the command line: MAILSEARCH_DATA_DIR=$(MAILSEARCH_DATA_DIR) .build/release/mailsearch --help"
 	.build/release/mailsearch serve --port $(DEMO_PORT)
 
-## make test: install what is missing (packages, corpora, model, Chromium), build (debug) and run every
-## test: the Swift suites, then the web UI in a real headless Chromium against a live `mailsearch serve`
+## make test: install what is missing (packages, corpora, model, Chromium), check ARCHITECTURE.md against
+## Package.swift's target graph (scripts/check-architecture.py), build (debug) and run every test: the Swift
+## suites, then the web UI in a real headless Chromium against a live `mailsearch serve`
 ## (Tests/Browser; it also refreshes the README's screenshots in docs/screenshots), then the Dovecot harness
 ## the IMAP tests will run against (Tests/IMAP: a real dovecot-imapd, unprivileged, with its own CA), then
 ## `mailsearch send` against the harness's SMTP server (Dovecot's submission service delivering through LMTP), then
 ## `serve`'s send queue against it (kill -9, offline, undo; Tests/IMAP/test_send_queue.py).
 test: deps corpora model
+	python3 scripts/check-architecture.py --swift "$(SWIFT)"
 	$(SWIFT) build --build-tests
 	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
 	  python3 Tests/Browser/run_browser_tests.py --binary .build/debug/mailsearch --model-dir "$(MAILSEARCH_MODEL_DIR)" \
