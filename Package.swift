@@ -233,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "MailSearchServer", "MailSearchKit", "MailModel", "MailStore",
+                "MailSearchServer", "MailSearchKit", "MailModel", "MailStore", grdb,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

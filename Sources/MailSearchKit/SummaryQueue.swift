@@ -134,7 +134,7 @@ final class SummaryQueue: @unchecked Sendable {
                     skipped.insert(id)  // its count is being recomputed: the next pass sees it
                     continue
                 }
-                let messages = emails.map(MailSearchService.conversationMessage)
+                let messages = emails.map(ServiceCore.conversationMessage)
                 let summary: ThreadSummary
                 do {
                     summary = try summarizer.summarize(messages)

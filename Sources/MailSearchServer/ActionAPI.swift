@@ -17,12 +17,12 @@ extension MailSearchAPI {
         api.post("emails/:id/actions") { request, context in
             let id = try Self.id(context)
             let action = try await Self.action(request)
-            return JSON.response(try await Blocking.run { try service.perform(action, emailIds: [id]) })
+            return JSON.response(try await service.mailbox.perform(action, emailIds: [id]))
         }
         api.post("threads/:id/actions") { request, context in
             let id = try Self.id(context)
             let action = try await Self.action(request)
-            return JSON.response(try await Blocking.run { try service.perform(action, threadId: id) })
+            return JSON.response(try await service.mailbox.perform(action, threadId: id))
         }
     }
 

@@ -14,14 +14,14 @@ extension MailSearchAPI {
         api.post("emails/:id/category") { request, context in
             let id = try Self.id(context)
             let category = try await Self.category(request)
-            return JSON.response(try await Blocking.run { try service.setCategory(category, emailIds: [id]) })
+            return JSON.response(try await service.categories.setCategory(category, emailIds: [id]))
         }
         api.post("threads/:id/category") { request, context in
             let id = try Self.id(context)
             let category = try await Self.category(request)
-            return JSON.response(try await Blocking.run { try service.setCategory(category, threadId: id) })
+            return JSON.response(try await service.categories.setCategory(category, threadId: id))
         }
-        api.get("categories") { _, _ in JSON.response(try await Blocking.run { try service.categoryCounts() }) }
+        api.get("categories") { _, _ in JSON.response(try await service.categories.categoryCounts()) }
     }
 
     static func category(_ request: Request) async throws -> AICategory {

@@ -30,7 +30,7 @@ extension MailSearchAPI {
     static let draftBodyLimit = 4 << 20
 
     func registerCompose(on api: RouterGroup<BasicRequestContext>) {
-        api.get("identities") { _, _ in JSON.response(try await Blocking.run { try service.sendingIdentities() }) }
+        api.get("identities") { _, _ in JSON.response(try await service.compose.sendingIdentities()) }
         api.post("compose") { request, _ in
             let body = try await Self.jsonBody(ComposeBody.self, request, example: #"{"kind": "reply", "emailId": 123}"#,
                                                limit: Self.draftBodyLimit)
@@ -38,25 +38,25 @@ extension MailSearchAPI {
             if kind != .new, body.emailId == nil {
                 throw APIError.badRequest("a \(kind.rawValue) needs the email it answers", hint: #"send {"kind": "\#(kind.rawValue)", "emailId": 123}"#)
             }
-            return JSON.response(try await Blocking.run { try service.compose(kind, emailId: body.emailId, input: body.input) }, status: .created)
+            return JSON.response(try await service.compose.compose(kind, emailId: body.emailId, input: body.input), status: .created)
         }
-        api.get("drafts") { _, _ in JSON.response(try await Blocking.run { try service.drafts() }) }
+        api.get("drafts") { _, _ in JSON.response(try await service.compose.drafts()) }
         api.post("drafts") { request, _ in
             let input = try await Self.draftInput(request)
-            return JSON.response(try await Blocking.run { try service.compose(.new, input: input) }, status: .created)
+            return JSON.response(try await service.compose.compose(.new, input: input), status: .created)
         }
         api.get("drafts/:id") { _, context in
             let id = try Self.id(context)
-            return JSON.response(try await Blocking.run { try service.draftDetail(id: id) })
+            return JSON.response(try await service.compose.draftDetail(id: id))
         }
         api.put("drafts/:id") { request, context in
             let id = try Self.id(context)
             let input = try await Self.draftInput(request)
-            return JSON.response(try await Blocking.run { try service.updateDraft(id: id, input: input) })
+            return JSON.response(try await service.compose.updateDraft(id: id, input: input))
         }
         api.delete("drafts/:id") { _, context in
             let id = try Self.id(context)
-            try await Blocking.run { try service.deleteDraft(id: id) }
+            try await service.compose.deleteDraft(id: id)
             return JSON.response(["deleted": id])
         }
         api.post("drafts/:id/attachments") { request, context in
@@ -73,29 +73,28 @@ extension MailSearchAPI {
                                hint: "share a large file another way")
             }
             let bytes = [UInt8](buffer.readableBytesView)
-            return JSON.response(try await Blocking.run {
-                try service.addAttachment(draftId: id, filename: name, mimeType: type, content: bytes)
-            }, status: .created)
+            return JSON.response(try await service.compose.addAttachment(draftId: id, filename: name, mimeType: type, content: bytes),
+                                 status: .created)
         }
         api.delete("drafts/:id/attachments/:attachment") { _, context in
             let id = try Self.id(context)
             guard let attachment = context.parameters.get("attachment").flatMap(Int64.init) else {
                 throw APIError.badRequest("the attachment id must be a whole number")
             }
-            return JSON.response(try await Blocking.run { try service.removeAttachment(draftId: id, attachmentId: attachment) })
+            return JSON.response(try await service.compose.removeAttachment(draftId: id, attachmentId: attachment))
         }
         api.post("drafts/:id/send") { _, context in
             let id = try Self.id(context)
-            return JSON.response(try await Blocking.run { try service.send(draftId: id) }, status: .accepted)
+            return JSON.response(try await service.compose.send(draftId: id), status: .accepted)
         }
-        api.get("outgoing") { _, _ in JSON.response(try await Blocking.run { try service.outgoing() }) }
+        api.get("outgoing") { _, _ in JSON.response(try await service.compose.outgoing()) }
         api.post("outgoing/:id/undo") { _, context in
             let id = try Self.id(context)
-            return JSON.response(try await Blocking.run { try service.undoSend(id: id) })
+            return JSON.response(try await service.compose.undoSend(id: id))
         }
         api.post("outgoing/:id/reopen") { _, context in
             let id = try Self.id(context)
-            return JSON.response(try await Blocking.run { try service.reopen(id: id) })
+            return JSON.response(try await service.compose.reopen(id: id))
         }
     }
 

@@ -31,8 +31,8 @@ public func buildRouter(service: MailSearchService, configuration: ServerConfigu
     return router
 }
 
-/// The endpoints, all under `/api/`. Blocking service calls (SQLite reads, file reads, a rebuild)
-/// run off Swift's cooperative pool.
+/// The endpoints, all under `/api/`. The service runs its blocking work (SQLite reads, file reads,
+/// a rebuild) on its own pool, never on Swift's cooperative threads.
 struct MailSearchAPI: Sendable {
     let service: MailSearchService
     /// Opening a conversation (`GET /api/threads/{id}`) marks it read.
@@ -53,58 +53,54 @@ struct MailSearchAPI: Sendable {
 
     func register(on router: Router<BasicRequestContext>) {
         let api = router.group("api")
+        // Liveness: answered by the server alone, touching no database (a monitor's check).
+        api.get("health") { _, _ in JSON.response(["ok": true]) }
         api.get("search") { request, _ in try await search(request) }
-        api.get("suggestions") { _, _ in JSON.response(try await Blocking.run { try service.suggestions() }) }
+        api.get("suggestions") { _, _ in JSON.response(try await service.search.suggestions()) }
         api.post("recent") { request, _ in
             let body = try await Self.jsonBody(RecentBody.self, request, example: #"{"query": "budget report"}"#)
-            return JSON.response(try await Blocking.run {
-                try service.recordSearch(body.query)
-                return try service.suggestions()
-            })
+            try await service.search.recordSearch(body.query)
+            return JSON.response(try await service.search.suggestions())
         }
-        api.get("mailboxes") { _, _ in JSON.response(try await Blocking.run { try service.mailboxes() }) }
+        api.get("mailboxes") { _, _ in JSON.response(try await service.search.mailboxes()) }
         api.delete("recent") { _, _ in
-            JSON.response(try await Blocking.run {
-                try service.clearRecentSearches()
-                return try service.suggestions()
-            })
+            try await service.search.clearRecentSearches()
+            return JSON.response(try await service.search.suggestions())
         }
         api.get("threads/:id") { request, context in
             let id = try Self.id(context)
             // `?read=0` opens without marking read (a preview, a script).
             let markRead = markReadOnOpen && request.uri.queryParameters.get("read") != "0"
-            return JSON.response(try await Blocking.run {
-                let thread = try service.thread(id: id)
-                // The answer shows the conversation as it was opened (its unread messages open on
-                // the page); the mailbox has it read from now on.
-                if markRead, !service.configuration.readOnly, thread.thread.unreadCount > 0 {
-                    _ = try service.perform(.markRead, threadId: id)
-                }
-                return thread
-            })
+            let thread = try await service.reader.thread(id: id)
+            // The answer shows the conversation as it was opened (its unread messages open on
+            // the page); the mailbox has it read from now on.
+            if markRead, !service.configuration.readOnly, thread.thread.unreadCount > 0 {
+                _ = try await service.mailbox.perform(.markRead, threadId: id)
+            }
+            return JSON.response(thread)
         }
         api.get("threads/:id/summary") { _, context in
             let id = try Self.id(context)
-            return JSON.response(try await service.threadSummary(threadId: id))
+            return JSON.response(try await service.insights.threadSummary(threadId: id))
         }
         api.get("emails/:id/replies") { _, context in
             let id = try Self.id(context)
-            return JSON.response(try await service.replySuggestions(emailId: id))
+            return JSON.response(try await service.insights.replySuggestions(emailId: id))
         }
         api.get("emails/:id") { request, context in
             let id = try Self.id(context)
             let html = try Self.flag(request, "html")
-            return JSON.response(try await Blocking.run { try service.email(id: id, includeHTML: html) })
+            return JSON.response(try await service.reader.email(id: id, includeHTML: html))
         }
         api.get("emails/:id/html") { request, context in
             let id = try Self.id(context)
             let images = try Self.flag(request, "images")
-            return JSON.response(try await Blocking.run { try service.safeHTML(emailId: id, allowRemoteImages: images) })
+            return JSON.response(try await service.reader.safeHTML(emailId: id, allowRemoteImages: images))
         }
         api.get("emails/:id/cid/:cid") { _, context in
             let id = try Self.id(context)
             let cid = (context.parameters.get("cid") ?? "").removingPercentEncoding ?? ""
-            let image = try await Blocking.run { try service.inlineImage(emailId: id, contentId: cid) }
+            let image = try await service.reader.inlineImage(emailId: id, contentId: cid)
             return Response(status: .ok, headers: [
                 .contentType: image.info.mimeType.lowercased(),
                 .contentSecurityPolicy: "sandbox; default-src 'none'",
@@ -112,7 +108,7 @@ struct MailSearchAPI: Sendable {
         }
         api.get("emails/:id/raw") { _, context in
             let id = try Self.id(context)
-            let data = try await Blocking.run { try service.rawMessage(emailId: id) }
+            let data = try await service.reader.rawMessage(emailId: id)
             return Response(status: .ok, headers: [
                 .contentType: "message/rfc822",
                 .contentDisposition: "attachment; filename=\"email-\(id).eml\"",
@@ -121,7 +117,7 @@ struct MailSearchAPI: Sendable {
         }
         api.get("attachments/:id") { _, context in
             let id = try Self.id(context)
-            let download = try await Blocking.run { try service.attachment(id: id) }
+            let download = try await service.reader.attachment(id: id)
             var headers: HTTPFields = [
                 .contentType: Download.contentType(download.info.mimeType),
                 .contentDisposition: Download.contentDisposition(filename: download.info.filename, fallback: "attachment-\(id)"),
@@ -132,7 +128,7 @@ struct MailSearchAPI: Sendable {
             if let warning = download.info.warning { headers[FieldName("X-MailSearch-Warning")!] = warning }
             return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: download.data)))
         }
-        api.get("status") { _, _ in JSON.response(try await Blocking.run { try service.status() }) }
+        api.get("status") { _, _ in JSON.response(try await service.status()) }
         api.post("index/rebuild") { _, _ in
             // Synchronous: 200 with the status once the index is whole again (a second request
             // meanwhile gets 409). Searches keep answering while it runs.
@@ -140,16 +136,13 @@ struct MailSearchAPI: Sendable {
                 throw APIError(.conflict, "a rebuild is already running", hint: "wait for it to finish")
             }
             defer { rebuilding.set(false) }
-            let status = try await Blocking.runOnThread {
-                try service.rebuild()
-                return try service.status()
-            }
-            return JSON.response(status)
+            try await service.rebuild()
+            return JSON.response(try await service.status())
         }
         api.post("import") { request, _ in
             let body = try await Self.importBody(request)
-            try await Blocking.run { try service.startImport(path: body.path, account: body.account, folder: body.folder) }
-            return JSON.response(try await Blocking.run { try service.status() }, status: .accepted)
+            try await service.mailbox.startImport(path: body.path, account: body.account, folder: body.folder)
+            return JSON.response(try await service.status(), status: .accepted)
         }
         registerCategories(on: api)
         registerActions(on: api)
@@ -187,7 +180,7 @@ struct MailSearchAPI: Sendable {
             guard let value = Double(floor) else { throw APIError.badRequest("minSimilarity must be a number (got \"\(floor.prefix(20))\")") }
             searchRequest.minimumSimilarity = value
         }
-        return JSON.response(try await service.search(searchRequest))
+        return JSON.response(try await service.search.search(searchRequest))
     }
 
     // MARK: Parameters
@@ -257,24 +250,5 @@ struct QueryString {
 
     static func decode(_ text: Substring) -> String? {
         text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
-    }
-}
-
-/// Blocking work off Swift's cooperative pool, so a slow disk never stalls the server's tasks.
-enum Blocking {
-    /// Short blocking calls (SQLite reads, reading one message) on Dispatch's threads.
-    static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global(qos: .userInitiated).async { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
-    /// Long work (a whole rebuild) on a thread of its own.
-    static func runOnThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let thread = Thread { continuation.resume(with: Result { try body() }) }
-            thread.stackSize = 8 << 20
-            thread.start()
-        }
     }
 }

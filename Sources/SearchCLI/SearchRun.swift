@@ -107,7 +107,7 @@ public struct SearchRun: Sendable {
                                           minimumSimilarity: minSimilarity, cacheEntries: 0, memoryMapped: true)
         let page: SearchPage
         do {
-            page = try await service.search(SearchRequest(text: query, scope: scope, limit: limit, mode: mode,
+            page = try await service.search.search(SearchRequest(text: query, scope: scope, limit: limit, mode: mode,
                                                           recordHistory: !noHistory))
         } catch let error as ServiceError {
             throw CLIError(error.description)

@@ -57,8 +57,8 @@ struct ActionTargets: ParsableArguments {
         var total = ActionResult(action: action.name, emailIds: [], changed: [], deleted: [], folders: [], queued: 0)
         do {
             var parts: [ActionResult] = []
-            if !emails.isEmpty { parts.append(try service.perform(action, emailIds: emails)) }
-            for thread in threads { parts.append(try service.perform(action, threadId: thread)) }
+            if !emails.isEmpty { parts.append(try await service.mailbox.perform(action, emailIds: emails)) }
+            for thread in threads { parts.append(try await service.mailbox.perform(action, threadId: thread)) }
             for part in parts {
                 total.emailIds += part.emailIds
                 total.changed += part.changed

@@ -41,8 +41,8 @@ struct CategorizeCommand: AsyncParsableCommand {
         let change: CategoryChange
         do {
             switch try ShowCommand.parse([id]).parsedTarget() {
-            case .email(let n): change = try service.setCategory(try parsedCategory(), emailIds: [n])
-            case .thread(let n): change = try service.setCategory(try parsedCategory(), threadId: n)
+            case .email(let n): change = try await service.categories.setCategory(try parsedCategory(), emailIds: [n])
+            case .thread(let n): change = try await service.categories.setCategory(try parsedCategory(), threadId: n)
             }
         } catch let error as ServiceError {
             throw CLIError(error.description)
@@ -69,7 +69,7 @@ struct RecategorizeCommand: AsyncParsableCommand {
         defer { service.shutdown() }
         let summary: RecategorizeSummary
         do {
-            summary = try await service.recategorize(rereadHeaders: rereadHeaders)
+            summary = try await service.categories.recategorize(rereadHeaders: rereadHeaders)
         } catch let error as ServiceError {
             throw CLIError(error.description)
         }

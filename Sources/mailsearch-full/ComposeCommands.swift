@@ -64,23 +64,30 @@ struct ComposeOptions: ParsableArguments {
         }
         var detail: DraftDetail
         do {
-            detail = try service.compose(kind, emailId: emailId, input: DraftInput(
+            detail = try await service.compose.compose(kind, emailId: emailId, input: DraftInput(
                 account: account, to: to.isEmpty ? nil : to, cc: cc.isEmpty ? nil : cc, bcc: bcc.isEmpty ? nil : bcc, subject: subject))
             if !text.isEmpty {
-                detail = try service.updateDraft(id: detail.id, input: DraftInput(body: text + (text.hasSuffix("\n") ? "" : "\n") + detail.body))
+                detail = try await service.compose.updateDraft(id: detail.id, input: DraftInput(body: text + (text.hasSuffix("\n") ? "" : "\n") + detail.body))
             }
             for file in files {
-                detail = try service.addAttachment(draftId: detail.id, filename: file.name, mimeType: file.type, content: file.bytes)
+                detail = try await service.compose.addAttachment(draftId: detail.id, filename: file.name, mimeType: file.type, content: file.bytes)
             }
         } catch let error as ServiceError {
             throw CLIError(error.description)
         }
         for notice in detail.notices { FileHandle.standardError.write(Data("note: \(notice)\n".utf8)) }
         if dryRun {
-            defer { try? service.deleteDraft(id: detail.id) }
-            guard let stored = try service.store.draft(id: detail.id) else { throw CLIError("the draft vanished") }
+            let built: Result<BuiltMessage, Error>
             do {
-                FileHandle.standardOutput.write(Data(try service.buildMessage(stored).bytes))
+                guard let stored = try service.store.draft(id: detail.id) else { throw CLIError("the draft vanished") }
+                built = .success(try await service.compose.buildMessage(stored))
+            } catch {
+                built = .failure(error)
+            }
+            // The draft made only to print its message goes, whatever happened.
+            try? await service.compose.deleteDraft(id: detail.id)
+            do {
+                FileHandle.standardOutput.write(Data(try built.get().bytes))
             } catch let error as ServiceError {
                 throw CLIError(error.description)
             }
@@ -162,7 +169,7 @@ struct DraftsCommand: AsyncParsableCommand {
         func run() async throws {
             let service = try global.openService(readOnly: true)
             defer { service.shutdown() }
-            let drafts = try service.drafts()
+            let drafts = try await service.compose.drafts()
             if global.json { return try Output.printJSON(drafts) }
             if drafts.isEmpty { print("No drafts.") }
             for d in drafts {
@@ -188,12 +195,12 @@ struct DraftsCommand: AsyncParsableCommand {
         static func sendNow(service: MailSearchService, id: Int64, json: Bool) async throws {
             service.sending.undoWindow = 0
             do {
-                _ = try service.send(draftId: id)
+                _ = try await service.compose.send(draftId: id)
             } catch let error as ServiceError {
                 throw CLIError(error.description)
             }
             let sentHere = try await MessageSender(service: service).sendNow(id: id)
-            let detail = try service.draftDetail(id: id)
+            let detail = try await service.compose.draftDetail(id: id)
             if json { try Output.printJSON(detail) }
             switch detail.state {
             case "sent":
@@ -222,7 +229,7 @@ struct DraftsCommand: AsyncParsableCommand {
             let service = try global.openService()
             defer { service.shutdown() }
             do {
-                try service.deleteDraft(id: id)
+                try await service.compose.deleteDraft(id: id)
             } catch let error as ServiceError {
                 throw CLIError(error.description)
             }
@@ -251,7 +258,7 @@ struct OutgoingCommand: AsyncParsableCommand {
         func run() async throws {
             let service = try global.openService(readOnly: true)
             defer { service.shutdown() }
-            let items = try service.outgoing()
+            let items = try await service.compose.outgoing()
             if global.json { return try Output.printJSON(items) }
             if items.isEmpty { print("Nothing queued or sent.") }
             for d in items {
@@ -275,7 +282,7 @@ struct OutgoingCommand: AsyncParsableCommand {
             defer { service.shutdown() }
             let detail: DraftDetail
             do {
-                detail = try service.undoSend(id: id)
+                detail = try await service.compose.undoSend(id: id)
             } catch let error as ServiceError {
                 throw CLIError(error.description)
             }
@@ -293,7 +300,7 @@ struct OutgoingCommand: AsyncParsableCommand {
             let service = try global.openService()
             defer { service.shutdown() }
             do {
-                let detail = try service.reopen(id: id)
+                let detail = try await service.compose.reopen(id: id)
                 if global.json { return try Output.printJSON(detail) }
             } catch let error as ServiceError {
                 throw CLIError(error.description)
@@ -312,7 +319,7 @@ struct OutgoingCommand: AsyncParsableCommand {
             let service = try global.openService()
             defer { service.shutdown() }
             let sent = await MessageSender(service: service).sendDue(retryNow: true)
-            let status = try service.status().sending
+            let status = try await service.status().sending
             if global.json { return try Output.printJSON(status) }
             print("\(sent) sent; \(status.queued) queued, \(status.waiting) waiting for another attempt, \(status.failed) failed"
                   + (status.lastError.map { " (last error: \($0))" } ?? ""))

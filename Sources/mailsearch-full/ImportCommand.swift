@@ -47,7 +47,7 @@ struct ImportCommand: AsyncParsableCommand {
         let bar = TerminalProgress(label: "Importing", unit: "msgs", enabled: !quiet)
         let summary: ImportSummary
         do {
-            summary = try await service.importMail(path: path, account: account, folder: folder, batchSize: batchSize) { p in
+            summary = try await service.mailbox.importMail(path: path, account: account, folder: folder, batchSize: batchSize) { p in
                 let fraction: Double? = p.messagesTotal.map { $0 > 0 ? Double(p.messagesDone) / Double($0) : 1 }
                     ?? (p.bytesTotal > 0 ? Double(p.bytesDone) / Double(p.bytesTotal) : nil)
                 bar.update(done: p.messagesDone, total: p.messagesTotal, fraction: fraction, elapsed: p.elapsed)

@@ -13,13 +13,13 @@ struct IndexCommand: ParsableCommand {
         subcommands: [IndexStatusCommand.self, IndexRebuildCommand.self, IndexEmbedCommand.self])
 }
 
-struct IndexStatusCommand: ParsableCommand {
+struct IndexStatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "status", abstract: "Index size, rows, embedding coverage and health.")
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let s = try global.openService(readOnly: true).status()
+    func run() async throws {
+        let s = try await global.openService(readOnly: true).status()
         if global.json { return try Output.printJSON(s) }
         Self.printStatus(s)
     }
@@ -37,7 +37,7 @@ struct IndexStatusCommand: ParsableCommand {
     }
 }
 
-struct IndexRebuildCommand: ParsableCommand {
+struct IndexRebuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "rebuild", abstract: "Rebuild the keyword index from mail.sqlite.")
 
     @Flag(help: "No progress output.")
@@ -45,16 +45,16 @@ struct IndexRebuildCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
+    func run() async throws {
         let service = try global.openService(readOnly: true)
         let bar = TerminalProgress(label: "Indexing", unit: "emails", enabled: !quiet)
         let start = Date()
-        try service.rebuild { done, total in
+        try await service.rebuild { done, total in
             bar.update(done: done, total: total, fraction: total > 0 ? Double(done) / Double(total) : 1,
                        elapsed: Date().timeIntervalSince(start))
         }
         bar.finish()
-        let s = try service.status()
+        let s = try await service.status()
         if global.json { return try Output.printJSON(s) }
         print("Rebuilt the keyword index: \(s.keywordIndex.indexedEmails) emails, \(Output.bytes(s.sizes.fts5)), \(String(format: "%.1f", Date().timeIntervalSince(start))) s")
     }
@@ -66,7 +66,7 @@ struct AccountCommand: ParsableCommand {
         subcommands: [AccountAddCommand.self, AccountListCommand.self, AccountRemoveCommand.self])
 }
 
-struct AccountRemoveCommand: ParsableCommand {
+struct AccountRemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove", abstract: "Delete an account and every local trace of it (emails, index rows, embeddings, contacts, message copies, sync state).")
 
@@ -75,12 +75,12 @@ struct AccountRemoveCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
+    func run() async throws {
         let service = try global.openService()
         guard try service.store.findAccount(named: name) != nil else {
             throw CLIError("no account named \"\(name)\"; `mailsearch accounts` lists them")
         }
-        let removed = try service.deleteAccount(named: name)
+        let removed = try await service.mailbox.deleteAccount(named: name)
         if global.json { return try Output.printJSON(["account": name, "removedEmails": String(removed)]) }
         print("Removed account \"\(name)\" and its \(removed) emails.")
     }
@@ -130,7 +130,7 @@ struct IndexEmbedCommand: AsyncParsableCommand {
         }
         bar.finish()
         let seconds = Date().timeIntervalSince(start)
-        let s = try service.status()
+        let s = try await service.status()
         if global.json { return try Output.printJSON(s) }
         print(String(format: "Embedded %d emails in %.1f s (%.1f docs/s); coverage %.1f %%", done, seconds,
                      seconds > 0 ? Double(done) / seconds : 0, s.embeddingCoverage * 100))

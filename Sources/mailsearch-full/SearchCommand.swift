@@ -112,14 +112,14 @@ struct RecentCommand: ParsableCommand {
     }
 }
 
-struct SuggestCommand: ParsableCommand {
+struct SuggestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "suggest", abstract: "The zero state: recent searches and the five most frequent contacts.")
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let s = try global.openService(readOnly: true).suggestions()
+    func run() async throws {
+        let s = try await global.openService(readOnly: true).search.suggestions()
         if global.json { return try Output.printJSON(s) }
         print("Recent searches:")
         if s.recentSearches.isEmpty { print("  (none)") }

@@ -55,9 +55,9 @@ struct ShowCommand: AsyncParsableCommand {
         let service = try global.openService(readOnly: true, llm: llm.configuration)
         do {
             switch try parsedTarget() {
-            case .thread(let n) where summary: try printSummary(try await service.threadSummary(threadId: n))
-            case .email(let n) where replies: try printReplies(try await service.replySuggestions(emailId: n))
-            default: try show(service)
+            case .thread(let n) where summary: try printSummary(try await service.insights.threadSummary(threadId: n))
+            case .email(let n) where replies: try printReplies(try await service.insights.replySuggestions(emailId: n))
+            default: try await show(service)
             }
         } catch let error as ServiceError {
             throw CLIError(error.description)
@@ -96,16 +96,16 @@ struct ShowCommand: AsyncParsableCommand {
         for (i, reply) in answer.replies.suggestions.enumerated() { print("\(i + 1). \(reply.text)  (\(reply.intent))") }
     }
 
-    private func show(_ service: MailSearchService) throws {
+    private func show(_ service: MailSearchService) async throws {
         let store = service.store
         switch try parsedTarget() {
         case .email(let n):
-            let detail = try service.email(id: n, includeHTML: html)
+            let detail = try await service.reader.email(id: n, includeHTML: html)
             if global.json { return try Output.printJSON(detail) }
             guard let stored = try store.email(id: n) else { throw CLIError("no email with id \(n)") }
             try printEmail(stored, store: store)
         case .thread(let n):
-            let detail = try service.thread(id: n, includeHTML: html)
+            let detail = try await service.reader.thread(id: n, includeHTML: html)
             if global.json { return try Output.printJSON(detail) }
             guard let (thread, emails) = try store.thread(id: n) else { throw CLIError("no thread with id \(n)") }
             print("Thread t\(thread.id): \(thread.subject)")

@@ -57,7 +57,7 @@ struct SyncCommand: AsyncParsableCommand {
             }
         }
         // New mail gets its category before the command ends, as after an import.
-        if summaries.contains(where: { $0.newEmails > 0 }) { await service.waitForCategorization() }
+        if summaries.contains(where: { $0.newEmails > 0 }) { await service.categories.waitForCategorization() }
         if global.json {
             try Output.printJSON(summaries)
         } else {

@@ -380,10 +380,10 @@ final class HistoryRunner: @unchecked Sendable {
     private func perform(_ step: HistoryStep, at index: Int, _ run: Run) async throws {
         switch step {
         case .act(let action, let target):
-            try act(action, target, at: index, run)
+            try await act(action, target, at: index, run)
         case .undo(let k):
             guard let action = run.undo[k] else { return }
-            try act(action, .email(k), at: index, run)
+            try await act(action, .email(k), at: index, run)
         case .serverFlip(let k, let flag):
             guard run.up, let copy = try serverState(run)[run.messageId(k)]?.first else { return }
             let on = flag == "\\Seen" ? copy.flags.contains("\\Seen") : copy.flags.contains("\\Flagged")
@@ -463,7 +463,7 @@ final class HistoryRunner: @unchecked Sendable {
 
     /// The user's action, as the page or the CLI takes it: skipped when the message is not in
     /// the mailbox (not synced yet, or gone); the model learns each email it changed.
-    private func act(_ action: MailboxAction, _ target: HistoryStep.Target, at index: Int, _ run: Run) throws {
+    private func act(_ action: MailboxAction, _ target: HistoryStep.Target, at index: Int, _ run: Run) async throws {
         let k: Int
         switch target {
         case .email(let n), .conversation(let n): k = n
@@ -483,9 +483,9 @@ final class HistoryRunner: @unchecked Sendable {
         let result: ActionResult
         do {
             if case .conversation = target, let thread = try store.email(id: emailId)?.email.threadId {
-                result = try run.service.perform(action, threadId: thread)
+                result = try await run.service.mailbox.perform(action, threadId: thread)
             } else {
-                result = try run.service.perform(action, emailIds: [emailId])
+                result = try await run.service.mailbox.perform(action, emailIds: [emailId])
             }
         } catch let error as ServiceError where error.kind == .notFound {
             return  // a folder the account does not have yet
@@ -578,7 +578,7 @@ final class HistoryRunner: @unchecked Sendable {
         var problems: [String] = []
         let third = try await run.engine.sync()
         if third.fetched > 0 { problems.append("a third sync fetched \(third.fetched) messages again") }
-        if let counts = try run.service.outboxStatus().first, counts.pending > 0 {
+        if let counts = try await run.service.mailbox.outboxStatus().first, counts.pending > 0 {
             problems.append("\(counts.pending) outbox operations still pending (last error: \(counts.lastError ?? "none"))")
         }
 

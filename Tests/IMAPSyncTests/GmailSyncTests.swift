@@ -178,7 +178,7 @@ final class GmailSyncTests: XCTestCase {
         var request = SearchRequest(text: "gmailwordfx")
         request.mode = .keyword
         request.recordHistory = false
-        let page = try await service.search(request)
+        let page = try await service.search.search(request)
         XCTAssertEqual(page.results.map(\.subject), ["Draft plan"])
 
         // A second pass changes nothing and fetches nothing.
@@ -203,7 +203,7 @@ final class GmailSyncTests: XCTestCase {
         var inInbox = SearchRequest(text: "gmailwordax in:INBOX")
         inInbox.mode = .keyword
         inInbox.recordHistory = false
-        let inboxPage = try await service.search(inInbox)
+        let inboxPage = try await service.search.search(inInbox)
         XCTAssertEqual(inboxPage.results.count, 0, "an archived message is no longer in the inbox")
     }
 
@@ -220,11 +220,16 @@ final class GmailSyncTests: XCTestCase {
         let synced = server.commands.count
 
         // Star A, archive B, then label B Projects, put C in the inbox, delete A.
-        XCTAssertEqual(try service.perform(.star, emailIds: [ids["a"]!]).queued, 1)
-        XCTAssertEqual(try service.perform(.archive, emailIds: [ids["b"]!]).queued, 1)
-        XCTAssertEqual(try service.perform(.move(to: "Projects"), emailIds: [ids["b"]!]).queued, 1)
-        XCTAssertEqual(try service.perform(.move(to: "INBOX"), emailIds: [ids["c"]!]).queued, 1)
-        XCTAssertEqual(try service.perform(.delete, emailIds: [ids["a"]!]).queued, 1)
+        let queued = try await service.mailbox.perform(.star, emailIds: [ids["a"]!]).queued
+        XCTAssertEqual(queued, 1)
+        let queued2 = try await service.mailbox.perform(.archive, emailIds: [ids["b"]!]).queued
+        XCTAssertEqual(queued2, 1)
+        let queued3 = try await service.mailbox.perform(.move(to: "Projects"), emailIds: [ids["b"]!]).queued
+        XCTAssertEqual(queued3, 1)
+        let queued4 = try await service.mailbox.perform(.move(to: "INBOX"), emailIds: [ids["c"]!]).queued
+        XCTAssertEqual(queued4, 1)
+        let queued5 = try await service.mailbox.perform(.delete, emailIds: [ids["a"]!]).queued
+        XCTAssertEqual(queued5, 1)
         // Locally at once: labels are folders; All Mail keeps what is not in the Trash.
         var links = try folderLinks()
         XCTAssertEqual(links["b"], ["[Gmail]/All Mail", "Projects"])
@@ -254,7 +259,8 @@ final class GmailSyncTests: XCTestCase {
         XCTAssertEqual(server.contents(of: "[Gmail]/Trash"), [1_790_300_000_000_000_004, 1_790_300_000_000_000_006, Self.threadA])
         XCTAssertFalse(server.contents(of: "[Gmail]/All Mail").contains(Self.threadA))
         XCTAssertEqual(server.message(gmailId: Self.threadA)?.flags.contains("\\Flagged"), true)
-        XCTAssertEqual(try service.outboxStatus().map(\.pending), [0])
+        let outboxStatusMap = try await service.mailbox.outboxStatus().map(\.pending)
+        XCTAssertEqual(outboxStatusMap, [0])
 
         // The next sync reads the server's labels back: the folders it finds are the ones set locally.
         links = try folderLinks()

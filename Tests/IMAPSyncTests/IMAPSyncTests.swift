@@ -66,7 +66,7 @@ final class IMAPSyncTests: DovecotTestCase {
         var request = SearchRequest(text: text)
         request.mode = .keyword
         request.recordHistory = false
-        return try await service.search(request)
+        return try await service.search.search(request)
     }
 
     func count(_ service: MailSearchService, _ sql: String) throws -> Int {
@@ -120,12 +120,13 @@ final class IMAPSyncTests: DovecotTestCase {
         XCTAssertEqual(try messageIds(service, page), ["m7@example.com"])
         // The raw message is kept locally, byte for byte.
         let id = try XCTUnwrap(page.results.first?.emailId)
-        XCTAssertEqual([UInt8](try service.rawMessage(emailId: id)), Self.message(7, inReplyTo: 6))
+        let rawMessage = try await service.reader.rawMessage(emailId: id)
+        XCTAssertEqual([UInt8](rawMessage), Self.message(7, inReplyTo: 6))
         // One local copy per email: the second copy of m3 is nobody's source and is not kept.
         let copies = FileManager.default.enumerator(atPath: service.messageArchive.root.path)?
             .compactMap { $0 as? String }.filter { $0.hasSuffix(".eml") } ?? []
         XCTAssertEqual(copies.count, 32)
-        let status = try service.status().sync.first
+        let status = try await service.status().sync.first
         XCTAssertEqual(status?.account, "work")
         XCTAssertEqual(status?.state, .idle)
         XCTAssertNotNil(status?.lastSync)
@@ -288,13 +289,16 @@ final class IMAPSyncTests: DovecotTestCase {
             XCTAssertEqual(error.kind, .connection)
             XCTAssertTrue(error.message.contains("\(server.host):\(server.tlsPort)"), error.message)
         }
-        let status = try XCTUnwrap(service.status().sync.first)
+        let firstSync = try await service.status().sync.first
+        let status = try XCTUnwrap(firstSync)
         XCTAssertEqual(status.state, .error)
         XCTAssertNotNil(status.lastError)
         try server.restart()
         _ = try await engine.sync()
-        XCTAssertEqual(try service.status().sync.first?.state, .idle)
-        XCTAssertNil(try service.status().sync.first?.lastError)
+        let state = try await service.status().sync.first?.state
+        XCTAssertEqual(state, .idle)
+        let lastError = try await service.status().sync.first?.lastError
+        XCTAssertNil(lastError)
     }
 
     func testAFolderTheServerWillNotOpenIsSkippedAndTheOthersSync() async throws {
@@ -308,7 +312,8 @@ final class IMAPSyncTests: DovecotTestCase {
         let summary = try await engine(service).sync()
         XCTAssertEqual(summary.skippedFolders.map(\.folder), ["Broken"], "\(summary.skippedFolders)")
         XCTAssertEqual(summary.newEmails, 1)
-        XCTAssertEqual(try service.status().sync.first?.state, .idle)
+        let state = try await service.status().sync.first?.state
+        XCTAssertEqual(state, .idle)
     }
 
     func testWrongPasswordIsAClearErrorWithoutRetries() async throws {
@@ -324,7 +329,8 @@ final class IMAPSyncTests: DovecotTestCase {
             XCTAssertFalse(error.description.contains("not-the-password"))
         }
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "no retries after a refused password")
-        XCTAssertEqual(try service.status().sync.first?.state, .error)
+        let state = try await service.status().sync.first?.state
+        XCTAssertEqual(state, .error)
     }
 
     func testPasswordCommandFailureIsAClearError() async throws {
@@ -386,7 +392,8 @@ final class IMAPSyncTests: DovecotTestCase {
         XCTAssertLessThan(elapsed, .seconds(2), "searchable \(elapsed) after delivery")
         watcher.cancel()
         await watcher.value
-        XCTAssertEqual(try service.status().sync.first?.state, .idle)
+        let state = try await service.status().sync.first?.state
+        XCTAssertEqual(state, .idle)
     }
 
     // MARK: Account removal (AC-S-09)
@@ -400,22 +407,24 @@ final class IMAPSyncTests: DovecotTestCase {
         // A search loads the vectors into memory.
         var request = SearchRequest(text: "report of a message")
         request.recordHistory = false
-        _ = try await service.search(request)
+        _ = try await service.search.search(request)
         XCTAssertEqual(try service.store.embeddingCount(model: nil), 8)
         let archive = service.messageArchive.root.appendingPathComponent(String(engine.account.id))
         XCTAssertTrue(FileManager.default.fileExists(atPath: archive.path))
 
-        XCTAssertEqual(try service.deleteAccount(named: "work"), 8)
+        let deleteAccount = try await service.mailbox.deleteAccount(named: "work")
+        XCTAssertEqual(deleteAccount, 8)
         for table in ["emails", "folders", "threads", "contacts", "imap_accounts", "imap_folders", "imap_messages",
                       "embeddings", "email_folders", "attachments", "message_ids", "email_categories"] {
             XCTAssertEqual(try count(service, "SELECT COUNT(*) FROM \(table)"), 0, table)
         }
         XCTAssertEqual(try ftsRows(service), 0)
         XCTAssertFalse(FileManager.default.fileExists(atPath: archive.path), "the message copies are gone")
-        XCTAssertEqual(service.vectors.count, 0, "no vector of the account is left in memory")
+        XCTAssertEqual(service.core.vectors.count, 0, "no vector of the account is left in memory")
         let page = try await search(service, "mmarker1")
         XCTAssertEqual(page.results.count, 0)
-        XCTAssertTrue(try service.status().sync.isEmpty)
+        let syncIsEmpty = try await service.status().sync.isEmpty
+        XCTAssertTrue(syncIsEmpty)
     }
 
     // MARK: Same mail, same store
@@ -442,7 +451,7 @@ final class IMAPSyncTests: DovecotTestCase {
         _ = try await engine(synced, settings: settings()).sync()
         let imported = try makeService("imported")
         let maildir = try XCTUnwrap(server.info["dir"] as? String) + "/home/alice/Maildir"
-        _ = try await imported.importMail(path: maildir, account: "work")
+        _ = try await imported.mailbox.importMail(path: maildir, account: "work")
 
         let a = try MailFixtures.export(synced.store)
         let b = try MailFixtures.export(imported.store)

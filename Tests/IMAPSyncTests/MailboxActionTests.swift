@@ -89,8 +89,8 @@ final class MailboxActionTests: DovecotTestCase {
         try service.store.database.read { db in try Int.fetchAll(db, sql: "SELECT attempts FROM outbox ORDER BY id") }
     }
 
-    func outbox(_ service: MailSearchService) throws -> OutboxCounts? {
-        try service.outboxStatus().first
+    func outbox(_ service: MailSearchService) async throws -> OutboxCounts? {
+        try await service.mailbox.outboxStatus().first
     }
 
     // MARK: Tests
@@ -98,12 +98,17 @@ final class MailboxActionTests: DovecotTestCase {
     func testEveryActionReachesTheServerAndTheNextSyncFetchesNothingAgain() async throws {
         let (service, engine, m) = try await syncedMailbox()
         let generation = service.generation
-        XCTAssertEqual(try service.perform(.markRead, emailIds: [m["m0"]!]).queued, 1)
-        XCTAssertEqual(try service.perform(.unstar, emailIds: [m["m1"]!]).queued, 1)
-        XCTAssertEqual(try service.perform(.star, emailIds: [m["m0"]!]).queued, 1)
-        XCTAssertEqual(try service.perform(.archive, emailIds: [m["m2"]!]).folders, ["Archive"])
-        _ = try service.perform(.move(to: "Projects"), emailIds: [m["m3"]!])
-        XCTAssertEqual(try service.perform(.delete, emailIds: [m["m4"]!]).folders, ["Trash"])
+        let queued = try await service.mailbox.perform(.markRead, emailIds: [m["m0"]!]).queued
+        XCTAssertEqual(queued, 1)
+        let queued2 = try await service.mailbox.perform(.unstar, emailIds: [m["m1"]!]).queued
+        XCTAssertEqual(queued2, 1)
+        let queued3 = try await service.mailbox.perform(.star, emailIds: [m["m0"]!]).queued
+        XCTAssertEqual(queued3, 1)
+        let archivedTo = try await service.mailbox.perform(.archive, emailIds: [m["m2"]!]).folders
+        XCTAssertEqual(archivedTo, ["Archive"])
+        _ = try await service.mailbox.perform(.move(to: "Projects"), emailIds: [m["m3"]!])
+        let deletedTo = try await service.mailbox.perform(.delete, emailIds: [m["m4"]!]).folders
+        XCTAssertEqual(deletedTo, ["Trash"])
 
         // Local first: the mailbox has changed before the server knows.
         XCTAssertGreaterThan(service.generation, generation)
@@ -112,9 +117,10 @@ final class MailboxActionTests: DovecotTestCase {
         var request = SearchRequest(text: "is:unread in:inbox")
         request.mode = .keyword
         request.recordHistory = false
-        let unreadInInbox = try await service.search(request).results.count
+        let unreadInInbox = try await service.search.search(request).results.count
         XCTAssertEqual(unreadInInbox, 1, "m1 only: m0 was read, the others left the Inbox")
-        XCTAssertEqual(try outbox(service)?.pending, 6)
+        let pending = try await outbox(service)?.pending
+        XCTAssertEqual(pending, 6)
         XCTAssertEqual(try serverMessages("INBOX").count, 5)
 
         let replay = try await engine.replayOutbox()
@@ -127,7 +133,8 @@ final class MailboxActionTests: DovecotTestCase {
         XCTAssertEqual(Set(try serverMessages("Archive").keys), ["m2"])
         XCTAssertEqual(Set(try serverMessages("Projects").keys), ["m3"])
         XCTAssertEqual(Set(try serverMessages("Trash").keys), ["m4"])
-        let counts = try XCTUnwrap(outbox(service))
+        let countsNow = try await outbox(service)
+        let counts = try XCTUnwrap(countsNow)
         XCTAssertEqual([counts.pending, counts.done], [0, 6])
 
         // The next sync agrees with the mailbox: nothing fetched again, no folder or flag changes back.
@@ -139,7 +146,8 @@ final class MailboxActionTests: DovecotTestCase {
         XCTAssertEqual(try XCTUnwrap(service.store.email(id: m["m0"]!)).email.isStarred, true)
 
         // Deleting from the Trash deletes for good, here and on the server.
-        XCTAssertEqual(try service.perform(.delete, emailIds: [m["m4"]!]).deleted, [m["m4"]!])
+        let deleted = try await service.mailbox.perform(.delete, emailIds: [m["m4"]!]).deleted
+        XCTAssertEqual(deleted, [m["m4"]!])
         XCTAssertNil(try service.store.email(id: m["m4"]!))
         let again = try await engine.sync()  // the outbox goes first in a pass
         XCTAssertEqual(again.fetched, 0)
@@ -150,11 +158,11 @@ final class MailboxActionTests: DovecotTestCase {
     func testActionsQueuedOneAfterAnotherFollowTheMessage() async throws {
         let (service, engine, m) = try await syncedMailbox()
         // All before any write-back: each later operation finds the message where the earlier put it.
-        _ = try service.perform(.archive, emailIds: [m["m0"]!])
-        _ = try service.perform(.move(to: "Projects"), emailIds: [m["m0"]!])
-        _ = try service.perform(.star, emailIds: [m["m0"]!])
-        _ = try service.perform(.delete, emailIds: [m["m1"]!])
-        _ = try service.perform(.delete, emailIds: [m["m1"]!])  // from the Trash: for good
+        _ = try await service.mailbox.perform(.archive, emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.move(to: "Projects"), emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.star, emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.delete, emailIds: [m["m1"]!])
+        _ = try await service.mailbox.perform(.delete, emailIds: [m["m1"]!])  // from the Trash: for good
         XCTAssertNil(try service.store.email(id: m["m1"]!))
         let replay = try await engine.replayOutbox()
         XCTAssertEqual(replay.conflicts + replay.refused + replay.dropped, 0)
@@ -174,16 +182,18 @@ final class MailboxActionTests: DovecotTestCase {
         let gone = try XCTUnwrap(service.store.emailIds(accountId: engine.account.id, messageIds: ["m9@example.com"])["m9@example.com"])
         // The folder is deleted on the server after the sync: the server refuses to open it.
         _ = try server.doveadm(["mailbox", "delete", "-u", "alice", "Gone"])
-        _ = try service.perform(.star, emailIds: [gone])
-        _ = try service.perform(.markRead, emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.star, emailIds: [gone])
+        _ = try await service.mailbox.perform(.markRead, emailIds: [m["m0"]!])
         for attempt in 1...3 {
             let replay = try await engine.replayOutbox()
             XCTAssertEqual([replay.refused, replay.applied], [1, 0], "attempt \(attempt): the later operation waits its turn")
-            XCTAssertEqual(try outbox(service)?.pending, 2)
+            let pending = try await outbox(service)?.pending
+            XCTAssertEqual(pending, 2)
         }
         let last = try await engine.replayOutbox()
         XCTAssertEqual([last.refused, last.applied], [1, 1], "given up after three retries; the next one goes on")
-        let counts = try XCTUnwrap(service.status().outbox.first)
+        let countsNow = try await service.status().outbox.first
+        let counts = try XCTUnwrap(countsNow)
         XCTAssertEqual([counts.pending, counts.failed, counts.done], [0, 1, 1])
         XCTAssertNotNil(counts.lastError)
         XCTAssertEqual(try serverMessages("INBOX")["m0"], ["\\Seen"])
@@ -191,8 +201,8 @@ final class MailboxActionTests: DovecotTestCase {
 
     func testWithoutMoveOrCondStoreCopyDeleteAndExpungeDoTheSame() async throws {
         let (service, engine, m) = try await syncedMailbox(options: options(condStore: false, move: false))
-        _ = try service.perform(.archive, emailIds: [m["m0"]!, m["m1"]!])
-        _ = try service.perform(.markRead, emailIds: [m["m2"]!])
+        _ = try await service.mailbox.perform(.archive, emailIds: [m["m0"]!, m["m1"]!])
+        _ = try await service.mailbox.perform(.markRead, emailIds: [m["m2"]!])
         let replay = try await engine.replayOutbox()
         XCTAssertEqual(replay.applied, 3)
         XCTAssertEqual(Set(try serverMessages("INBOX").keys), ["m2", "m3", "m4"])
@@ -209,28 +219,29 @@ final class MailboxActionTests: DovecotTestCase {
         // Read and starred on the phone after the last sync; here, starred too.
         let uid = try self.uid(service, m["m0"]!)
         try server.addFlags(mailbox: "INBOX", uids: [UInt32(uid)], flags: ["\\Seen", "\\Flagged"])
-        _ = try service.perform(.star, emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.star, emailIds: [m["m0"]!])
         let replay = try await engine.replayOutbox()
         XCTAssertEqual(replay.conflicts, 1)
         XCTAssertEqual(try serverMessages("INBOX")["m0"], ["\\Seen", "\\Flagged"])
         let email = try XCTUnwrap(service.store.email(id: m["m0"]!)).email
         XCTAssertEqual([email.isRead, email.isStarred], [true, true], "the server's flags are kept")
-        XCTAssertEqual(try outbox(service)?.conflicts, 1)
+        let conflicts = try await outbox(service)?.conflicts
+        XCTAssertEqual(conflicts, 1)
         // A second change of the same message is not taken for a conflict (our own MODSEQ is known).
-        _ = try service.perform(.unstar, emailIds: [m["m0"]!])
-        _ = try service.perform(.markUnread, emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.unstar, emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.markUnread, emailIds: [m["m0"]!])
         let second = try await engine.replayOutbox()
         XCTAssertEqual([second.applied, second.conflicts], [2, 0])
         XCTAssertEqual(try serverMessages("INBOX")["m0"], [])
         // Another flag changed on the server since (answered elsewhere) is no conflict for "read".
         try server.addFlags(mailbox: "INBOX", uids: [UInt32(try self.uid(service, m["m2"]!))], flags: ["\\Answered"])
-        _ = try service.perform(.markRead, emailIds: [m["m2"]!])
+        _ = try await service.mailbox.perform(.markRead, emailIds: [m["m2"]!])
         let third = try await engine.replayOutbox()
         XCTAssertEqual([third.applied, third.conflicts], [1, 0])
         XCTAssertEqual(try serverMessages("INBOX")["m2"], ["\\Answered", "\\Seen"])
         // Nor is "read" on the phone a conflict for a star here: each flag is the last change's.
         try server.addFlags(mailbox: "INBOX", uids: [UInt32(try self.uid(service, m["m3"]!))], flags: ["\\Seen"])
-        _ = try service.perform(.star, emailIds: [m["m3"]!])
+        _ = try await service.mailbox.perform(.star, emailIds: [m["m3"]!])
         let fourth = try await engine.replayOutbox()
         XCTAssertEqual([fourth.applied, fourth.conflicts], [1, 0])
         XCTAssertEqual(try serverMessages("INBOX")["m3"], ["\\Seen", "\\Flagged"])
@@ -255,36 +266,38 @@ final class MailboxActionTests: DovecotTestCase {
         let email = try XCTUnwrap(service.store.email(id: emailId), file: file, line: line)
         XCTAssertEqual(email.folders.sorted(), expected.sorted(), "\(id)'s folders here", file: file, line: line)
         XCTAssertEqual([email.email.isRead, email.email.isStarred], [read, starred], "\(id)'s flags here", file: file, line: line)
-        XCTAssertEqual(try outbox(service)?.pending ?? 0, 0, file: file, line: line)
+        let pending = try await outbox(service)?.pending ?? 0
+        XCTAssertEqual(pending, 0, file: file, line: line)
     }
 
     func testStarThenUnstarBeforeTheOutboxRunsEndsUnstarredEverywhere() async throws {
         let (service, engine, m) = try await syncedMailbox()
-        _ = try service.perform(.star, emailIds: [m["m0"]!])
-        _ = try service.perform(.unstar, emailIds: [m["m0"]!])
-        XCTAssertEqual(try outbox(service)?.superseded, 1)
+        _ = try await service.mailbox.perform(.star, emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.unstar, emailIds: [m["m0"]!])
+        let superseded = try await outbox(service)?.superseded
+        XCTAssertEqual(superseded, 1)
         try await assertAgree(service, engine, "m0", emailId: m["m0"]!, folders: ["INBOX"], read: false, starred: false)
     }
 
     func testReadThenUnreadBeforeTheOutboxRunsEndsUnreadEverywhere() async throws {
         let (service, engine, m) = try await syncedMailbox()
-        _ = try service.perform(.markRead, emailIds: [m["m2"]!])
-        _ = try service.perform(.markUnread, emailIds: [m["m2"]!])
+        _ = try await service.mailbox.perform(.markRead, emailIds: [m["m2"]!])
+        _ = try await service.mailbox.perform(.markUnread, emailIds: [m["m2"]!])
         // m1 is starred on the server: unstar, star again, unstar.
-        _ = try service.perform(.unstar, emailIds: [m["m1"]!])
-        _ = try service.perform(.star, emailIds: [m["m1"]!])
-        _ = try service.perform(.unstar, emailIds: [m["m1"]!])
+        _ = try await service.mailbox.perform(.unstar, emailIds: [m["m1"]!])
+        _ = try await service.mailbox.perform(.star, emailIds: [m["m1"]!])
+        _ = try await service.mailbox.perform(.unstar, emailIds: [m["m1"]!])
         try await assertAgree(service, engine, "m2", emailId: m["m2"]!, folders: ["INBOX"], read: false, starred: false)
         try await assertAgree(service, engine, "m1", emailId: m["m1"]!, folders: ["INBOX"], read: false, starred: false)
     }
 
     func testArchiveThenMoveBackBeforeTheOutboxRunsStaysInTheInboxOnly() async throws {
         let (service, engine, m) = try await syncedMailbox()
-        _ = try service.perform(.archive, emailIds: [m["m3"]!])
-        _ = try service.perform(.move(to: "INBOX"), emailIds: [m["m3"]!])
+        _ = try await service.mailbox.perform(.archive, emailIds: [m["m3"]!])
+        _ = try await service.mailbox.perform(.move(to: "INBOX"), emailIds: [m["m3"]!])
         // And a longer change of mind: archive, Projects, Trash, back to the Inbox.
         for action in [MailboxAction.archive, .move(to: "Projects"), .delete, .move(to: "INBOX")] {
-            _ = try service.perform(action, emailIds: [m["m4"]!])
+            _ = try await service.mailbox.perform(action, emailIds: [m["m4"]!])
         }
         try await assertAgree(service, engine, "m3", emailId: m["m3"]!, folders: ["INBOX"], read: false, starred: false)
         try await assertAgree(service, engine, "m4", emailId: m["m4"]!, folders: ["INBOX"], read: false, starred: false)
@@ -292,14 +305,16 @@ final class MailboxActionTests: DovecotTestCase {
 
     func testAChangeOfMindWhileTheFirstActionIsOnItsWayIsWrittenAfterIt() async throws {
         let (service, engine, m) = try await syncedMailbox()
-        _ = try service.perform(.star, emailIds: [m["m0"]!])
-        _ = try service.perform(.archive, emailIds: [m["m2"]!])
+        _ = try await service.mailbox.perform(.star, emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.archive, emailIds: [m["m2"]!])
         // A replay has taken both (their commands may be on the wire) when the user changes their mind.
         for op in try service.store.pendingOutbox(accountId: engine.account.id) {
             XCTAssertTrue(try service.store.claimOutbox(op))
         }
-        XCTAssertEqual(try service.perform(.unstar, emailIds: [m["m0"]!]).queued, 1, "an explicit -FLAGS follows")
-        XCTAssertEqual(try service.perform(.move(to: "INBOX"), emailIds: [m["m2"]!]).queued, 1, "a move back follows")
+        let queued = try await service.mailbox.perform(.unstar, emailIds: [m["m0"]!]).queued
+        XCTAssertEqual(queued, 1, "an explicit -FLAGS follows")
+        let queued2 = try await service.mailbox.perform(.move(to: "INBOX"), emailIds: [m["m2"]!]).queued
+        XCTAssertEqual(queued2, 1, "a move back follows")
         try await assertAgree(service, engine, "m0", emailId: m["m0"]!, folders: ["INBOX"], read: false, starred: false)
         try await assertAgree(service, engine, "m2", emailId: m["m2"]!, folders: ["INBOX"], read: false, starred: false)
     }
@@ -308,13 +323,13 @@ final class MailboxActionTests: DovecotTestCase {
         var crash = options()
         crash.outboxFault = { _, point in if point == .beforeRecord { throw CancellationError() } }
         let (first, engine, m) = try await syncedMailbox(options: crash)
-        _ = try first.perform(.archive, emailIds: [m["m2"]!])
+        _ = try await first.mailbox.perform(.archive, emailIds: [m["m2"]!])
         do {
             _ = try await engine.replayOutbox()
             XCTFail("the replay was to die after the MOVE")
         } catch {}
         XCTAssertEqual(Set(try serverMessages("Archive").keys), ["m2"], "the move reached the server")
-        _ = try first.perform(.move(to: "INBOX"), emailIds: [m["m2"]!])
+        _ = try await first.mailbox.perform(.move(to: "INBOX"), emailIds: [m["m2"]!])
         first.shutdown()
         services.removeAll()
         let service = try makeService()
@@ -324,7 +339,7 @@ final class MailboxActionTests: DovecotTestCase {
     func testAMessageAnotherClientMovedAwayFirstEndsWhereTheServerHasIt() async throws {
         let (service, engine, m) = try await syncedMailbox()
         _ = try server.doveadm(["move", "-u", "alice", "Projects", "mailbox", "INBOX", "uid", "\(try self.uid(service, m["m4"]!))"])
-        _ = try service.perform(.archive, emailIds: [m["m4"]!])
+        _ = try await service.mailbox.perform(.archive, emailIds: [m["m4"]!])
         let replay = try await engine.replayOutbox()
         XCTAssertEqual(replay.applied, 1)
         _ = try await engine.sync()
@@ -334,8 +349,8 @@ final class MailboxActionTests: DovecotTestCase {
 
     func testAFolderWhoseUIDValidityChangedStillGetsTheUsersAction() async throws {
         let (service, engine, m) = try await syncedMailbox()
-        _ = try service.perform(.star, emailIds: [m["m2"]!])
-        _ = try service.perform(.archive, emailIds: [m["m3"]!])
+        _ = try await service.mailbox.perform(.star, emailIds: [m["m2"]!])
+        _ = try await service.mailbox.perform(.archive, emailIds: [m["m3"]!])
         try server.setUIDValidity(mailbox: "INBOX", value: 4242)
         let replay = try await engine.replayOutbox()
         XCTAssertEqual([replay.applied, replay.dropped], [2, 0])
@@ -346,9 +361,9 @@ final class MailboxActionTests: DovecotTestCase {
     func testANewProcessReplaysAQueueExactlyOnce() async throws {
         var (service, engine, m0) = try await syncedMailbox()
         let m = m0
-        _ = try service.perform(.archive, emailIds: [m["m0"]!])
-        _ = try service.perform(.delete, emailIds: [m["m1"]!])
-        _ = try service.perform(.markRead, emailIds: [m["m2"]!])
+        _ = try await service.mailbox.perform(.archive, emailIds: [m["m0"]!])
+        _ = try await service.mailbox.perform(.delete, emailIds: [m["m1"]!])
+        _ = try await service.mailbox.perform(.markRead, emailIds: [m["m2"]!])
         // The first process moved m0 on the server and died before it recorded that (the move
         // done behind its back, as a crash between the command and the commit would leave it).
         let uid = try self.uid(service, m["m0"]!)
@@ -358,7 +373,8 @@ final class MailboxActionTests: DovecotTestCase {
 
         service = try makeService()
         engine = try self.engine(service)
-        XCTAssertEqual(try outbox(service)?.pending, 3, "the queue survived the process")
+        let pending = try await outbox(service)?.pending
+        XCTAssertEqual(pending, 3, "the queue survived the process")
         let replay = try await engine.replayOutbox()
         XCTAssertEqual(replay.applied, 3)
         XCTAssertEqual(Set(try serverMessages("Archive").keys), ["m0"], "one copy: the move was not done twice")
@@ -379,28 +395,33 @@ final class MailboxActionTests: DovecotTestCase {
     func testActionsTakenOfflineAreAppliedWhenTheServerIsBack() async throws {
         let (service, engine, m) = try await syncedMailbox()
         try server.kill()
-        _ = try service.perform(.markRead, threadId: XCTUnwrap(service.store.email(id: m["m0"]!)?.email.threadId))
-        _ = try service.perform(.archive, emailIds: [m["m3"]!])
-        _ = try service.perform(.delete, emailIds: [m["m4"]!])
+        _ = try await service.mailbox.perform(.markRead, threadId: XCTUnwrap(service.store.email(id: m["m0"]!)?.email.threadId))
+        _ = try await service.mailbox.perform(.archive, emailIds: [m["m3"]!])
+        _ = try await service.mailbox.perform(.delete, emailIds: [m["m4"]!])
         do {
             _ = try await engine.replayOutbox()
             XCTFail("the server is down")
         } catch {}
-        let queued = try XCTUnwrap(outbox(service)).pending
+        let queuedNow = try await outbox(service)
+        let queued = try XCTUnwrap(queuedNow).pending
         XCTAssertGreaterThanOrEqual(queued, 3)
-        XCTAssertEqual(try service.status().outbox.first?.pending, queued)
+        let pending = try await service.status().outbox.first?.pending
+        XCTAssertEqual(pending, queued)
 
         // The runner (part of watch(), as in `serve` and `sync --watch`) keeps trying.
         let watching = Task { await engine.watch() }
         try await Task.sleep(for: .seconds(1))
-        XCTAssertEqual(try outbox(service)?.pending, queued)
+        let pending2 = try await outbox(service)?.pending
+        XCTAssertEqual(pending2, queued)
         try server.restart()
         let deadline = Date().addingTimeInterval(30)
-        while try outbox(service)?.pending ?? 0 > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(200)) }
+        while try await outbox(service)?.pending ?? 0 > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(200)) }
         watching.cancel()
         await watching.value
-        XCTAssertEqual(try outbox(service)?.pending, 0)
-        XCTAssertEqual(try outbox(service)?.done, queued)
+        let pending3 = try await outbox(service)?.pending
+        XCTAssertEqual(pending3, 0)
+        let done = try await outbox(service)?.done
+        XCTAssertEqual(done, queued)
         XCTAssertEqual(try serverMessages("INBOX")["m0"], ["\\Seen"])
         XCTAssertEqual(Set(try serverMessages("Archive").keys), ["m3"])
         XCTAssertEqual(Set(try serverMessages("Trash").keys), ["m4"])
@@ -425,10 +446,12 @@ final class MailboxActionTests: DovecotTestCase {
         // `mailsearch mark` beside `serve`: another service on the same data directory.
         let other = try makeService()
         let started = Date()
-        XCTAssertEqual(try other.perform(.star, emailIds: [m["m4"]!]).queued, 1)
+        let starred = try await other.mailbox.perform(.star, emailIds: [m["m4"]!])
+        XCTAssertEqual(starred.queued, 1)
         let deadline = started.addingTimeInterval(10)
-        while try outbox(service)?.pending ?? 1 > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        XCTAssertEqual(try outbox(service)?.pending, 0, "still waits after \(Date().timeIntervalSince(started)) s")
+        while try await outbox(service)?.pending ?? 1 > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let pending = try await outbox(service)?.pending
+        XCTAssertEqual(pending, 0, "still waits after \(Date().timeIntervalSince(started)) s")
         watching.cancel()
         await watching.value
         XCTAssertEqual(try serverMessages("INBOX")["m4"], ["\\Flagged"])
@@ -439,10 +462,12 @@ final class MailboxActionTests: DovecotTestCase {
         defer { watching.cancel() }
         for (n, action) in [(2, MailboxAction.star), (3, .archive)] {
             let started = Date()
-            XCTAssertEqual(try service.perform(action, emailIds: [m["m\(n)"]!]).queued, 1)
+            let queued = try await service.mailbox.perform(action, emailIds: [m["m\(n)"]!]).queued
+            XCTAssertEqual(queued, 1)
             let deadline = started.addingTimeInterval(10)
-            while try outbox(service)?.pending ?? 1 > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
-            XCTAssertEqual(try outbox(service)?.pending, 0, "\(action.name) still waits after \(Date().timeIntervalSince(started)) s")
+            while try await outbox(service)?.pending ?? 1 > 0, Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            let pending = try await outbox(service)?.pending
+            XCTAssertEqual(pending, 0, "\(action.name) still waits after \(Date().timeIntervalSince(started)) s")
             XCTAssertLessThan(Date().timeIntervalSince(started), 10)
         }
         watching.cancel()

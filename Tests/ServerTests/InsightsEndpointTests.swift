@@ -19,7 +19,7 @@ final class InsightsEndpointTests: XCTestCase {
     }
 
     func testSummaryOfAShortConversationSaysSoAndUnknownIdsAre404() async throws {
-        let page = try await fixture.service.search(SearchRequest(text: "budget", limit: 1, mode: .keyword, recordHistory: false))
+        let page = try await fixture.service.search.search(SearchRequest(text: "budget", limit: 1, mode: .keyword, recordHistory: false))
         let thread = try XCTUnwrap(page.results.first).threadId
         try await fixture.app().test(.router) { client in
             let response = try await client.execute(uri: "/api/threads/\(thread)/summary", method: .get)
@@ -36,7 +36,7 @@ final class InsightsEndpointTests: XCTestCase {
     }
 
     func testRepliesWithoutTheModelAre503WithAHint() async throws {
-        let page = try await fixture.service.search(SearchRequest(text: "budget", limit: 1, mode: .keyword, recordHistory: false))
+        let page = try await fixture.service.search.search(SearchRequest(text: "budget", limit: 1, mode: .keyword, recordHistory: false))
         let email = try XCTUnwrap(page.results.first).emailId
         try await fixture.app().test(.router) { client in
             let body = try assertError(try await client.execute(uri: "/api/emails/\(email)/replies", method: .get), .serviceUnavailable)

@@ -26,7 +26,7 @@ final class ServerFixture: @unchecked Sendable {
             searchThreads: 1, embeddingThreads: 1)
         service = try MailSearchService(configuration: configuration)
         let mbox = try writeMbox()
-        _ = try await service.importMail(path: mbox.path, account: "test")
+        _ = try await service.mailbox.importMail(path: mbox.path, account: "test")
     }
 
     deinit {

@@ -104,13 +104,13 @@ final class CategoryServiceTests: XCTestCase {
     func importFixture(_ service: MailSearchService) async throws -> [String: Int64] {
         let path = work.appendingPathComponent("fixture.mbox")
         try Data(Self.mbox.utf8).write(to: path)
-        _ = try await service.importMail(path: path.path, account: "home")
+        _ = try await service.mailbox.importMail(path: path.path, account: "home")
         let rows = try await service.store.database.read { try Row.fetchAll($0, sql: "SELECT id, messageId FROM emails") }
         return Dictionary(uniqueKeysWithValues: rows.map { (($0["messageId"] as String).components(separatedBy: "@")[0], $0["id"] as Int64) })
     }
 
     func search(_ service: MailSearchService, _ text: String) async throws -> Set<Int64> {
-        Set(try await service.search(SearchRequest(text: text, limit: 100, mode: .keyword, recordHistory: false)).results.map(\.emailId))
+        Set(try await service.search.search(SearchRequest(text: text, limit: 100, mode: .keyword, recordHistory: false)).results.map(\.emailId))
     }
 
     func testAC_S_05_UnreadPromotionsFromJohnOnANonGmailImport() async throws {
@@ -134,14 +134,15 @@ final class CategoryServiceTests: XCTestCase {
         let r105 = try await search(service, "category:primary")
         XCTAssertEqual(r105, [ids["person1"]!])
 
-        let detail = try service.email(id: ids["list1"]!)
+        let detail = try await service.reader.email(id: ids["list1"]!)
         XCTAssertEqual(detail.category, "forums")
         XCTAssertEqual(detail.categorization?.method, .rule)
         XCTAssertTrue(detail.categorization?.reason.contains("List-Post") == true, detail.categorization?.reason ?? "")
         // `show --json` prints this object: the reason is in it.
         let json = String(decoding: try JSONEncoder().encode(detail), as: UTF8.self)
         XCTAssertTrue(json.contains("\"categorization\""), json)
-        XCTAssertEqual(try service.categoryCounts()["forums"], 1)
+        let categoryCounts = try await service.categories.categoryCounts()["forums"]
+        XCTAssertEqual(categoryCounts, 1)
     }
 
     func testTheUsersChoiceIsSeenAtOnceKeptAndFollowedForTheSendersOtherMail() async throws {
@@ -152,7 +153,7 @@ final class CategoryServiceTests: XCTestCase {
         XCTAssertEqual(r106.count, 3)  // now cached
         let generation = service.generation
 
-        let change = try service.setCategory(.primary, emailIds: [ids["promo1"]!])
+        let change = try await service.categories.setCategory(.primary, emailIds: [ids["promo1"]!])
         XCTAssertEqual(change.emailIds, [ids["promo1"]!])
         XCTAssertEqual(change.sameSenderEmails, 1)
         XCTAssertGreaterThan(service.generation, generation)
@@ -161,22 +162,27 @@ final class CategoryServiceTests: XCTestCase {
         XCTAssertEqual(r107, [ids["promo3"]!])
         let r108 = try await search(service, "category:primary")
         XCTAssertEqual(r108, [ids["person1"]!, ids["promo1"]!, ids["promo2"]!])
-        XCTAssertEqual(try service.email(id: ids["promo1"]!).categorization?.method, .user)
-        XCTAssertEqual(try service.email(id: ids["promo2"]!).categorization?.method, .preference)
+        let method = try await service.reader.email(id: ids["promo1"]!).categorization?.method
+        XCTAssertEqual(method, .user)
+        let method2 = try await service.reader.email(id: ids["promo2"]!).categorization?.method
+        XCTAssertEqual(method2, .preference)
 
         // Recategorising the mailbox keeps the user's choice and the preference.
-        let summary = try await service.recategorize()
+        let summary = try await service.categories.recategorize()
         XCTAssertEqual(summary.emails, 5)
-        XCTAssertEqual(try service.email(id: ids["promo1"]!).categorization?.method, .user)
-        XCTAssertEqual(try service.email(id: ids["promo2"]!).category, "primary")
+        let method3 = try await service.reader.email(id: ids["promo1"]!).categorization?.method
+        XCTAssertEqual(method3, .user)
+        let category = try await service.reader.email(id: ids["promo2"]!).category
+        XCTAssertEqual(category, "primary")
 
         // A thread at once.
-        let thread = try XCTUnwrap(try service.email(id: ids["receipt1"]!).threadId)
-        _ = try service.setCategory(.promotions, threadId: thread)
+        let threadId = try await service.reader.email(id: ids["receipt1"]!).threadId
+        let thread = try XCTUnwrap(threadId)
+        _ = try await service.categories.setCategory(.promotions, threadId: thread)
         let r109 = try await search(service, "category:promotions")
         XCTAssertTrue(r109.contains(ids["receipt1"]!))
-        XCTAssertThrowsError(try service.setCategory(.uncategorized, emailIds: [ids["receipt1"]!]))
-        XCTAssertThrowsError(try service.setCategory(.primary, emailIds: [999_999]))
+        await assertThrowsAsync(try await service.categories.setCategory(.uncategorized, emailIds: [ids["receipt1"]!]))
+        await assertThrowsAsync(try await service.categories.setCategory(.primary, emailIds: [999_999]))
     }
 
     func testMailStoredBeforeSignalsWereKeptIsCategorisedFromItsSource() async throws {
@@ -187,9 +193,10 @@ final class CategoryServiceTests: XCTestCase {
             try $0.execute(sql: "UPDATE email_categories SET signals = NULL, method = NULL")
             try $0.execute(sql: "UPDATE emails SET category = 'uncategorized'")
         }
-        let r1 = try await service.categorizePending()
+        let r1 = try await service.categories.categorizePending()
         XCTAssertEqual(r1, 6)
-        XCTAssertEqual(try service.email(id: ids["list1"]!).category, "forums")
+        let category = try await service.reader.email(id: ids["list1"]!).category
+        XCTAssertEqual(category, "forums")
         XCTAssertNotNil(try service.store.categorization(emailId: ids["list1"]!)?.signals)
         let r110 = try await search(service, "category:promotions")
         XCTAssertEqual(r110.count, 3)
@@ -206,7 +213,7 @@ final class CategoryServiceTests: XCTestCase {
         signals.insert(.listUnsubscribe)
         try service.ingest([IncomingEmail(email: email, folders: [FolderSpec(path: "INBOX")], categorySignals: signals)],
                            accountId: account.id)
-        await service.waitForCategorization()
+        await service.categories.waitForCategorization()
         let r111 = try await search(service, "category:updates")
         XCTAssertEqual(r111.count, 1)
     }
@@ -229,28 +236,34 @@ final class CategoryServiceTests: XCTestCase {
         }
         let first = work.appendingPathComponent("first.mbox")
         try Data(post(0, from: "zed@example.org", headers: "").utf8).write(to: first)
-        _ = try await service.importMail(path: first.path, account: "home")
+        _ = try await service.mailbox.importMail(path: first.path, account: "home")
         let bare = try await service.store.database.read { try Int64.fetchOne($0, sql: "SELECT id FROM emails WHERE messageId = 'post0@example.com'") }!
-        XCTAssertEqual(try service.email(id: bare).category, "primary", "no list known yet: a person's mail")
+        let category = try await service.reader.email(id: bare).category
+        XCTAssertEqual(category, "primary", "no list known yet: a person's mail")
 
         // Majordomo-era posts to the same address: Precedence: bulk and the owner's Sender, three people.
         let later = work.appendingPathComponent("later.mbox")
         let posts = (1...3).map { post($0, from: "p\($0)@example.org", headers: "Precedence: bulk\nSender: owner-dns-swap@lists.example.net\n") }
         try Data(posts.joined().utf8).write(to: later)
-        _ = try await service.importMail(path: later.path, account: "home")
-        _ = try await service.categorizePending()
-        XCTAssertEqual(try service.email(id: bare).category, "forums")
-        XCTAssertTrue(try service.email(id: bare).categorization?.reason.contains("dns-swap@lists.example.net") == true)
-        XCTAssertEqual(try service.categoryCounts()["forums"], 4)
+        _ = try await service.mailbox.importMail(path: later.path, account: "home")
+        _ = try await service.categories.categorizePending()
+        let category2 = try await service.reader.email(id: bare).category
+        XCTAssertEqual(category2, "forums")
+        let contains = try await service.reader.email(id: bare).categorization?.reason.contains("dns-swap@lists.example.net") == true
+        XCTAssertTrue(contains)
+        let categoryCounts = try await service.categories.categoryCounts()["forums"]
+        XCTAssertEqual(categoryCounts, 4)
 
         // Then many people write to the address with no list header at all: it is a person's or a
         // team's address after all, and the post it alone made Forums goes back.
         let personal = work.appendingPathComponent("personal.mbox")
         try Data((4...9).map { post($0, from: "q\($0)@example.org", headers: "") }.joined().utf8).write(to: personal)
-        _ = try await service.importMail(path: personal.path, account: "home")
-        _ = try await service.categorizePending()
-        XCTAssertEqual(try service.email(id: bare).category, "primary")
-        XCTAssertEqual(try service.categoryCounts()["forums"], 3, "the posts with the list owner's Sender stay Forums")
+        _ = try await service.mailbox.importMail(path: personal.path, account: "home")
+        _ = try await service.categories.categorizePending()
+        let category3 = try await service.reader.email(id: bare).category
+        XCTAssertEqual(category3, "primary")
+        let categoryCounts2 = try await service.categories.categoryCounts()["forums"]
+        XCTAssertEqual(categoryCounts2, 3, "the posts with the list owner's Sender stay Forums")
     }
 
     // MARK: Accuracy on real and generated mail
@@ -262,8 +275,8 @@ final class CategoryServiceTests: XCTestCase {
         guard FileManager.default.fileExists(atPath: mbox.path) else { throw XCTSkip("corpora not unpacked (make corpora)") }
         let service = try makeService()
         defer { service.shutdown() }
-        _ = try await service.importMail(path: mbox.path, account: "usrp")
-        let counts = try service.categoryCounts()
+        _ = try await service.mailbox.importMail(path: mbox.path, account: "usrp")
+        let counts = try await service.categories.categoryCounts()
         let total = counts.values.reduce(0, +)
         let recall = Double(counts["forums"] ?? 0) / Double(total)
         print("usrp-users: \(total) emails, " + counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -277,7 +290,7 @@ final class CategoryServiceTests: XCTestCase {
         try CategoryCorpus.write(messages, mbox: mbox, labels: work.appendingPathComponent("labels.tsv"))
         let service = try makeService()
         defer { service.shutdown() }
-        _ = try await service.importMail(path: mbox.path, account: "generated")
+        _ = try await service.mailbox.importMail(path: mbox.path, account: "generated")
         let rows = try await service.store.database.read { try Row.fetchAll($0, sql: "SELECT messageId, category FROM emails") }
         let predicted = Dictionary(uniqueKeysWithValues: rows.map { ($0["messageId"] as String, $0["category"] as String) })
         let truthName: [DemoMailCategory: String] = [.conversation: "primary", .promotion: "promotions", .social: "social",

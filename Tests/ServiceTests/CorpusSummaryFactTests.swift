@@ -34,19 +34,19 @@ final class CorpusSummaryFactTests: XCTestCase {
             dataDirectory: DataDirectory(url: work.appendingPathComponent(account)), modelDirectory: try ServiceTests.modelDirectory(),
             embeddingThreads: 1))
         defer { service.shutdown() }
-        _ = try await service.importMail(path: path.path, account: account)
-        let ids = try service.store.threadsWithoutSummary(backend: MailSearchService.extractiveBackend(model: service.model),
+        _ = try await service.mailbox.importMail(path: path.path, account: account)
+        let ids = try service.store.threadsWithoutSummary(backend: ServiceCore.extractiveBackend(model: service.model),
                                                           minimumMessages: 3, limit: 100_000)
         XCTAssertFalse(ids.isEmpty)
         var failures: [String] = []
         var lines = 0
         for id in ids {
-            let answer = try await service.threadSummary(threadId: id)
+            let answer = try await service.insights.threadSummary(threadId: id)
             guard let summary = answer.summary, let (_, emails) = try service.store.thread(id: id) else {
                 failures.append("t\(id): no summary (\(answer.status))")
                 continue
             }
-            let check = FactCheck(messages: emails.map(MailSearchService.conversationMessage))
+            let check = FactCheck(messages: emails.map(ServiceCore.conversationMessage))
             for point in summary.points {
                 lines += 1
                 let unsupported = check.unsupported(in: point.text)

@@ -44,45 +44,45 @@ final class InsightsServiceTests: XCTestCase {
             dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
             embeddingThreads: 1))
         defer { service.shutdown() }
-        _ = try await service.importMail(path: path.path, account: "main")
+        _ = try await service.mailbox.importMail(path: path.path, account: "main")
 
-        let offsite = try await service.search(SearchRequest(text: "venue", limit: 5, mode: .keyword, recordHistory: false))
+        let offsite = try await service.search.search(SearchRequest(text: "venue", limit: 5, mode: .keyword, recordHistory: false))
         let threadId = try XCTUnwrap(offsite.results.first).threadId
-        let answer = try await service.threadSummary(threadId: threadId)
+        let answer = try await service.insights.threadSummary(threadId: threadId)
         XCTAssertEqual(answer.status, .summarized)
         XCTAssertEqual(answer.messageCount, 4)
         let summary = try XCTUnwrap(answer.summary)
         XCTAssertTrue((3...4).contains(summary.points.count), "\(summary.points.map(\.text))")
         XCTAssertEqual(summary.points.last?.text, "Waiting on Ann Lee: Could you send me the booking confirmation by Friday?")
         for point in summary.points {
-            let email = try service.email(id: point.source.emailId)
+            let email = try await service.reader.email(id: point.source.emailId)
             let cleaned = Array(MessageCleaner.clean(email.body).text)
             XCTAssertEqual(String(cleaned[point.source.start..<point.source.end]), point.sentence)
         }
         // Cached for the generation; the same answer again.
-        XCTAssertEqual(service.insights.summary(threadId: threadId, generation: service.generation), answer)
-        let again = try await service.threadSummary(threadId: threadId)
+        XCTAssertEqual(service.core.insights.summary(threadId: threadId, generation: service.generation), answer)
+        let again = try await service.insights.threadSummary(threadId: threadId)
         XCTAssertEqual(again, answer)
         // A change of the mail (here: deleting the last message) is a new generation: computed again.
         let last = try XCTUnwrap(summary.points.last).source.emailId
         try service.delete(emailIds: [last])
-        XCTAssertNil(service.insights.summary(threadId: threadId, generation: service.generation))
-        let after = try await service.threadSummary(threadId: threadId)
+        XCTAssertNil(service.core.insights.summary(threadId: threadId, generation: service.generation))
+        let after = try await service.insights.threadSummary(threadId: threadId)
         XCTAssertEqual(after.messageCount, 3)
         XCTAssertFalse(after.summary?.points.contains { $0.source.emailId == last } ?? true)
 
-        let lunch = try await service.search(SearchRequest(text: "lunch", limit: 5, mode: .keyword, recordHistory: false))
-        let short = try await service.threadSummary(threadId: try XCTUnwrap(lunch.results.first).threadId)
+        let lunch = try await service.search.search(SearchRequest(text: "lunch", limit: 5, mode: .keyword, recordHistory: false))
+        let short = try await service.insights.threadSummary(threadId: try XCTUnwrap(lunch.results.first).threadId)
         XCTAssertEqual(short.status, .tooShort)
         XCTAssertNil(short.summary)
 
-        let noon = try await service.search(SearchRequest(text: "noon", limit: 5, mode: .keyword, recordHistory: false))
+        let noon = try await service.search.search(SearchRequest(text: "noon", limit: 5, mode: .keyword, recordHistory: false))
         let question = try XCTUnwrap(noon.results.first)
-        let replies = try await service.replySuggestions(emailId: question.emailId)
+        let replies = try await service.insights.replySuggestions(emailId: question.emailId)
         XCTAssertTrue(replies.replies.triggered)
         XCTAssertEqual(replies.replies.suggestions.count, 3)
-        let answerEmail = try await service.search(SearchRequest(text: "\"see you there\"", limit: 5, mode: .keyword, recordHistory: false))
-        let none = try await service.replySuggestions(emailId: try XCTUnwrap(answerEmail.results.first).emailId)
+        let answerEmail = try await service.search.search(SearchRequest(text: "\"see you there\"", limit: 5, mode: .keyword, recordHistory: false))
+        let none = try await service.insights.replySuggestions(emailId: try XCTUnwrap(answerEmail.results.first).emailId)
         XCTAssertFalse(none.replies.triggered)
     }
 }
@@ -132,19 +132,19 @@ final class StoredSummaryServiceTests: XCTestCase {
         configuration.llm = LLMConfiguration(modelPath: gguf.path, libraryPath: work.appendingPathComponent("none.so").path)
         let service = try MailSearchService(configuration: configuration)
         defer { service.shutdown() }
-        _ = try await service.importMail(path: path, account: "main")
+        _ = try await service.mailbox.importMail(path: path, account: "main")
         await service.waitForEmbedding()
         // The summaries' queue waits for embedding, then runs.
-        for _ in 0..<600 where try service.status().summaries.stored < 1 { try await Task.sleep(nanoseconds: 100_000_000) }
-        await service.waitForSummaries()
-        let status = try service.status()
+        for _ in 0..<600 where try await service.status().summaries.stored < 1 { try await Task.sleep(nanoseconds: 100_000_000) }
+        await service.insights.waitForSummaries()
+        let status = try await service.status()
         XCTAssertEqual(status.summaries.eligible, 1)
         XCTAssertEqual(status.summaries.stored, 1)
         XCTAssertEqual(status.summaries.donePass, 1)
 
-        let found = try await service.search(SearchRequest(text: "venue", limit: 5, mode: .keyword, recordHistory: false))
+        let found = try await service.search.search(SearchRequest(text: "venue", limit: 5, mode: .keyword, recordHistory: false))
         let threadId = try XCTUnwrap(found.results.first).threadId
-        let answer = try await service.threadSummary(threadId: threadId)
+        let answer = try await service.insights.threadSummary(threadId: threadId)
         XCTAssertEqual(answer.origin, .stored)
         XCTAssertEqual(answer.backend, .extractive)
         XCTAssertNil(answer.generated)
@@ -158,14 +158,15 @@ final class StoredSummaryServiceTests: XCTestCase {
             dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
             embeddingThreads: 1))
         defer { service.shutdown() }
-        _ = try await service.importMail(path: path, account: "main")
-        let found = try await service.search(SearchRequest(text: "venue", limit: 5, mode: .keyword, recordHistory: false))
+        _ = try await service.mailbox.importMail(path: path, account: "main")
+        let found = try await service.search.search(SearchRequest(text: "venue", limit: 5, mode: .keyword, recordHistory: false))
         let threadId = try XCTUnwrap(found.results.first).threadId
-        let first = try await service.threadSummary(threadId: threadId)
+        let first = try await service.insights.threadSummary(threadId: threadId)
         XCTAssertEqual(first.origin, .computed)
-        XCTAssertEqual(try service.status().summaries.stored, 1)
+        let stored = try await service.status().summaries.stored
+        XCTAssertEqual(stored, 1)
         service.mailChanged()  // a new generation: the memory cache no longer answers
-        let second = try await service.threadSummary(threadId: threadId)
+        let second = try await service.insights.threadSummary(threadId: threadId)
         XCTAssertEqual(second.origin, .stored)
         XCTAssertEqual(second.summary, first.summary)
     }

@@ -74,11 +74,11 @@ final class ServiceTests: XCTestCase {
     func testAHybridSearchWithNoEmbeddingYetDoesNotLoadTheModel() async throws {
         let service = try makeService(backgroundEmbedding: false)
         defer { service.shutdown() }
-        _ = try await service.importMail(path: try writeMbox("a.mbox", count: 8, tag: "nomodel"), account: "a")
-        let page = try await service.search(SearchRequest(text: "quarterly budget", limit: 5, recordHistory: false))
+        _ = try await service.mailbox.importMail(path: try writeMbox("a.mbox", count: 8, tag: "nomodel"), account: "a")
+        let page = try await service.search.search(SearchRequest(text: "quarterly budget", limit: 5, recordHistory: false))
         XCTAssertEqual(page.semantic, .skipped(.noEmbeddings, error: nil))
         XCTAssertFalse(page.results.isEmpty)
-        XCTAssertFalse(service.semantic.encoderLoaded)
+        XCTAssertFalse(service.core.semantic.encoderLoaded)
     }
 
     func testImportWhileSearchingThenDeletesReachEveryIndexAndTheCache() async throws {
@@ -93,13 +93,13 @@ final class ServiceTests: XCTestCase {
             while !stop.isSet {
                 // Keyword matches: semantic ones are decided against the mail embedded so far, so a
                 // semantic match may come and go while the embedding runs.
-                let page = try await service.search(SearchRequest(text: "budget", limit: 5, mode: .keyword, recordHistory: false))
+                let page = try await service.search.search(SearchRequest(text: "budget", limit: 5, mode: .keyword, recordHistory: false))
                 counts.append(page.conversationCount)
                 try? await Task.sleep(nanoseconds: 2_000_000)
             }
             return counts
         }
-        let summary = try await service.importMail(path: first, account: "main", batchSize: 20)
+        let summary = try await service.mailbox.importMail(path: first, account: "main", batchSize: 20)
         XCTAssertEqual(summary.imported, 120)
         await service.waitForEmbedding()
         stop.set()
@@ -108,7 +108,7 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(counts, counts.sorted(), "matches only grow while mail arrives")
         XCTAssertEqual(counts.last, 15, "15 budget conversations of 4 messages")
 
-        var status = try service.status()
+        var status = try await service.status()
         XCTAssertEqual(status.emails, 120)
         XCTAssertEqual(status.embeddedEmails, 120)
         XCTAssertEqual(status.embedding.state, .idle)
@@ -119,53 +119,54 @@ final class ServiceTests: XCTestCase {
 
         // Hybrid search with the real model finds the marker; deleting the email removes it everywhere.
         let request = SearchRequest(text: "alphamarker17", limit: 5, recordHistory: false)
-        let before = try await service.search(request)
+        let before = try await service.search.search(request)
         let target = try XCTUnwrap(before.results.first?.emailId)
         XCTAssertTrue(before.semantic.ran, "the hybrid search ran the real model")
         XCTAssertNotNil(before.results.first?.why.keyword, "found by its word (a made-up token has no meaning to match)")
-        XCTAssertEqual(service.vectors.count, 120)
+        XCTAssertEqual(service.core.vectors.count, 120)
         try service.delete(emailIds: [target])
-        let after = try await service.search(request)
+        let after = try await service.search.search(request)
         XCTAssertFalse(after.results.contains { $0.emailId == target }, "the cache does not answer with a deleted email")
         XCTAssertEqual(try ftsRows(service, [target]), 0)
         XCTAssertEqual(try storedEmbeddings(service, [target]), 0)
-        XCTAssertEqual(service.vectors.count, 119)
-        let semanticOnly = try await service.search(SearchRequest(text: "Quarterly budget alpha 4 spending plan", limit: 50,
+        XCTAssertEqual(service.core.vectors.count, 119)
+        let semanticOnly = try await service.search.search(SearchRequest(text: "Quarterly budget alpha 4 spending plan", limit: 50,
                                                                   mode: .semantic, recordHistory: false))
         XCTAssertFalse(semanticOnly.results.contains { $0.emailId == target })
 
         // A second account, then its removal: every trace goes.
         let second = try writeMbox("b.mbox", count: 24, tag: "beta")
-        _ = try await service.importMail(path: second, account: "other", batchSize: 10)
+        _ = try await service.mailbox.importMail(path: second, account: "other", batchSize: 10)
         await service.waitForEmbedding()
-        let beta = try await service.search(SearchRequest(text: "betamarker5", limit: 5, mode: .keyword, recordHistory: false))
+        let beta = try await service.search.search(SearchRequest(text: "betamarker5", limit: 5, mode: .keyword, recordHistory: false))
         XCTAssertEqual(beta.results.count, 1)
         let betaIds = try await service.store.database.read { db in
             try Int64.fetchAll(db, sql: "SELECT e.id FROM emails e JOIN accounts a ON a.id = e.accountId WHERE a.name = 'other'")
         }
         XCTAssertEqual(betaIds.count, 24)
         XCTAssertEqual(try storedEmbeddings(service, betaIds), 24)
-        XCTAssertEqual(try service.deleteAccount(named: "other"), 24)
-        let gone = try await service.search(SearchRequest(text: "betamarker5", limit: 5, mode: .keyword, recordHistory: false))
+        let deleteAccount = try await service.mailbox.deleteAccount(named: "other")
+        XCTAssertEqual(deleteAccount, 24)
+        let gone = try await service.search.search(SearchRequest(text: "betamarker5", limit: 5, mode: .keyword, recordHistory: false))
         XCTAssertEqual(gone.conversationCount, 0, "the cache does not answer with a removed account's mail")
-        let goneHybrid = try await service.search(SearchRequest(text: "Weekend hike beta trail", limit: 50, recordHistory: false))
+        let goneHybrid = try await service.search.search(SearchRequest(text: "Weekend hike beta trail", limit: 50, recordHistory: false))
         XCTAssertFalse(goneHybrid.results.contains { betaIds.contains($0.emailId) }, "no vector of the account is left")
         XCTAssertEqual(try ftsRows(service, betaIds), 0)
         XCTAssertEqual(try storedEmbeddings(service, betaIds), 0)
-        XCTAssertEqual(service.vectors.count, 119)
-        status = try service.status()
+        XCTAssertEqual(service.core.vectors.count, 119)
+        status = try await service.status()
         XCTAssertEqual(status.emails, 119)
         XCTAssertEqual(status.embeddedEmails, 119)
     }
 
     func testPagesFollowTheCursorWithoutOverlap() async throws {
         let service = try makeService(backgroundEmbedding: false)
-        _ = try await service.importMail(path: try writeMbox("a.mbox", count: 80, tag: "gamma"), account: "main")
+        _ = try await service.mailbox.importMail(path: try writeMbox("a.mbox", count: 80, tag: "gamma"), account: "main")
         var seen: [Int64] = []
         var cursor: String?
         var pages = 0
         repeat {
-            let page = try await service.search(SearchRequest(text: "gamma", limit: 6, cursor: cursor, mode: .keyword))
+            let page = try await service.search.search(SearchRequest(text: "gamma", limit: 6, cursor: cursor, mode: .keyword))
             XCTAssertEqual(page.conversationCount, 20)
             seen += page.results.map(\.threadId)
             cursor = page.cursor
@@ -174,18 +175,19 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(pages, 4)
         XCTAssertEqual(seen.count, 20)
         XCTAssertEqual(Set(seen).count, 20, "no conversation on two pages")
-        XCTAssertEqual(try service.suggestions().recentSearches, ["gamma"], "only a first page is recorded")
+        let recentSearches = try await service.search.suggestions().recentSearches
+        XCTAssertEqual(recentSearches, ["gamma"], "only a first page is recorded")
     }
 
     /// The answer cache keys by the parsed query exactly: `OR` and `or` are different searches.
     func testTheCacheNeverAnswersADifferentQuery() async throws {
         let service = try makeService(backgroundEmbedding: false)
-        _ = try await service.importMail(path: try writeMbox("a.mbox", count: 40, tag: "delta"), account: "main")
-        let either = try await service.search(SearchRequest(text: "deltamarker5 OR deltamarker7", mode: .keyword))
+        _ = try await service.mailbox.importMail(path: try writeMbox("a.mbox", count: 40, tag: "delta"), account: "main")
+        let either = try await service.search.search(SearchRequest(text: "deltamarker5 OR deltamarker7", mode: .keyword))
         XCTAssertEqual(either.keywordMatches, 2)
-        let words = try await service.search(SearchRequest(text: "deltamarker5 or deltamarker7", mode: .keyword))
+        let words = try await service.search.search(SearchRequest(text: "deltamarker5 or deltamarker7", mode: .keyword))
         XCTAssertEqual(words.keywordMatches, 0, "\"or\" is a word here: no email has all three")
-        let again = try await service.search(SearchRequest(text: "  deltamarker5 OR deltamarker7 ", mode: .keyword))
+        let again = try await service.search.search(SearchRequest(text: "  deltamarker5 OR deltamarker7 ", mode: .keyword))
         XCTAssertEqual(again.keywordMatches, 2)
     }
 
@@ -221,11 +223,11 @@ final class ServiceTests: XCTestCase {
             """
         let path = work.appendingPathComponent("html.mbox").path
         try Data(mbox.utf8).write(to: URL(fileURLWithPath: path))
-        _ = try await service.importMail(path: path, account: "main")
-        let page = try await service.search(SearchRequest(text: "newsletter", mode: .keyword))
+        _ = try await service.mailbox.importMail(path: path, account: "main")
+        let page = try await service.search.search(SearchRequest(text: "newsletter", mode: .keyword))
         let id = try XCTUnwrap(page.results.first?.emailId)
 
-        let blocked = try service.safeHTML(emailId: id)
+        let blocked = try await service.reader.safeHTML(emailId: id)
         let html = try XCTUnwrap(blocked.html)
         for banned in ["<script", "onclick", "javascript:", "cdn.example.org", "track.example.net", "__pwned"] {
             XCTAssertFalse(html.lowercased().contains(banned), "\(banned) in \(html)")
@@ -236,14 +238,15 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(blocked.remoteImagesBlocked, 1)
         XCTAssertEqual(blocked.trackersBlocked, 1)
 
-        let allowed = try service.safeHTML(emailId: id, allowRemoteImages: true)
+        let allowed = try await service.reader.safeHTML(emailId: id, allowRemoteImages: true)
         XCTAssertTrue(try XCTUnwrap(allowed.html).contains("https://cdn.example.org/banner.png"))
         XCTAssertFalse(try XCTUnwrap(allowed.html).contains("track.example.net"), "trackers stay out")
         XCTAssertEqual(allowed.trackersBlocked, 1)
 
-        XCTAssertEqual(try service.inlineImage(emailId: id, contentId: "logo@example.com").data,
+        let data = try await service.reader.inlineImage(emailId: id, contentId: "logo@example.com").data
+        XCTAssertEqual(data,
                        Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 1, 2, 3]))
-        XCTAssertThrowsError(try service.inlineImage(emailId: id, contentId: "other@example.com"))
+        await assertThrowsAsync(try await service.reader.inlineImage(emailId: id, contentId: "other@example.com"))
     }
 
     func testBadRequestsAreServiceErrorsNotCrashes() async throws {
@@ -252,14 +255,14 @@ final class ServiceTests: XCTestCase {
                         SearchRequest(text: "x", cursor: "not-a-cursor"), SearchRequest(text: "x", scope: "folder:Nowhere"),
                         SearchRequest(text: "x", scope: "somewhere")] {
             do {
-                _ = try await service.search(request)
+                _ = try await service.search.search(request)
                 XCTFail("\(request) was accepted")
             } catch let error as ServiceError {
                 XCTAssertTrue([.invalidRequest, .notFound].contains(error.kind), "\(error)")
             }
         }
-        XCTAssertThrowsError(try service.email(id: 999)) { XCTAssertEqual(($0 as? ServiceError)?.kind, .notFound) }
-        XCTAssertThrowsError(try service.attachment(id: 1)) { XCTAssertEqual(($0 as? ServiceError)?.kind, .notFound) }
+        await assertThrowsAsync(try await service.reader.email(id: 999)) { XCTAssertEqual(($0 as? ServiceError)?.kind, .notFound) }
+        await assertThrowsAsync(try await service.reader.attachment(id: 1)) { XCTAssertEqual(($0 as? ServiceError)?.kind, .notFound) }
     }
 
     func testRawMessageAndAttachmentsComeFromTheSource() async throws {
@@ -300,21 +303,23 @@ final class ServiceTests: XCTestCase {
             """
         let path = work.appendingPathComponent("att.mbox").path
         try Data(mbox.utf8).write(to: URL(fileURLWithPath: path))
-        _ = try await service.importMail(path: path, account: "main")
-        let page = try await service.search(SearchRequest(text: "files", mode: .keyword))
+        _ = try await service.mailbox.importMail(path: path, account: "main")
+        let page = try await service.search.search(SearchRequest(text: "files", mode: .keyword))
         let id = try XCTUnwrap(page.results.first?.emailId)
-        let detail = try service.email(id: id)
+        let detail = try await service.reader.email(id: id)
         XCTAssertEqual(detail.attachments.map(\.filename), ["notes.txt", "tools.zip"])
         XCTAssertNil(detail.attachments[0].warning)
         XCTAssertEqual(detail.attachments[1].warning, "This archive may contain executable files.")
-        let raw = String(decoding: try service.rawMessage(emailId: id), as: UTF8.self)
+        let raw = String(decoding: try await service.reader.rawMessage(emailId: id), as: UTF8.self)
         XCTAssertTrue(raw.hasPrefix("Message-ID: <att@example.com>"), raw)
         XCTAssertTrue(raw.contains("--XX--"))
-        XCTAssertEqual(String(decoding: try service.attachment(id: detail.attachments[0].id).data, as: UTF8.self), "hello notes")
-        XCTAssertEqual(try service.attachment(id: detail.attachments[1].id).data, Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0xFF, 0x10]))
+        let data = try await service.reader.attachment(id: detail.attachments[0].id).data
+        XCTAssertEqual(String(decoding: data, as: UTF8.self), "hello notes")
+        let data2 = try await service.reader.attachment(id: detail.attachments[1].id).data
+        XCTAssertEqual(data2, Data([0x50, 0x4B, 0x03, 0x04, 0x00, 0xFF, 0x10]))
         // The source moved away: a clear error, not a crash.
         try FileManager.default.removeItem(atPath: path)
-        XCTAssertThrowsError(try service.rawMessage(emailId: id)) { XCTAssertEqual(($0 as? ServiceError)?.kind, .unavailable) }
+        await assertThrowsAsync(try await service.reader.rawMessage(emailId: id)) { XCTAssertEqual(($0 as? ServiceError)?.kind, .unavailable) }
     }
 }
 

@@ -82,7 +82,7 @@ final class SummaryQueueTests: XCTestCase {
         mbox += message("l1", parent: "l0", from: bob, subject: "Re: Lunch", day: 20, body: "Yes, see you there at noon.")
         let path = work.appendingPathComponent("mail.mbox")
         try Data(mbox.utf8).write(to: path)
-        _ = try await service.importMail(path: path.path, account: "main")
+        _ = try await service.mailbox.importMail(path: path.path, account: "main")
     }
 
     func openService() throws -> MailSearchService {
@@ -130,7 +130,7 @@ final class SummaryQueueTests: XCTestCase {
                             body: "Sent it this morning, the room is booked.")
         let path = work.appendingPathComponent("reply.mbox")
         try Data(reply.utf8).write(to: path)
-        _ = try await service.importMail(path: path.path, account: "main")
+        _ = try await service.mailbox.importMail(path: path.path, account: "main")
         XCTAssertEqual(try store.threadSummaryCounts(backend: "test", minimumMessages: 3).stored, 1)
         XCTAssertEqual(try store.threadsWithoutSummary(backend: "test", minimumMessages: 3, limit: 10), [venue])
         queue.wake()
@@ -183,9 +183,9 @@ final class SummaryQueueTests: XCTestCase {
         let service = try openService()
         defer { service.shutdown() }
         try await importMail(service)
-        service.summaries.wake()
-        service.summaries.waitUntilIdle()
-        let status = try service.status()
+        service.core.summaries.wake()
+        service.core.summaries.waitUntilIdle()
+        let status = try await service.status()
         XCTAssertEqual(status.summaries.state, .modelMissing)
         XCTAssertEqual(status.summaries.eligible, 2)
         XCTAssertEqual(status.summaries.stored, 0)

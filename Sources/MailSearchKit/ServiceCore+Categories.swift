@@ -22,7 +22,7 @@ public struct RecategorizeSummary: Sendable, Codable, Hashable {
     public var counts: [String: Int]
 }
 
-extension MailSearchService {
+extension ServiceCore {
     /// The user's category for emails (`threadId`: every message of a thread), kept by every later
     /// pass; other mail of the same senders follows it as a preference. Searches see it at once.
     public func setCategory(_ category: AICategory, emailIds: [Int64] = [], threadId: Int64? = nil) throws -> CategoryChange {
@@ -54,26 +54,26 @@ extension MailSearchService {
     public func recategorize(rereadHeaders: Bool = false, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in })
         async throws -> RecategorizeSummary {
         guard !configuration.readOnly else { throw ServiceError(.unavailable, "the mailbox is open read-only") }
-        let total = try store.requestRecategorization(rereadHeaders: rereadHeaders)
+        let total = try await pool.run { [store] in try store.requestRecategorization(rereadHeaders: rereadHeaders) }
         let queue = categorization
         let started = Date()
-        let result = try await Self.onThread { try queue.runNow { progress($0, total) } }
+        let result = try await pool.run { try queue.runNow { progress($0, total) } }
         state.changed()
         return RecategorizeSummary(emails: total, decisions: result.done, changed: result.changed, seconds: Date().timeIntervalSince(started),
-                                   counts: try categoryCounts())
+                                   counts: try await pool.run { [self] in try categoryCounts() })
     }
 
     /// Categorises the mail that waits for a category, now (the queue does it in the background).
     @discardableResult
     public func categorizePending() async throws -> Int {
         let queue = categorization
-        return try await Self.onThread { try queue.runNow().done }
+        return try await pool.run { try queue.runNow().done }
     }
 
     /// Waits until the background categoriser has nothing left to do.
     public func waitForCategorization() async {
         let queue = categorization
-        _ = try? await Self.onThread { queue.waitUntilIdle() }
+        _ = try? await pool.run { queue.waitUntilIdle() }
     }
 
     /// Emails per category (by raw value; every category listed).

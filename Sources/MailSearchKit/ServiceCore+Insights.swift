@@ -43,7 +43,7 @@ public struct ReplySuggestionsAnswer: Sendable, Codable, Hashable {
     public var replies: ReplySuggestions
 }
 
-extension MailSearchService {
+extension ServiceCore {
     /// Conversations shorter than this get no summary.
     public static let summaryMinimumMessages = 3
 
@@ -61,7 +61,9 @@ extension MailSearchService {
         defer { activity.end() }
         let generation = self.generation
         if let cached = insights.summary(threadId: threadId, generation: generation) { return cached }
-        guard let (thread, emails) = try store.thread(id: threadId) else { throw ServiceError.notFound("no thread with id \(threadId)") }
+        guard let (thread, emails) = try await pool.run({ [store] in try store.thread(id: threadId) }) else {
+            throw ServiceError.notFound("no thread with id \(threadId)")
+        }
         var answer = ThreadSummaryAnswer(threadId: threadId, subject: thread.subject, messageCount: emails.count,
                                          status: .summarized, reason: nil, summary: nil)
         if emails.count < Self.summaryMinimumMessages {
@@ -71,15 +73,15 @@ extension MailSearchService {
             let messages = emails.map(Self.conversationMessage)
             let ids = emails.map(\.email.id).sorted()
             let backend = Self.extractiveBackend(model: model)
-            if let stored = try storedSummary(ThreadSummary.self, threadId: threadId, backend: backend, emailIds: ids) {
+            if let stored = try await pool.run({ [self] in try storedSummary(ThreadSummary.self, threadId: threadId, backend: backend, emailIds: ids) }) {
                 answer.summary = stored
                 answer.origin = .stored
             } else {
                 let embedder = try await insightEncoder()
-                let summary = try await pool.run { try ExtractiveSummarizer(embedder: embedder).summarize(messages) }
+                let summary = try await pool.compute { try ExtractiveSummarizer(embedder: embedder).summarize(messages) }
                 answer.summary = summary
                 answer.origin = .computed
-                try storeSummary(summary, threadId: threadId, backend: backend, emailIds: ids)
+                try await pool.run { [self] in try storeSummary(summary, threadId: threadId, backend: backend, emailIds: ids) }
             }
             answer.backend = .extractive
             if let llm = configuration.llm {
@@ -101,16 +103,16 @@ extension MailSearchService {
     private func generatedSummary(_ llm: LLMConfiguration, threadId: Int64, messages: [ConversationMessage],
                                   emailIds: [Int64]) async throws -> GeneratedSummary {
         let backend = "llm:\(URL(fileURLWithPath: llm.modelPath).lastPathComponent)"
-        if let stored = try storedSummary(GeneratedSummary.self, threadId: threadId, backend: backend, emailIds: emailIds) {
+        if let stored = try await pool.run({ [self] in try storedSummary(GeneratedSummary.self, threadId: threadId, backend: backend, emailIds: emailIds) }) {
             return stored
         }
         let state = insights
-        let generated = try await Self.onThread {
+        let generated = try await pool.run {
             let generator = try state.generator(llm)
             return try LLMSummarizer(generator: generator, maxTokens: llm.maxTokens,
                                      promptCharacters: llm.promptCharacters).summarize(messages)
         }
-        try storeSummary(generated, threadId: threadId, backend: backend, emailIds: emailIds)
+        try await pool.run { [self] in try storeSummary(generated, threadId: threadId, backend: backend, emailIds: emailIds) }
         return generated
     }
 
@@ -144,7 +146,7 @@ extension MailSearchService {
     /// Waits until the background summaries have nothing left to do (for tests).
     public func waitForSummaries() async {
         let queue = summaries
-        _ = try? await Self.onThread { queue.waitUntilIdle() }
+        _ = try? await pool.run { queue.waitUntilIdle() }
     }
 
     /// Short replies to an email when it asks or requests something (`RetrievalReplySuggester`:
@@ -152,11 +154,13 @@ extension MailSearchService {
     public func replySuggestions(emailId: Int64) async throws -> ReplySuggestionsAnswer {
         activity.begin()
         defer { activity.end() }
-        guard let stored = try store.email(id: emailId) else { throw ServiceError.notFound("no email with id \(emailId)") }
+        guard let stored = try await pool.run({ [store] in try store.email(id: emailId) }) else {
+            throw ServiceError.notFound("no email with id \(emailId)")
+        }
         let embedder = try await insightEncoder()
         let suggester = insights.suggester(embedder: embedder)
         let message = Self.conversationMessage(stored)
-        let replies = try await pool.run { try suggester.suggest(for: message) }
+        let replies = try await pool.compute { try suggester.suggest(for: message) }
         return ReplySuggestionsAnswer(emailId: emailId, threadId: stored.email.threadId, subject: stored.email.subject, replies: replies)
     }
 

@@ -28,7 +28,7 @@ public struct ActionResult: Sendable, Codable, Hashable {
     }
 }
 
-extension MailSearchService {
+extension ServiceCore {
     /// Acts on emails (`threadId`: every message of a conversation), local first: mail.sqlite
     /// changes at once (searches and pages see it), and for IMAP accounts the server operations
     /// are queued in the outbox, which `IMAPSyncEngine` replays in order. Mail imported from

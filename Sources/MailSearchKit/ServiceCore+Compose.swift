@@ -106,7 +106,7 @@ public struct DraftInput: Sendable, Codable, Hashable {
     }
 }
 
-extension MailSearchService {
+extension ServiceCore {
     /// The most attachment bytes one message may carry (before base64). The server's SIZE, once
     /// known, is checked as well.
     public static let maximumAttachmentBytes = 25 << 20

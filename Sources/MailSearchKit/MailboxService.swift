@@ -1,0 +1,54 @@
+import Foundation
+import MailImport
+import MailModel
+import MailStore
+
+/// The mailbox: importing, acting on mail (read, star, archive, move, delete; queued for the
+/// server through the outbox), deleting mail and accounts.
+public struct MailboxService: Sendable {
+    let core: ServiceCore
+
+    /// Imports an mbox, Maildir or folder of messages into `account` (created when missing),
+    /// reporting progress after each batch; new mail is searchable by keyword at once, and
+    /// embedded in the background when that is on.
+    public func importMail(path: String, account: String, folder: String? = nil, batchSize: Int = 500,
+                           progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
+        try await core.importMail(path: path, account: account, folder: folder, batchSize: batchSize, progress: progress)
+    }
+
+    /// Starts `importMail` in the background (the API's POST /api/import): when it returns, the
+    /// status shows the import running; its progress and outcome follow there.
+    public func startImport(path: String, account: String, folder: String? = nil) async throws {
+        try await core.pool.run { [core] in try core.startImport(path: path, account: account, folder: folder) }
+    }
+
+    /// Acts on emails (`threadId`: every message of a conversation), local first: mail.sqlite
+    /// changes at once, and for IMAP accounts the server operations are queued in the outbox,
+    /// which the sync engine replays in order (README, "Last action wins").
+    public func perform(_ action: MailboxAction, emailIds: [Int64] = [], threadId: Int64? = nil) async throws -> ActionResult {
+        try await core.pool.run { [core] in try core.perform(action, emailIds: emailIds, threadId: threadId) }
+    }
+
+    /// The outbox's operations by account and state.
+    public func outboxStatus() async throws -> [OutboxCounts] {
+        try await core.pool.run { [core] in try core.outboxStatus() }
+    }
+
+    /// Deletes emails everywhere: mail, FTS5 rows, embeddings, in-memory vectors and the local
+    /// copies of fetched messages.
+    public func delete(emailIds: [Int64]) async throws {
+        try await core.pool.run { [core] in try core.delete(emailIds: emailIds) }
+    }
+
+    /// Deletes an account and every local trace of it (AC-S-09). Returns how many emails went.
+    @discardableResult
+    public func deleteAccount(named name: String) async throws -> Int {
+        try await core.pool.run { [core] in try core.deleteAccount(named: name) }
+    }
+
+    /// Stores a batch of incoming mail and indexes it (FTS5 now, embeddings in the background).
+    @discardableResult
+    public func ingest(_ batch: [IncomingEmail], accountId: Int64) async throws -> IngestResult {
+        try await core.pool.run { [core] in try core.ingest(batch, accountId: accountId) }
+    }
+}
