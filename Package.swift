@@ -102,12 +102,15 @@ let package = Package(
         // IMAP4rev1 protocol layer: response framing and parsing, command encoding. Pure: no NIO,
         // no dependencies, so that the tests and the fuzzer drive it with bytes alone.
         .target(name: "IMAPProtocol"),
-        // What the mail clients share: TLS contexts, one operation at a time on a connection.
+        // What the mail clients share: connecting (implicit TLS or STARTTLS), the channel handler (silence
+        // timer on the event loop's clock, failures), the response queue, one operation at a time, and the
+        // state machines of the channel and the session. Each client brings its grammar as a `ClientDialect`.
         .target(
             name: "ClientSupport",
             dependencies: [
                 "MailModel",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),

@@ -2,16 +2,12 @@ import Foundation
 import NIOCore
 import NIOSSL
 
-/// TLS for the mail clients (IMAP, SMTP): the client context and the name to verify.
+/// TLS for the mail clients (IMAP, SMTP): the client context, the name to verify, and the handler
+/// that starts TLS on a channel (at once for implicit TLS, after the server's yes for STARTTLS).
 public enum TLSClientContext {
-    /// Why a context could not be made, in words for the user; each client wraps it in its own error.
-    public struct Failure: Error, Sendable {
-        public let message: String
-    }
-
     /// A client context: the system's roots, plus the CA file's certificates when given;
-    /// full verification (chain and host name or IP address).
-    public static func make(caFile: String?, endpoint: String) throws(Failure) -> NIOSSLContext {
+    /// full verification (chain and host name or IP address). A failure is the client's `.tlsFailed`.
+    public static func make<Failure: ClientError>(caFile: String?, endpoint: String, as _: Failure.Type) throws(Failure) -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .fullVerification
         tls.trustRoots = .default
@@ -20,17 +16,17 @@ public enum TLSClientContext {
             do {
                 certificates = try NIOSSLCertificate.fromPEMFile(caFile)
             } catch {
-                throw Failure(message: "cannot read the CA file \(caFile) (a PEM certificate is expected): \(error)")
+                throw Failure(.tlsFailed, message: "cannot read the CA file \(caFile) (a PEM certificate is expected): \(error)")
             }
             guard !certificates.isEmpty else {
-                throw Failure(message: "the CA file \(caFile) holds no PEM certificate")
+                throw Failure(.tlsFailed, message: "the CA file \(caFile) holds no PEM certificate")
             }
             tls.additionalTrustRoots = [.certificates(certificates)]
         }
         do {
             return try NIOSSLContext(configuration: tls)
         } catch {
-            throw Failure(message: "cannot set up TLS for \(endpoint): \(error)")
+            throw Failure(.tlsFailed, message: "cannot set up TLS for \(endpoint): \(error)")
         }
     }
 
@@ -45,48 +41,27 @@ public enum TLSClientContext {
         var v6 = in6_addr()
         return host.withCString { inet_pton(AF_INET, $0, &v4) == 1 || inet_pton(AF_INET6, $0, &v6) == 1 }
     }
+
+    /// Starts TLS on a channel: a `NIOSSLClientHandler` at the front of the pipeline, so that every
+    /// byte read or written from now on goes through it. Its ClientHello goes out at once on an
+    /// active channel (STARTTLS), or when the channel becomes active (implicit TLS).
+    public static func addHandler(
+        to pipeline: ChannelPipeline.SynchronousOperations, context: NIOSSLContext, serverHostname: String?
+    ) throws {
+        try pipeline.addHandler(NIOSSLClientHandler(context: context, serverHostname: serverHostname), position: .first)
+    }
 }
 
-/// A connection failure from NIO or NIOSSL, in words for the user (the messages of both carry no
-/// secrets); each client turns it into its own error.
-public struct ConnectionFailure: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable {
-        case certificateRejected, tlsFailed, connectionClosed
-    }
+/// What a client asks of STARTTLS: which answer is the one (`key`: IMAP's command tag; SMTP has
+/// none, its next reply is the answer), and the TLS to start when that answer says yes.
+public struct StartTLSRequest<Key: Sendable>: Sendable {
+    public var key: Key
+    public var context: NIOSSLContext
+    public var serverHostname: String?
 
-    public var kind: Kind
-    public var message: String
-
-    /// - Parameter tlsHint: added to handshake and TLS library failures (what to check, e.g. the port).
-    public init(_ error: any Error, endpoint: String, tlsHint: String? = nil) {
-        let hint = tlsHint.map { "; " + $0 } ?? ""
-        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
-            self.init(kind: .certificateRejected, message: "the TLS certificate of \(endpoint) does not name that host (\(error))")
-        } else if let error = error as? NIOSSLError {
-            switch error {
-            case .handshakeFailed(let inner):
-                let text = String(describing: inner)
-                if text.contains("CERTIFICATE_VERIFY_FAILED") {
-                    self.init(kind: .certificateRejected,
-                              message: "the TLS certificate of \(endpoint) is not signed by a trusted authority; "
-                                  + "if the server uses its own certificate authority, pass that CA's certificate with --ca-file (\(text))")
-                } else {
-                    self.init(kind: .tlsFailed, message: "the TLS handshake with \(endpoint) failed: \(text)\(hint)")
-                }
-            case .uncleanShutdown:
-                self.init(kind: .connectionClosed, message: "the connection to \(endpoint) was cut (TLS ended without its close)")
-            default:
-                self.init(kind: .tlsFailed, message: "TLS with \(endpoint) failed: \(error)")
-            }
-        } else if error is BoringSSLError {
-            self.init(kind: .tlsFailed, message: "TLS with \(endpoint) failed: \(error)\(hint)")
-        } else {
-            self.init(kind: .connectionClosed, message: "the connection to \(endpoint) failed: \(error)")
-        }
-    }
-
-    public init(kind: Kind, message: String) {
-        self.kind = kind
-        self.message = message
+    public init(key: Key, context: NIOSSLContext, serverHostname: String?) {
+        self.key = key
+        self.context = context
+        self.serverHostname = serverHostname
     }
 }

@@ -1,4 +1,6 @@
+import ClientSupport
 import IMAPProtocol
+import NIOCore
 
 /// How the connection is protected.
 public enum IMAPSecurity: String, Sendable, Hashable, Codable {
@@ -8,6 +10,14 @@ public enum IMAPSecurity: String, Sendable, Hashable, Codable {
     case startTLS
     /// No TLS at all: for tests and local servers only.
     case plaintext
+
+    var transport: ClientTarget.Security {
+        switch self {
+        case .tls: return .tls
+        case .startTLS: return .startTLS
+        case .plaintext: return .plaintext
+        }
+    }
 }
 
 public struct IMAPClientConfiguration: Sendable {
@@ -43,8 +53,11 @@ public struct IMAPClientConfiguration: Sendable {
     }
 
     /// `host:port`, for messages (IPv6 addresses in brackets).
-    var endpoint: String {
-        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    var endpoint: String { ClientTarget.endpoint(host: host, port: port) }
+
+    /// Where and how to connect, for the shared plumbing.
+    package var target: ClientTarget {
+        ClientTarget(host: host, port: port, security: security.transport, caFile: caFile, connectTimeout: TimeAmount(connectTimeout))
     }
 }
 
@@ -73,3 +86,5 @@ public struct IMAPCommandResponse: Sendable {
         self.status = status
     }
 }
+
+extension IMAPClientConfiguration: MailClientConfiguration {}

@@ -1,3 +1,4 @@
+import ClientSupport
 import IMAPProtocol
 
 /// Why an IMAP operation failed. `message` says what happened and to which `host:port`; it never
@@ -48,4 +49,15 @@ public struct IMAPClientError: Error, Sendable, CustomStringConvertible, Equatab
         guard let serverText, !serverText.isEmpty else { return message }
         return "\(message) (the server said: \(serverText))"
     }
+}
+
+extension IMAPClientError: ClientError {
+    /// A failure the shared plumbing found (`ClientSupport`), as the kind of the same name.
+    public init(_ kind: ClientFailureKind, message: String) {
+        self.init(kind: Kind(kind), message: message)
+    }
+}
+
+extension IMAPClientError.Kind {
+    init(_ failure: ClientFailureKind) { self.init(failure.rawValue) }
 }

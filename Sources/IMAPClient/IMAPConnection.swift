@@ -13,21 +13,15 @@ import NIOSSL
 /// Every error is an `IMAPClientError`.
 public final class IMAPConnection: Sendable {
     public let configuration: IMAPClientConfiguration
-    let channel: any Channel
-    let queue: ResponseQueue
-    private let gate = TaskGate()
+    /// The channel, its response queue, the gate, the session's state machine (`ClientSupport`).
+    let session: ClientConnection<IMAPDialect>
     private let state: LockedBox<State>
-    private let tlsContext: NIOSSLContext?
 
     private struct State {
         var encoder = IMAPCommandEncoder()
         var capabilities: Set<IMAPCapability> = []
         /// Capabilities the client acts as if the server did not offer (tests: LOGIN, synchronising literals).
         var hidden: Set<IMAPCapability> = []
-        var authenticated = false
-        var closedByClient = false
-        /// The last commands sent, as `A3 LOGIN (1 part)`: names only, never arguments (tests, debugging).
-        var sent: [String] = []
 
         /// What the client may use: the server's capabilities but the hidden ones.
         var usable: Set<IMAPCapability> { capabilities.subtracting(hidden) }
@@ -38,43 +32,20 @@ public final class IMAPConnection: Sendable {
         }
     }
 
-    private init(configuration: IMAPClientConfiguration, channel: any Channel, queue: ResponseQueue, tlsContext: NIOSSLContext?) {
+    package init(configuration: IMAPClientConfiguration, session: ClientConnection<IMAPDialect>) {
         self.configuration = configuration
-        self.channel = channel
-        self.queue = queue
-        self.tlsContext = tlsContext
+        self.session = session
         self.state = LockedBox(State())
     }
 
-    deinit {
-        // A connection dropped without close() must not keep its socket.
-        channel.close(promise: nil)
-    }
-
     private var endpoint: String { configuration.endpoint }
+    private var queue: ResponseQueue { session.queue }
+    private var eventLoop: any EventLoop { session.channel.eventLoop }
     private var responseTimeout: TimeAmount { TimeAmount(configuration.responseTimeout) }
     /// For LOGOUT and for DONE after a cancelled IDLE: what is left is a courtesy, not worth a long wait.
     private var shortTimeout: TimeAmount { min(responseTimeout, .seconds(5)) }
 
     // MARK: Connecting
-
-    /// Why a connection attempt failed, in words: "Connection refused", "the host name does not
-    /// resolve", rather than NIO's description of its attempts.
-    static func reason(_ error: any Error) -> String {
-        if let failure = error as? NIOConnectionError {
-            if let first = failure.connectionErrors.first {
-                return reason(first.error)
-            }
-            if failure.dnsAError != nil || failure.dnsAAAAError != nil {
-                return "the host name \(failure.host) does not resolve"
-            }
-            return "no address to connect to for \(failure.host)"
-        }
-        if let io = error as? IOError {
-            return String(cString: strerror(io.errnoCode))
-        }
-        return "\(error)"
-    }
 
     /// Connects (TCP, and TLS at once for `.tls`) within `connectTimeout`, reads the greeting
     /// (BYE → `.connectionClosed`; PREAUTH is accepted), asks CAPABILITY when the greeting named
@@ -84,51 +55,13 @@ public final class IMAPConnection: Sendable {
         _ configuration: IMAPClientConfiguration,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws -> IMAPConnection {
-        let endpoint = configuration.endpoint
-        let tlsContext = configuration.security == .plaintext ? nil : try TLSSetup.makeContext(configuration)
-        let host = configuration.host.hasPrefix("[") && configuration.host.hasSuffix("]")
-            ? String(configuration.host.dropFirst().dropLast()) : configuration.host
-        let serverHostname = TLSSetup.serverHostname(for: host)
-        let implicitTLS = configuration.security == .tls ? tlsContext : nil
-        let queue = ResponseQueue()
-        let bootstrap = ClientBootstrap(group: eventLoopGroup)
-            .connectTimeout(TimeAmount(configuration.connectTimeout))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let implicitTLS {
-                        try channel.pipeline.syncOperations.addHandler(
-                            NIOSSLClientHandler(context: implicitTLS, serverHostname: serverHostname))
-                    }
-                    try channel.pipeline.syncOperations.addHandler(IMAPChannelHandler(queue: queue, endpoint: endpoint))
-                }
-            }
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.connect(host: host, port: configuration.port).get()
-        } catch let error as ChannelError {
-            if case .connectTimeout = error {
-                throw IMAPClientError(kind: .timedOut, message: "cannot connect to \(endpoint) within \(IMAPChannelHandler.seconds(TimeAmount(configuration.connectTimeout)))")
-            }
-            throw IMAPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(error)")
-        } catch {
-            let classified = IMAPChannelHandler.classify(error, endpoint: endpoint)
-            if classified.kind == .tlsFailed || classified.kind == .certificateRejected { throw classified }
-            throw IMAPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(Self.reason(error))")
-        }
-        let connection = IMAPConnection(configuration: configuration, channel: channel, queue: queue, tlsContext: tlsContext)
-        do {
-            try await connection.start(serverHostname: serverHostname)
-        } catch {
-            await connection.close()
-            throw error
-        }
-        return connection
+        try await open(configuration, eventLoopGroup: eventLoopGroup)
     }
 
-    private func start(serverHostname: String?) async throws(IMAPClientError) {
-        try await setResponseTimeout(responseTimeout, waitingFor: "waiting for the greeting")
-        let greeting = try await nextResponse(waitingFor: "the greeting")
-        try await setResponseTimeout(nil, waitingFor: "")
+    /// The greeting (its silence timer armed since the channel became active), then STARTTLS.
+    package func start() async throws(IMAPClientError) {
+        let greeting = try await session.next(waitingFor: "the greeting")
+        session.disarm()
         guard case .untagged(.status(let status)) = greeting else {
             throw await violation("the server \(endpoint) did not start with a greeting")
         }
@@ -142,14 +75,14 @@ public final class IMAPConnection: Sendable {
             throw await violation("the server \(endpoint) greeted with \(status.status.rawValue), which is not a greeting")
         }
         let preauthenticated = status.status == .preauth
-        state.withLockedValue { $0.authenticated = preauthenticated }
+        session.transition { $0.greeted(preauthenticated: preauthenticated) }
         if case .capability(let list)? = status.code {
             state.withLockedValue { $0.setCapabilities(list) }
         } else {
             try await refreshCapabilities()
         }
 
-        guard configuration.security == .startTLS, let tlsContext else { return }
+        guard configuration.security == .startTLS else { return }
         guard !preauthenticated else {
             throw IMAPClientError(kind: .tlsFailed, message: "the server \(endpoint) authenticated the connection in clear (PREAUTH), "
                                   + "which leaves no way to start TLS; refusing to go on without TLS")
@@ -159,16 +92,13 @@ public final class IMAPConnection: Sendable {
                                   + "(use implicit TLS on the TLS port, usually 993)")
         }
         let encoded = try encode(.startTLS)
-        do {
-            try await channel.writeAndFlush(IMAPOutbound.startTLS(tag: encoded.tag, context: tlsContext, serverHostname: serverHostname)).get()
-        } catch {
-            throw queue.failure ?? IMAPChannelHandler.classify(error, endpoint: endpoint)
-        }
+        try await session.requestStartTLS(key: encoded.tag)
         let response = try await execute(encoded)
         guard response.status.status == .ok else {
             throw IMAPClientError(kind: .tlsFailed, message: "the server \(endpoint) refused STARTTLS; refusing to go on without TLS",
                                   serverText: response.status.text, code: response.status.code)
         }
+        session.transition { $0.tlsStarted() }
         // What the server said in clear may have been forged: forget it, ask again over TLS.
         state.withLockedValue { $0.setCapabilities([]) }
         try await refreshCapabilities()
@@ -182,9 +112,7 @@ public final class IMAPConnection: Sendable {
     }
 
     /// False once the connection is closed, by either side, or failed.
-    public var isOpen: Bool {
-        channel.isActive && queue.failure == nil && !state.withLockedValue { $0.closedByClient }
-    }
+    public var isOpen: Bool { session.isOpen }
 
     /// Tests: act as if the server did not offer these (e.g. `AUTH=PLAIN` to log in with LOGIN,
     /// `LITERAL+` to send synchronising literals, `SASL-IR`).
@@ -202,12 +130,12 @@ public final class IMAPConnection: Sendable {
     /// text and code. Then the capabilities are refreshed, and ID is sent when the server offers
     /// it and `clientID` is set (its failure is ignored). Does nothing after a PREAUTH greeting.
     public func login(_ authentication: IMAPAuthentication) async throws {
-        try await withGate { () async throws(IMAPClientError) in try await self.authenticate(authentication) }
+        try await session.withGate { () async throws(IMAPClientError) in try await self.authenticate(authentication) }
     }
 
     private func authenticate(_ authentication: IMAPAuthentication) async throws(IMAPClientError) {
-        let (authenticated, usable) = state.withLockedValue { ($0.authenticated, $0.usable) }
-        guard !authenticated else { return }
+        guard !session.isAuthenticated else { return }
+        let usable = state.withLockedValue { $0.usable }
         let command: IMAPCommand
         switch authentication {
         case .password(let user, let password):
@@ -228,7 +156,7 @@ public final class IMAPConnection: Sendable {
                                   message: "the server \(endpoint) refused the user name or password for \(authentication.user)",
                                   serverText: response.status.text, code: response.status.code)
         }
-        state.withLockedValue { $0.authenticated = true }
+        session.transition { $0.authenticated() }
         if case .capability(let list)? = response.status.code {
             state.withLockedValue { $0.setCapabilities(list) }
         } else if !noteCapabilities(response.untagged) {
@@ -254,7 +182,7 @@ public final class IMAPConnection: Sendable {
     /// cancellation → `.cancelled`, and the connection is closed when the command was under way.
     /// STARTTLS and IDLE have their own methods (`connect`, `idle`).
     public func run(_ command: IMAPCommand) async throws -> IMAPCommandResponse {
-        try await withGate { () async throws(IMAPClientError) in
+        try await session.withGate { () async throws(IMAPClientError) in
             switch command {
             case .startTLS, .idle:
                 throw IMAPClientError(kind: .commandFailed, message: "STARTTLS and IDLE are not sent with run: use connect(security: .startTLS) and idle(for:until:)")
@@ -276,14 +204,14 @@ public final class IMAPConnection: Sendable {
     /// response timeout applies while idling; the connection dropping → `.connectionClosed`.
     /// Re-issue before 29 minutes (RFC 2177).
     public func idle(for duration: Duration, until stop: @escaping @Sendable (IMAPUntaggedResponse) -> Bool) async throws -> [IMAPUntaggedResponse] {
-        try await withGate { () async throws(IMAPClientError) in try await self.runIdle(for: duration, until: stop) }
+        try await session.withGate { () async throws(IMAPClientError) in try await self.runIdle(for: duration, until: stop) }
     }
 
     private func runIdle(for duration: Duration, until stop: @Sendable (IMAPUntaggedResponse) -> Bool) async throws(IMAPClientError) -> [IMAPUntaggedResponse] {
         guard capabilities.contains(.idle) else {
             throw IMAPClientError(kind: .commandFailed, message: "the server \(endpoint) does not offer IDLE")
         }
-        try checkOpen()
+        try session.checkOpen()
         let encoded = try encode(.idle)
         try await send(encoded.parts[0], responseTimeout: responseTimeout, waitingFor: "waiting for the answer to \(encoded)")
         var collected: [IMAPUntaggedResponse] = []
@@ -292,7 +220,7 @@ public final class IMAPConnection: Sendable {
 
         // Until the server agrees to idle.
         waitForContinuation: while true {
-            let wait = try await queue.next(on: channel.eventLoop, cancellable: !cancelled)
+            let wait = try await queue.next(on: eventLoop, cancellable: !cancelled)
             switch wait {
             case .cancelled, .deadline:
                 // `+` must still come before DONE can be sent; the response timeout bounds the wait.
@@ -304,7 +232,7 @@ public final class IMAPConnection: Sendable {
             case .response(.continuation):
                 break waitForContinuation
             case .response(.tagged(let tag, let status)) where tag == encoded.tag:
-                try await setResponseTimeout(nil, waitingFor: "")
+                session.disarm()
                 try check(IMAPCommandResponse(untagged: collected, status: status), encoded)
                 return collected
             case .response(.tagged):
@@ -313,10 +241,10 @@ public final class IMAPConnection: Sendable {
         }
 
         // Idling: no timeout, the server may be silent for the whole duration.
-        try await setResponseTimeout(nil, waitingFor: "")
-        let deadline = NIODeadline.now() + TimeAmount(duration)
+        session.disarm()
+        let deadline = eventLoop.now + TimeAmount(duration)
         while !done {
-            switch try await queue.next(deadline: deadline, on: channel.eventLoop, cancellable: true) {
+            switch try await queue.next(deadline: deadline, on: eventLoop, cancellable: true) {
             case .deadline:
                 done = true
             case .cancelled:
@@ -337,11 +265,11 @@ public final class IMAPConnection: Sendable {
         try await send(IMAPCommandEncoder.idleDone, responseTimeout: cancelled ? shortTimeout : responseTimeout,
                        waitingFor: "waiting for the end of \(encoded)")
         while true {
-            switch try await queue.next(on: channel.eventLoop, cancellable: false) {
+            switch try await queue.next(on: eventLoop, cancellable: false) {
             case .response(.untagged(let response)):
                 collected.append(response)
             case .response(.tagged(let tag, let status)) where tag == encoded.tag:
-                try await setResponseTimeout(nil, waitingFor: "")
+                session.disarm()
                 try check(IMAPCommandResponse(untagged: collected, status: status), encoded)
                 return collected
             case .response(.tagged), .response(.continuation):
@@ -355,43 +283,22 @@ public final class IMAPConnection: Sendable {
     /// LOGOUT (best effort, a few seconds at most), then close. Never throws. When another
     /// command is under way, closes at once (that command then fails with `.connectionClosed`).
     public func logout() async {
-        if isOpen, gate.tryAcquire() {
+        await session.finish {
             do {
                 let encoded = try encode(.logout)
                 _ = try await execute(encoded, responseTimeout: shortTimeout)
             } catch {
-                // Best effort by design: the connection is closed below whatever happened.
+                // Best effort by design: the connection is closed next whatever happened.
             }
-            gate.release()
         }
-        await close()
     }
 
     /// Closes the connection now. Idempotent; a command under way fails with `.connectionClosed`.
     public func close() async {
-        let already = state.withLockedValue { state in
-            defer { state.closedByClient = true }
-            return state.closedByClient
-        }
-        queue.fail(IMAPClientError(kind: .connectionClosed, message: "the connection to \(endpoint) was closed by the client"))
-        guard !already else { return }
-        channel.close(promise: nil)  // fails only when already closed, which is what was asked
-        do {
-            try await channel.closeFuture.get()
-        } catch {
-            // closeFuture never fails.
-        }
+        await session.close()
     }
 
     // MARK: Internals
-
-    private func withGate<T>(_ body: () async throws(IMAPClientError) -> T) async throws(IMAPClientError) -> T {
-        guard await gate.acquire() else {
-            throw IMAPClientError(kind: .cancelled, message: "cancelled while waiting for an earlier command on \(endpoint) to finish")
-        }
-        defer { gate.release() }
-        return try await body()
-    }
 
     private func encode(_ command: IMAPCommand) throws(IMAPClientError) -> IMAPEncodedCommand {
         do {
@@ -402,27 +309,20 @@ public final class IMAPConnection: Sendable {
     }
 
     /// The last commands sent (at most 50), as `A3 APPEND (2 parts)`: tags and names only, safe to log.
-    var sentCommands: [String] { state.withLockedValue { $0.sent } }
-
-    private func checkOpen() throws(IMAPClientError) {
-        if let failure = queue.failure { throw failure }
-    }
+    var sentCommands: [String] { session.sentCommands }
 
     /// Sends a command's parts, waiting for `+` between them, and collects responses up to its
     /// tagged answer, whatever its status.
     func execute(_ encoded: IMAPEncodedCommand, responseTimeout timeout: TimeAmount? = nil) async throws(IMAPClientError) -> IMAPCommandResponse {
-        try checkOpen()
-        state.withLockedValue { state in
-            state.sent.append("\(encoded) (\(encoded.parts.count) part\(encoded.parts.count == 1 ? "" : "s"))")
-            if state.sent.count > 50 { state.sent.removeFirst() }
-        }
+        try session.checkOpen()
+        session.record("\(encoded) (\(encoded.parts.count) part\(encoded.parts.count == 1 ? "" : "s"))")
         let waitingFor = "waiting for the answer to \(encoded)"
         let timeout = timeout ?? responseTimeout
         try await send(encoded.parts[0], responseTimeout: timeout, waitingFor: waitingFor)
         var nextPart = 1
         var untagged: [IMAPUntaggedResponse] = []
         while true {
-            switch try await nextResponse(waitingFor: "\(encoded)") {
+            switch try await session.next(waitingFor: "\(encoded)") {
             case .untagged(let response):
                 untagged.append(response)
             case .continuation:
@@ -439,7 +339,7 @@ public final class IMAPConnection: Sendable {
                 guard tag == encoded.tag else {
                     throw await violation("the server \(endpoint) answered a command that was not sent (tag \(tag.prefix(20)) while waiting for \(encoded))")
                 }
-                try await setResponseTimeout(nil, waitingFor: "")
+                session.disarm()
                 return IMAPCommandResponse(untagged: untagged, status: status)
             }
         }
@@ -452,47 +352,13 @@ public final class IMAPConnection: Sendable {
                               serverText: response.status.text, code: response.status.code)
     }
 
-    /// The next response; cancellation closes the connection (a command is under way) and throws `.cancelled`.
-    private func nextResponse(waitingFor: String) async throws(IMAPClientError) -> IMAPResponse {
-        switch try await queue.next(on: channel.eventLoop, cancellable: true) {
-        case .response(let response):
-            return response
-        case .cancelled, .deadline:
-            let error = IMAPClientError(kind: .cancelled, message: "cancelled while waiting for \(waitingFor) from \(endpoint); the connection was closed")
-            queue.fail(error)
-            await close()
-            throw error
-        }
-    }
-
     private func send(_ bytes: [UInt8], responseTimeout: TimeAmount?, waitingFor: String) async throws(IMAPClientError) {
-        try await write(.send(bytes, responseTimeout: responseTimeout, waitingFor: waitingFor))
-    }
-
-    private func setResponseTimeout(_ timeout: TimeAmount?, waitingFor: String) async throws(IMAPClientError) {
-        if timeout == nil {
-            // Disarming needs no round trip: writes reach the handler in order, and on a closed
-            // channel there is nothing left to disarm.
-            channel.write(IMAPOutbound.setResponseTimeout(nil, waitingFor: waitingFor), promise: nil)
-            return
-        }
-        try await write(.setResponseTimeout(timeout, waitingFor: waitingFor))
-    }
-
-    private func write(_ message: IMAPOutbound) async throws(IMAPClientError) {
-        do {
-            try await channel.writeAndFlush(message).get()
-        } catch {
-            throw queue.failure ?? IMAPChannelHandler.classify(error, endpoint: endpoint)
-        }
+        try await session.send(bytes, responseTimeout: responseTimeout, waitingFor: waitingFor)
     }
 
     /// A server that broke the protocol: the connection closes, the error says why.
     private func violation(_ message: String) async -> IMAPClientError {
-        let error = IMAPClientError(kind: .protocolViolation, message: message)
-        queue.fail(error)
-        await close()
-        return error
+        await session.abandon(IMAPClientError(kind: .protocolViolation, message: message))
     }
 
     private func refreshCapabilities() async throws(IMAPClientError) {
@@ -515,3 +381,5 @@ public final class IMAPConnection: Sendable {
         return true
     }
 }
+
+extension IMAPConnection: MailClientConnection {}

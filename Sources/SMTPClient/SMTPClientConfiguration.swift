@@ -1,3 +1,5 @@
+import ClientSupport
+import NIOCore
 import SMTPProtocol
 
 /// How the connection is protected.
@@ -8,6 +10,14 @@ public enum SMTPSecurity: String, Sendable, Hashable, Codable, CaseIterable {
     case startTLS
     /// No TLS at all: for tests and local relays only.
     case plaintext
+
+    var transport: ClientTarget.Security {
+        switch self {
+        case .tls: return .tls
+        case .startTLS: return .startTLS
+        case .plaintext: return .plaintext
+        }
+    }
 
     /// The usual port: 465, 587, or 25 in clear.
     public var defaultPort: Int {
@@ -50,8 +60,12 @@ public struct SMTPClientConfiguration: Sendable {
     }
 
     /// `host:port`, for messages (IPv6 addresses in brackets).
-    public var endpoint: String {
-        host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    public var endpoint: String { ClientTarget.endpoint(host: host, port: port) }
+
+    /// Where and how to connect, for the shared plumbing.
+    package var target: ClientTarget {
+        ClientTarget(host: host, port: port, security: security.transport, caFile: caFile, connectTimeout: TimeAmount(connectTimeout),
+                     connectHint: "check the host name and port")
     }
 }
 
@@ -83,3 +97,5 @@ public struct SMTPSendResult: Sendable {
         self.finalReply = finalReply
     }
 }
+
+extension SMTPClientConfiguration: MailClientConfiguration {}

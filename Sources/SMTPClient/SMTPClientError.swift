@@ -1,3 +1,4 @@
+import ClientSupport
 import SMTPProtocol
 
 /// Why sending failed. `message` says what happened, with which `host:port`, and what to do; it
@@ -59,4 +60,15 @@ public struct SMTPClientError: Error, Sendable, CustomStringConvertible {
         guard let reply else { return message }
         return "\(message) (the server said: \(reply))"
     }
+}
+
+extension SMTPClientError: ClientError {
+    /// A failure the shared plumbing found (`ClientSupport`), as the kind of the same name.
+    public init(_ kind: ClientFailureKind, message: String) {
+        self.init(kind: Kind(kind), message: message)
+    }
+}
+
+extension SMTPClientError.Kind {
+    init(_ failure: ClientFailureKind) { self.init(failure.rawValue) }
 }

@@ -12,29 +12,19 @@ import SMTPProtocol
 /// QUIT wait for one another, in the order they asked. Every error is an `SMTPClientError`.
 public final class SMTPConnection: Sendable {
     public let configuration: SMTPClientConfiguration
-    let channel: any Channel
-    let queue: SMTPReplyQueue
+    /// The channel, its reply queue, the gate, the session's state machine (`ClientSupport`).
+    let session: ClientConnection<SMTPDialect>
     private let state: LockedBox<State>
-    private let gate = TaskGate()
 
     private struct State {
         var capabilities = SMTPCapabilities()
         var greeting: SMTPReply?
-        var authenticated = false
-        var closedByClient = false
-        /// The last commands sent, names only (never arguments): for tests and debugging.
-        var sent: [String] = []
     }
 
-    private init(configuration: SMTPClientConfiguration, channel: any Channel, queue: SMTPReplyQueue) {
+    package init(configuration: SMTPClientConfiguration, session: ClientConnection<SMTPDialect>) {
         self.configuration = configuration
-        self.channel = channel
-        self.queue = queue
+        self.session = session
         self.state = LockedBox(State())
-    }
-
-    deinit {
-        channel.close(promise: nil)
     }
 
     private var endpoint: String { configuration.endpoint }
@@ -44,7 +34,7 @@ public final class SMTPConnection: Sendable {
     public var capabilities: SMTPCapabilities { state.withLockedValue { $0.capabilities } }
 
     /// The last commands sent, as names only (`EHLO`, `AUTH PLAIN`, `RCPT TO`): safe to log.
-    public var sentCommands: [String] { state.withLockedValue { $0.sent } }
+    public var sentCommands: [String] { session.sentCommands }
 
     // MARK: Connecting
 
@@ -55,87 +45,34 @@ public final class SMTPConnection: Sendable {
         _ configuration: SMTPClientConfiguration,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) async throws(SMTPClientError) -> SMTPConnection {
-        let endpoint = configuration.endpoint
-        let tlsContext = configuration.security == .plaintext ? nil : try TLSSetup.makeContext(configuration)
-        let host = configuration.host.hasPrefix("[") && configuration.host.hasSuffix("]")
-            ? String(configuration.host.dropFirst().dropLast()) : configuration.host
-        let serverHostname = TLSSetup.serverHostname(for: host)
-        let implicitTLS = configuration.security == .tls ? tlsContext : nil
-        let queue = SMTPReplyQueue()
-        let greetingTimeout = TimeAmount(configuration.responseTimeout)
-        let bootstrap = ClientBootstrap(group: eventLoopGroup)
-            .connectTimeout(TimeAmount(configuration.connectTimeout))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    if let implicitTLS {
-                        try channel.pipeline.syncOperations.addHandler(
-                            NIOSSLClientHandler(context: implicitTLS, serverHostname: serverHostname))
-                    }
-                    try channel.pipeline.syncOperations.addHandler(
-                        SMTPChannelHandler(queue: queue, endpoint: endpoint, greetingTimeout: greetingTimeout))
-                }
-            }
-        let channel: any Channel
-        do {
-            channel = try await bootstrap.connect(host: host, port: configuration.port).get()
-        } catch let error as ChannelError {
-            if case .connectTimeout = error {
-                throw SMTPClientError(kind: .timedOut, message: "cannot connect to \(endpoint) within "
-                                      + "\(SMTPChannelHandler.seconds(TimeAmount(configuration.connectTimeout))); check the host name and port")
-            }
-            throw SMTPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(error)")
-        } catch {
-            let classified = SMTPChannelHandler.classify(error, endpoint: endpoint)
-            if classified.kind == .tlsFailed || classified.kind == .certificateRejected { throw classified }
-            throw SMTPClientError(kind: .connectionFailed, message: "cannot connect to \(endpoint): \(reason(error)); check the host name and port")
-        }
-        let connection = SMTPConnection(configuration: configuration, channel: channel, queue: queue)
-        do {
-            try await connection.start(tlsContext: tlsContext, serverHostname: serverHostname)
-        } catch {
-            await connection.close()
-            throw error
-        }
-        return connection
+        try await open(configuration, eventLoopGroup: eventLoopGroup)
     }
 
-    /// Why a connection attempt failed, in words ("Connection refused", "the host name does not resolve").
-    static func reason(_ error: any Error) -> String {
-        if let failure = error as? NIOConnectionError {
-            if let first = failure.connectionErrors.first { return reason(first.error) }
-            if failure.dnsAError != nil || failure.dnsAAAAError != nil { return "the host name \(failure.host) does not resolve" }
-            return "no address to connect to for \(failure.host)"
-        }
-        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)) }
-        return "\(error)"
-    }
-
-    private func start(tlsContext: NIOSSLContext?, serverHostname: String?) async throws(SMTPClientError) {
-        let greeting = try await nextReply(waitingFor: "the greeting")
-        try await disarm()
+    /// The greeting (its silence timer armed since the channel became active), EHLO, then STARTTLS.
+    package func start() async throws(SMTPClientError) {
+        let greeting = try await session.next(waitingFor: "the greeting")
+        session.disarm()
         guard greeting.code == 220 else {
             if greeting.code == 554 || greeting.code == 421 {
                 throw SMTPClientError(kind: .connectionClosed, message: "the server \(endpoint) refused the connection", reply: greeting)
             }
             throw await violation("the server \(endpoint) did not greet with 220 (is it an SMTP server? check the port)", reply: greeting)
         }
+        session.transition { $0.greeted(preauthenticated: false) }
         state.withLockedValue { $0.greeting = greeting }
         try await hello()
 
-        guard configuration.security == .startTLS, let tlsContext else { return }
+        guard configuration.security == .startTLS else { return }
         guard capabilities.supportsStartTLS else {
             throw SMTPClientError(kind: .tlsFailed, message: "the server \(endpoint) does not offer STARTTLS; refusing to go on without TLS "
                                   + "(use --tls implicit on the TLS port, usually 465)")
         }
-        do {
-            try await channel.writeAndFlush(SMTPOutbound.startTLS(context: tlsContext, serverHostname: serverHostname)).get()
-        } catch {
-            throw queue.failure ?? SMTPChannelHandler.classify(error, endpoint: endpoint)
-        }
+        try await session.requestStartTLS(key: ())
         let reply = try await command(.startTLS)
         guard reply.code == 220 else {
             throw SMTPClientError(kind: .tlsFailed, message: "the server \(endpoint) refused STARTTLS; refusing to go on without TLS", reply: reply)
         }
+        session.transition { $0.tlsStarted() }
         // What the server said in clear may have been forged: forget it, ask again over TLS.
         state.withLockedValue { $0.capabilities = SMTPCapabilities() }
         try await hello()
@@ -160,11 +97,11 @@ public final class SMTPConnection: Sendable {
     /// AUTH: for a password PLAIN when offered, else LOGIN; for a token XOAUTH2. A refusal is
     /// `.authenticationFailed` with the server's reply.
     public func authenticate(_ authentication: SMTPAuthentication) async throws(SMTPClientError) {
-        try await withGate { () async throws(SMTPClientError) in try await self.login(authentication) }
+        try await session.withGate { () async throws(SMTPClientError) in try await self.login(authentication) }
     }
 
     private func login(_ authentication: SMTPAuthentication) async throws(SMTPClientError) {
-        guard !state.withLockedValue({ $0.authenticated }) else { return }
+        guard !session.isAuthenticated else { return }
         let offered = capabilities.authMechanisms
         let user = authentication.user
         guard !offered.isEmpty else {
@@ -211,7 +148,7 @@ public final class SMTPConnection: Sendable {
             throw SMTPClientError(kind: .authenticationFailed,
                                   message: "the server \(endpoint) refused the login of \(user); check the user name and password", reply: reply)
         }
-        state.withLockedValue { $0.authenticated = true }
+        session.transition { $0.authenticated() }
     }
 
     // MARK: Sending
@@ -229,7 +166,7 @@ public final class SMTPConnection: Sendable {
     public func send(message: [UInt8], from sender: SMTPAddress, to recipients: [SMTPAddress],
                      requiresSMTPUTF8: Bool = false,
                      beforeData: (@Sendable () throws -> Void)? = nil) async throws(SMTPClientError) -> SMTPSendResult {
-        try await withGate { () async throws(SMTPClientError) in
+        try await session.withGate { () async throws(SMTPClientError) in
             try await self.transaction(message: message, from: sender, to: recipients, requiresSMTPUTF8: requiresSMTPUTF8,
                                        beforeData: beforeData)
         }
@@ -313,34 +250,17 @@ public final class SMTPConnection: Sendable {
     /// QUIT (best effort, a few seconds at most), then close. Never throws. When another operation
     /// is under way, closes at once (that operation then fails with `.connectionClosed`).
     public func quit() async {
-        if queue.failure == nil && !state.withLockedValue({ $0.closedByClient }), gate.tryAcquire() {
+        await session.finish {
             _ = try? await exchange(try SMTPCommand.quit.encoded(), name: "QUIT", timeout: min(responseTimeout, .seconds(5)))
-            gate.release()
         }
-        await close()
     }
 
     /// Closes the connection now. Idempotent.
     public func close() async {
-        let already = state.withLockedValue { state in
-            defer { state.closedByClient = true }
-            return state.closedByClient
-        }
-        queue.fail(SMTPClientError(kind: .connectionClosed, message: "the connection to \(endpoint) was closed by the client"))
-        guard !already else { return }
-        channel.close(promise: nil)
-        try? await channel.closeFuture.get()
+        await session.close()
     }
 
     // MARK: Internals
-
-    private func withGate<T>(_ body: () async throws(SMTPClientError) -> T) async throws(SMTPClientError) -> T {
-        guard await gate.acquire() else {
-            throw SMTPClientError(kind: .cancelled, message: "cancelled while waiting for an earlier command on \(endpoint) to finish")
-        }
-        defer { gate.release() }
-        return try await body()
-    }
 
     /// RSET after a refused transaction, best effort: the session stays usable for another message.
     private func reset() async {
@@ -358,18 +278,11 @@ public final class SMTPConnection: Sendable {
     }
 
     private func exchange(_ bytes: [UInt8], name: String, timeout: TimeAmount) async throws(SMTPClientError) -> SMTPReply {
-        if let failure = queue.failure { throw failure }
-        state.withLockedValue { state in
-            state.sent.append(name)
-            if state.sent.count > 50 { state.sent.removeFirst() }
-        }
-        do {
-            try await channel.writeAndFlush(SMTPOutbound.send(bytes, responseTimeout: timeout, waitingFor: "waiting for the reply to \(name)")).get()
-        } catch {
-            throw queue.failure ?? SMTPChannelHandler.classify(error, endpoint: endpoint)
-        }
-        let reply = try await nextReply(waitingFor: "the reply to \(name)")
-        try await disarm()
+        try session.checkOpen()
+        session.record(name)
+        try await session.send(bytes, responseTimeout: timeout, waitingFor: "waiting for the reply to \(name)")
+        let reply = try await session.next(waitingFor: "the reply to \(name)")
+        session.disarm()
         if reply.code == 421 {
             // The server is closing the session (RFC 5321 §3.8).
             await close()
@@ -379,26 +292,8 @@ public final class SMTPConnection: Sendable {
         return reply
     }
 
-    private func nextReply(waitingFor: String) async throws(SMTPClientError) -> SMTPReply {
-        do {
-            return try await queue.next()
-        } catch where error.kind == .cancelled {
-            let error = SMTPClientError(kind: .cancelled, message: "cancelled while waiting for \(waitingFor) from \(endpoint); the connection was closed")
-            queue.fail(error)
-            await close()
-            throw error
-        }
-    }
-
-    private func disarm() async throws(SMTPClientError) {
-        channel.write(SMTPOutbound.disarm, promise: nil)
-    }
-
     private func violation(_ message: String, reply: SMTPReply? = nil) async -> SMTPClientError {
-        let error = SMTPClientError(kind: .protocolViolation, message: message, reply: reply)
-        queue.fail(error)
-        await close()
-        return error
+        await session.abandon(SMTPClientError(kind: .protocolViolation, message: message, reply: reply))
     }
 
     /// For a 4xx reply: the server's failure is temporary.
@@ -412,3 +307,5 @@ public final class SMTPConnection: Sendable {
         return "\(count) bytes"
     }
 }
+
+extension SMTPConnection: MailClientConnection {}

@@ -2,14 +2,8 @@ import ClientSupport
 import NIOSSL
 
 enum TLSSetup {
-    /// `TLSClientContext.make`, its failure as a `.tlsFailed` SMTPClientError.
+    /// `TLSClientContext.make` for `configuration` (the tests of the channel handler; `connect` makes its own).
     static func makeContext(_ configuration: SMTPClientConfiguration) throws(SMTPClientError) -> NIOSSLContext {
-        do {
-            return try TLSClientContext.make(caFile: configuration.caFile, endpoint: configuration.endpoint)
-        } catch {
-            throw SMTPClientError(kind: .tlsFailed, message: error.message)
-        }
+        try TLSClientContext.make(caFile: configuration.caFile, endpoint: configuration.endpoint, as: SMTPClientError.self)
     }
-
-    static func serverHostname(for host: String) -> String? { TLSClientContext.serverHostname(for: host) }
 }

@@ -105,6 +105,28 @@ final class SMTPChannelHandlerTests: XCTestCase {
         XCTAssertFalse(channel.isActive)
     }
 
+    func testTheSharedFailuresAreSMTPKindsOfTheSameName() {
+        XCTAssertEqual(SMTPClientError(.connectionFailed, message: "m").kind, .connectionFailed)
+        XCTAssertEqual(SMTPClientError(.tlsFailed, message: "m").kind, .tlsFailed)
+        XCTAssertEqual(SMTPClientError(.certificateRejected, message: "m").kind, .certificateRejected)
+        XCTAssertEqual(SMTPClientError(.timedOut, message: "m").kind, .timedOut)
+        XCTAssertEqual(SMTPClientError(.connectionClosed, message: "m").kind, .connectionClosed)
+        XCTAssertEqual(SMTPClientError(.protocolViolation, message: "m").kind, .protocolViolation)
+        XCTAssertEqual(SMTPClientError(.cancelled, message: "m").kind, .cancelled)
+    }
+
+    func testAFailedConnectionFailsWhatIsWrittenAfterWithTheReason() throws {
+        let queue = SMTPReplyQueue()
+        let channel = try connectedChannel(queue)
+        try channel.writeInbound(ByteBuffer(string: "220 ready\r\n"))
+        channel.pipeline.fireChannelInactive()
+        XCTAssertEqual(queue.drainBuffered().map(\.code), [220])
+        XCTAssertEqual(queue.failure?.message, "the connection to test:587 was closed by the server")
+        XCTAssertThrowsError(try channel.writeOutbound(SMTPOutbound.send(Array("EHLO x\r\n".utf8), responseTimeout: .seconds(5), waitingFor: "EHLO"))) {
+            XCTAssertEqual(($0 as? SMTPClientError)?.kind, .connectionClosed)
+        }
+    }
+
     func testA421BeforeTheCloseIsTheReasonGiven() throws {
         let queue = SMTPReplyQueue()
         let channel = try connectedChannel(queue)

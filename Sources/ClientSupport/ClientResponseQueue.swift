@@ -1,28 +1,27 @@
-import ClientSupport
-import IMAPProtocol
 import MailModel
 import NIOCore
 
-/// The responses the channel handler read, in order, for the one task that consumes them.
+/// The responses a channel handler read (IMAP responses, SMTP replies), in order, for the one task
+/// that consumes them.
 ///
 /// The handler `push`es responses and, once, `fail`s with the reason the connection ended;
 /// responses pushed before the failure are still handed out first. Waiting may end at a
 /// deadline or on task cancellation without losing anything: the queue outlives both, so a
-/// cancelled IDLE can still send DONE and read the rest.
-final class ResponseQueue: Sendable {
-    enum Wait: Sendable, Equatable {
-        case response(IMAPResponse)
+/// cancelled IMAP IDLE can still send DONE and read the rest.
+public final class ClientResponseQueue<Response: Sendable, Failure: Error & Sendable>: Sendable {
+    public enum Wait: Sendable {
+        case response(Response)
         /// The deadline given to `next` passed first.
         case deadline
         /// The task was cancelled first (only when waiting cancellably).
         case cancelled
     }
 
-    private typealias Waiter = CheckedContinuation<Result<Wait, IMAPClientError>, Never>
+    private typealias Waiter = CheckedContinuation<Result<Wait, Failure>, Never>
 
     private struct State {
-        var buffer = CircularBuffer<IMAPResponse>()
-        var failure: IMAPClientError?
+        var buffer = CircularBuffer<Response>()
+        var failure: Failure?
         var waiter: (id: UInt64, continuation: Waiter)?
         var nextID: UInt64 = 0
         /// The id of the wait whose deadline passed before it was registered.
@@ -31,9 +30,9 @@ final class ResponseQueue: Sendable {
 
     private let state = LockedBox(State())
 
-    init() {}
+    public init() {}
 
-    func push(_ response: IMAPResponse) {
+    public func push(_ response: Response) {
         let waiter: Waiter? = state.withLockedValue { state in
             guard state.failure == nil else { return nil }
             if let waiter = state.waiter {
@@ -48,8 +47,8 @@ final class ResponseQueue: Sendable {
 
     /// Ends the queue: after the buffered responses, every `next` throws `error`. The first
     /// failure wins.
-    func fail(_ error: IMAPClientError) {
-        let resume: (Waiter, IMAPClientError)? = state.withLockedValue { state in
+    public func fail(_ error: Failure) {
+        let resume: (Waiter, Failure)? = state.withLockedValue { state in
             if state.failure == nil { state.failure = error }
             guard let waiter = state.waiter else { return nil }
             state.waiter = nil
@@ -58,20 +57,21 @@ final class ResponseQueue: Sendable {
         if let (waiter, failure) = resume { waiter.resume(returning: .failure(failure)) }
     }
 
-    var failure: IMAPClientError? { state.withLockedValue { $0.failure } }
+    /// Why the queue ended; nil while it is open.
+    public var failure: Failure? { state.withLockedValue { $0.failure } }
 
     /// The responses buffered now, without waiting (for tests of the channel handler).
-    func drainBuffered() -> [IMAPResponse] {
+    public func drainBuffered() -> [Response] {
         state.withLockedValue { state in
             defer { state.buffer.removeAll() }
             return Array(state.buffer)
         }
     }
 
-    /// The next response; `.deadline` once `deadline` passes; `.cancelled` when the task is
-    /// cancelled and `cancellable` (otherwise cancellation is ignored: the caller bounds the
-    /// wait some other way). Throws the queue's failure once the buffer is empty.
-    func next(deadline: NIODeadline? = nil, on eventLoop: any EventLoop, cancellable: Bool = true) async throws(IMAPClientError) -> Wait {
+    /// The next response; `.deadline` once `deadline` passes (on `eventLoop`'s clock); `.cancelled`
+    /// when the task is cancelled and `cancellable` (otherwise cancellation is ignored: the caller
+    /// bounds the wait some other way). Throws the queue's failure once the buffer is empty.
+    public func next(deadline: NIODeadline? = nil, on eventLoop: any EventLoop, cancellable: Bool = true) async throws(Failure) -> Wait {
         let id = state.withLockedValue { state -> UInt64 in
             state.nextID += 1
             return state.nextID
@@ -80,9 +80,9 @@ final class ResponseQueue: Sendable {
             eventLoop.scheduleTask(deadline: deadline) { [self] in self.wake(id, with: .deadline) }
         }
         defer { timer?.cancel() }
-        let result: Result<Wait, IMAPClientError> = await withTaskCancellationHandler {
+        let result: Result<Wait, Failure> = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: Waiter) in
-                let immediate: Result<Wait, IMAPClientError>? = state.withLockedValue { state in
+                let immediate: Result<Wait, Failure>? = state.withLockedValue { state in
                     if let response = state.buffer.popFirst() { return .success(.response(response)) }
                     if let failure = state.failure { return .failure(failure) }
                     if state.expired == id { return .success(.deadline) }
@@ -101,7 +101,7 @@ final class ResponseQueue: Sendable {
     private func wake(_ id: UInt64, with wait: Wait) {
         let waiter: Waiter? = state.withLockedValue { state in
             guard let waiter = state.waiter, waiter.id == id else {
-                if wait == .deadline { state.expired = id }
+                if case .deadline = wait { state.expired = id }
                 return nil
             }
             state.waiter = nil
@@ -110,3 +110,5 @@ final class ResponseQueue: Sendable {
         waiter?.resume(returning: .success(wait))
     }
 }
+
+extension ClientResponseQueue.Wait: Equatable where Response: Equatable {}
