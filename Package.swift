@@ -206,6 +206,17 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The IMAP channel handler and connection driven with bytes on embedded channels and a virtual clock
+        // (framing, greeting, commands, silence timer, STARTTLS), and ClientSupport's state machines and queue.
+        .testTarget(
+            name: "IMAPClientTests",
+            dependencies: [
+                "IMAPClient", "IMAPProtocol", "ClientSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         // The message builder, its output read back by the project's own MIME parser.
         .testTarget(name: "MailCompositionTests", dependencies: ["MailComposition", "SMTPProtocol", "MailParsing", "MailModel"]),
         // Against a real Dovecot, started by Tests/IMAP/dovecot.py (IMAP, and SMTP through its submission service).
