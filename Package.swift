@@ -70,7 +70,7 @@ let package = Package(
             name: "MailSearchKit",
             dependencies: [
                 "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine", "MailImport",
-                "HTMLSanitizer", "Categorization", "ThreadInsights", "MailComposition", "SMTPProtocol", grdb,
+                "HTMLSanitizer", "Categorization", "ThreadInsights", "MailComposition", "SMTPProtocol",
             ]
         ),
         // `mailsearch serve`: the search page and the Hummingbird 2 JSON API over MailSearchService and its security rules

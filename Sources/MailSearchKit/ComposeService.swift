@@ -63,6 +63,16 @@ public struct ComposeService: Sendable {
         try await core.pool.run { [core] in try core.reopen(id: id) }
     }
 
+    /// The RFC 5322 message a draft would be sent as (`--dry-run`).
+    public func message(draftId: Int64) async throws -> BuiltMessage {
+        try await core.pool.run { [core] in
+            guard let draft = try core.store.draft(id: draftId), draft.state != .deleted else {
+                throw ServiceError.notFound("no draft with id \(draftId)")
+            }
+            return try core.buildMessage(draft)
+        }
+    }
+
     /// The RFC 5322 message of a draft (or its copy for the Drafts folder).
     public func buildMessage(_ draft: Draft, forDraftsFolder: Bool = false, date: Date? = nil) async throws -> BuiltMessage {
         try await core.pool.run { [core] in try core.buildMessage(draft, forDraftsFolder: forDraftsFolder, date: date) }

@@ -66,11 +66,21 @@ public final class MailSearchService: Sendable {
 
     /// Keeps what this process computed and the next would need (the email directory, row
     /// lengths) in search.sqlite: a one-shot command calls it once its output is out.
-    public func storeCopiesForNextProcess() { core.storeCopiesForNextProcess() }
+    public func saveForNextProcess() { core.storeCopiesForNextProcess() }
 
     /// Everything `GET /api/status` and `mailsearch index status` show.
     public func status() async throws -> ServiceStatus {
         try await core.pool.run { [core] in try core.status() }
+    }
+
+    /// What `mailsearch stats` shows: the counts and sizes, emails per category, and what waits.
+    public func statistics() async throws -> MailStatistics {
+        try await core.pool.run { [core] in
+            MailStatistics(dataDirectory: core.store.directory.url.path, counts: try core.store.statistics(),
+                           categories: try core.store.categoryCounts(),
+                           awaitingCategory: try core.store.emailsAwaitingCategoryCount(),
+                           withoutEmbedding: try core.store.emailsWithoutEmbeddingCount(model: core.model.name))
+        }
     }
 
     /// Rebuilds the keyword index from mail.sqlite and reloads the vectors, reporting (done, total).
@@ -124,4 +134,15 @@ public final class MailSearchService: Sendable {
     public static let maximumBodyCharacters = ServiceCore.maximumBodyCharacters
     public static let summaryMinimumMessages = ServiceCore.summaryMinimumMessages
     public static func draftCopyID(_ draft: Draft) -> String { ServiceCore.draftCopyID(draft) }
+}
+
+/// What `mailsearch stats` shows.
+public struct MailStatistics: Sendable {
+    public var dataDirectory: String
+    public var counts: StoreStatistics
+    public var categories: [AICategory: Int]
+    /// Emails that wait for a category.
+    public var awaitingCategory: Int
+    /// Emails with no embedding for the model in use.
+    public var withoutEmbedding: Int
 }

@@ -51,4 +51,62 @@ public struct MailboxService: Sendable {
     public func ingest(_ batch: [IncomingEmail], accountId: Int64) async throws -> IngestResult {
         try await core.pool.run { [core] in try core.ingest(batch, accountId: accountId) }
     }
+
+    // MARK: Accounts and folders
+
+    /// Every account, in id order.
+    public func accounts() async throws -> [Account] {
+        try await core.pool.run { [core] in try core.store.accounts() }
+    }
+
+    /// The account named `name`, or nil.
+    public func account(named name: String) async throws -> Account? {
+        try await core.pool.run { [core] in try core.store.findAccount(named: name) }
+    }
+
+    /// The folders with their counts: every account's, or the one named `accountNamed`'s.
+    public func folders(accountNamed name: String? = nil) async throws -> [Folder] {
+        try await core.pool.run { [core] in
+            var accountId: Int64?
+            if let name {
+                guard let account = try core.store.findAccount(named: name) else {
+                    throw ServiceError.notFound("no account named \"\(name)\"", hint: "`mailsearch accounts` lists them")
+                }
+                accountId = account.id
+            }
+            return try core.store.folders(accountId: accountId)
+        }
+    }
+
+    /// Every account that syncs from an IMAP server, with its settings, in id order.
+    public func imapAccounts() async throws -> [(account: Account, settings: IMAPAccountSettings)] {
+        try await core.pool.run { [core] in try core.store.imapAccounts() }
+    }
+
+    /// Adds an IMAP account; a conflict when an account of that name exists already.
+    public func addIMAPAccount(named name: String, email: String?, settings: IMAPAccountSettings) async throws -> Account {
+        try await core.pool.run { [core] in
+            guard !core.configuration.readOnly else { throw ServiceError(.unavailable, "the mailbox is open read-only") }
+            guard try core.store.findAccount(named: name) == nil else {
+                throw ServiceError(.conflict, "an account named \"\(name)\" exists already", hint: "`mailsearch account list` shows the accounts")
+            }
+            return try core.store.addIMAPAccount(named: name, email: email, settings: settings)
+        }
+    }
+
+    /// How many emails an account holds.
+    public func emailCount(accountId: Int64) async throws -> Int {
+        try await core.pool.run { [core] in try core.store.emailCount(accountId: accountId) }
+    }
+
+    /// Whether the account has operations waiting for its server.
+    public func hasPendingOutbox(accountId: Int64) async throws -> Bool {
+        try await core.pool.run { [core] in try core.store.hasPendingOutbox(accountId: accountId) }
+    }
+
+    /// Calls `body` with every email and its folders, in id order, on one of the service's
+    /// threads (`export`: a mailbox of any size, one email in memory at a time).
+    public func forEachEmail(_ body: @escaping @Sendable (Email, [String]) throws -> Void) async throws {
+        try await core.pool.run { [core] in try core.store.forEachEmail(body) }
+    }
 }

@@ -34,6 +34,14 @@ public struct SearchService: Sendable {
         try await core.pool.run { [core] in try core.recordSearch(text) }
     }
 
+    /// The recent searches, newest first.
+    public func recentSearches() async throws -> [String] {
+        try await core.pool.run { [core] in
+            try core.recents.flush()
+            return try core.store.recentSearches()
+        }
+    }
+
     public func clearRecentSearches() async throws {
         try await core.pool.run { [core] in try core.clearRecentSearches() }
     }

@@ -1,6 +1,5 @@
 import Embedding
 import Foundation
-import GRDB
 import HTMLSanitizer
 import MailImport
 import MailModel
@@ -575,9 +574,7 @@ final class ServiceCore: @unchecked Sendable {
     public func status() throws -> ServiceStatus {
         let stats = try store.statistics()
         let embedded = try store.embeddingCount(model: model.name)
-        let embeddingBytes = try store.database.read {
-            try Int64.fetchOne($0, sql: "SELECT COALESCE(SUM(length(vector)), 0) FROM embeddings") ?? 0
-        }
+        let embeddingBytes = try store.embeddingBytes()
         let modelStatus = ModelStore(directory: modelDirectory, model: model).status()
         let indexStatus = try index.status(embeddedEmails: embedded)
         let availability = try semantic.availability()

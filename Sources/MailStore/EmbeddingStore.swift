@@ -134,4 +134,9 @@ extension MailStore {
             try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM embeddings WHERE ?1 IS NULL OR model = ?1", arguments: [model]) ?? 0
         }
     }
+
+    /// The bytes of every stored embedding (the status's size of the vectors).
+    public func embeddingBytes() throws -> Int64 {
+        try database.read { try Int64.fetchOne($0, sql: "SELECT COALESCE(SUM(length(vector)), 0) FROM embeddings") ?? 0 }
+    }
 }

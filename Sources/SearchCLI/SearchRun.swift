@@ -114,7 +114,7 @@ public struct SearchRun: Sendable {
         }
         if json {
             try Output.printJSON(page)
-            service.storeCopiesForNextProcess()
+            service.saveForNextProcess()
             return
         }
         var note: String?
@@ -124,7 +124,7 @@ public struct SearchRun: Sendable {
         printList(conversationCount: page.conversationCount, tookMs: page.tookMs, semanticNote: note, results: page.results)
         // Done: keep what the next search needs, leave without closing the databases one by one.
         fflush(nil)
-        service.storeCopiesForNextProcess()
+        service.saveForNextProcess()
         Foundation.exit(0)
     }
 

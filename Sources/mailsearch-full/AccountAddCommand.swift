@@ -123,8 +123,9 @@ struct AccountAddCommand: AsyncParsableCommand {
             caFile: caFile.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
             syncWindowDays: syncWindow == "all" ? nil : Int(syncWindow),
             smtpHost: smtpServer?.host, smtpPort: smtpServer?.port, smtpSecurity: smtpServer?.security.rawValue)
-        let store = try global.openStore()
-        if try store.findAccount(named: name) != nil {
+        let service = try global.openService()
+        defer { service.shutdown() }
+        if try await service.mailbox.account(named: name) != nil {
             throw CLIError("an account named \"\(name)\" exists already; `mailsearch account list` shows the accounts")
         }
         if !noCheck {
@@ -140,7 +141,7 @@ struct AccountAddCommand: AsyncParsableCommand {
         let address = email ?? (user.contains("@") ? user : nil)
         let account: Account
         do {
-            account = try store.addIMAPAccount(named: name, email: address, settings: settings)
+            account = try await service.mailbox.addIMAPAccount(named: name, email: address, settings: settings)
         } catch {
             throw CLIError("\(error)")
         }
@@ -188,7 +189,7 @@ struct AccountAddCommand: AsyncParsableCommand {
     }
 }
 
-struct AccountListCommand: ParsableCommand {
+struct AccountListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List accounts: IMAP accounts with their server and last sync, and imported ones.")
 
@@ -214,10 +215,14 @@ struct AccountListCommand: ParsableCommand {
         }
     }
 
-    func run() throws {
-        let store = try global.openStore(readOnly: true)
-        let imap = Dictionary(uniqueKeysWithValues: try store.imapAccounts().map { ($0.account.id, $0.settings) })
-        let lines = try store.accounts().map { Line(account: $0, settings: imap[$0.id], emails: try store.emailCount(accountId: $0.id)) }
+    func run() async throws {
+        let service = try global.openService(readOnly: true)
+        defer { service.shutdown() }
+        let imap = Dictionary(uniqueKeysWithValues: try await service.mailbox.imapAccounts().map { ($0.account.id, $0.settings) })
+        var lines: [Line] = []
+        for account in try await service.mailbox.accounts() {
+            lines.append(Line(account: account, settings: imap[account.id], emails: try await service.mailbox.emailCount(accountId: account.id)))
+        }
         if global.json { return try Output.printJSON(lines) }
         if lines.isEmpty {
             print("No accounts yet. Add an IMAP account with `mailsearch account add`, or import mail with `mailsearch import PATH --account NAME`.")

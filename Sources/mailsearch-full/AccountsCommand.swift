@@ -2,16 +2,19 @@ import ArgumentParser
 import CLIOutput
 import Foundation
 import MailModel
+import MailSearchKit
 import MailStore
 import SearchCLI
 
-struct AccountsCommand: ParsableCommand {
+struct AccountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "accounts", abstract: "List accounts.")
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let accounts = try global.openStore(readOnly: true).accounts()
+    func run() async throws {
+        let service = try global.openService(readOnly: true)
+        defer { service.shutdown() }
+        let accounts = try await service.mailbox.accounts()
         if global.json { return try Output.printJSON(accounts) }
         if accounts.isEmpty { print("No accounts yet. Import mail with: mailsearch import PATH --account NAME") }
         for a in accounts {
@@ -20,7 +23,7 @@ struct AccountsCommand: ParsableCommand {
     }
 }
 
-struct FoldersCommand: ParsableCommand {
+struct FoldersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "folders", abstract: "List folders with message and unread counts.")
 
     @Option(help: "Only this account's folders.")
@@ -28,18 +31,17 @@ struct FoldersCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let store = try global.openStore(readOnly: true)
-        var accountId: Int64?
-        if let account {
-            guard let found = try store.findAccount(named: account) else {
-                throw CLIError("no account named \"\(account)\"; `mailsearch accounts` lists them")
-            }
-            accountId = found.id
+    func run() async throws {
+        let service = try global.openService(readOnly: true)
+        defer { service.shutdown() }
+        let folders: [Folder]
+        do {
+            folders = try await service.mailbox.folders(accountNamed: account)
+        } catch let error as ServiceError where error.kind == .notFound {
+            throw CLIError("no account named \"\(account ?? "")\"; `mailsearch accounts` lists them")
         }
-        let folders = try store.folders(accountId: accountId)
         if global.json { return try Output.printJSON(folders) }
-        let accounts = Dictionary(uniqueKeysWithValues: try store.accounts().map { ($0.id, $0.name) })
+        let accounts = Dictionary(uniqueKeysWithValues: try await service.mailbox.accounts().map { ($0.id, $0.name) })
         for f in folders {
             print("\(accounts[f.accountId] ?? "?")\t\(f.path)\t\(f.totalCount) messages\t\(f.unreadCount) unread\t\(f.folderType.rawValue)")
         }

@@ -79,8 +79,7 @@ struct ComposeOptions: ParsableArguments {
         if dryRun {
             let built: Result<BuiltMessage, Error>
             do {
-                guard let stored = try service.store.draft(id: detail.id) else { throw CLIError("the draft vanished") }
-                built = .success(try await service.compose.buildMessage(stored))
+                built = .success(try await service.compose.message(draftId: detail.id))
             } catch {
                 built = .failure(error)
             }

@@ -2,10 +2,11 @@ import ArgumentParser
 import CLIOutput
 import Foundation
 import MailModel
+import MailSearchKit
 import MailStore
 import SearchCLI
 
-struct ExportCommand: ParsableCommand {
+struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
         abstract: "Export every email's metadata, one JSON object a line.",
@@ -35,8 +36,9 @@ struct ExportCommand: ParsableCommand {
         var category: String
     }
 
-    func run() throws {
-        let store = try global.openStore(readOnly: true)
+    func run() async throws {
+        let service = try global.openService(readOnly: true)
+        defer { service.shutdown() }
         let handle: FileHandle
         if let output {
             guard FileManager.default.createFile(atPath: output, contents: nil) , let h = FileHandle(forWritingAtPath: output) else {
@@ -49,17 +51,20 @@ struct ExportCommand: ParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        var buffer = Data()
-        try store.forEachEmail { email, folders in
+        let buffer = LockedBox(Data())
+        try await service.mailbox.forEachEmail { email, folders in
             let line = Line(emailId: email.id, messageId: email.messageId, threadId: email.threadId,
                             accountId: email.accountId, folders: folders, date: email.date,
                             from: email.from?.email, subject: email.subject, hasAttachment: email.hasAttachment,
                             isRead: email.isRead, category: email.category.rawValue)
-            buffer.append(try encoder.encode(line))
-            buffer.append(0x0A)
-            if buffer.count > 1 << 20 { handle.write(buffer); buffer.removeAll(keepingCapacity: true) }
+            let encoded = try encoder.encode(line)
+            buffer.withLockedValue { buffer in
+                buffer.append(encoded)
+                buffer.append(0x0A)
+                if buffer.count > 1 << 20 { handle.write(buffer); buffer.removeAll(keepingCapacity: true) }
+            }
         }
-        handle.write(buffer)
+        handle.write(buffer.value)
         if output != nil { try handle.close() }
     }
 }

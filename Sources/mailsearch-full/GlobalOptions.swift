@@ -15,13 +15,4 @@ struct GlobalOptions: ParsableArguments {
     var json = false
 
     var dataDirectory: DataDirectory { DataDirectory.resolve(explicit: dataDir) }
-
-    /// Opens the store; `readOnly` for commands that only read (mail.sqlite stays byte-identical).
-    func openStore(readOnly: Bool = false) throws -> MailStore {
-        do {
-            return try MailStore(directory: dataDirectory, readOnly: readOnly)
-        } catch {
-            throw CLIError("\(error)")
-        }
-    }
 }

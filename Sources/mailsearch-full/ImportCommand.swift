@@ -71,7 +71,7 @@ struct ImportCommand: AsyncParsableCommand {
             print("  failed: \(failure.source): \(failure.reason)")
         }
         if summary.failures.count > 20 { print("  … and \(summary.failures.count - 20) more (use --json for all)") }
-        let waiting = try service.store.emailsWithoutEmbeddingCount(model: service.model.name)
+        let waiting = try await service.statistics().withoutEmbedding
         if waiting > 0 {
             print(ModelStore(directory: service.modelDirectory, model: service.model).status().isInstalled
                   ? "  \(waiting) emails have no embedding yet: keyword search works now; run `mailsearch index embed` for semantic search."

@@ -77,7 +77,7 @@ struct AccountRemoveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let service = try global.openService()
-        guard try service.store.findAccount(named: name) != nil else {
+        guard try await service.mailbox.account(named: name) != nil else {
             throw CLIError("no account named \"\(name)\"; `mailsearch accounts` lists them")
         }
         let removed = try await service.mailbox.deleteAccount(named: name)

@@ -90,7 +90,7 @@ struct ParseCommand: ParsableCommand {
     }
 }
 
-struct RecentCommand: ParsableCommand {
+struct RecentCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "recent", abstract: "The last 10 searches, most recent first.")
 
     @Flag(help: "Forget all recent searches.")
@@ -98,14 +98,15 @@ struct RecentCommand: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let store = try global.openStore()
+    func run() async throws {
+        let service = try global.openService()
+        defer { service.shutdown() }
         if clear {
-            try store.clearRecentSearches()
+            try await service.search.clearRecentSearches()
             if !global.json { print("Recent searches cleared.") } else { try Output.printJSON([String]()) }
             return
         }
-        let recent = try store.recentSearches()
+        let recent = try await service.search.recentSearches()
         if global.json { return try Output.printJSON(recent) }
         if recent.isEmpty { print("No recent searches.") }
         recent.forEach { print($0) }

@@ -5,6 +5,7 @@ import IMAPClient
 import IMAPSync
 import MailComposition
 import MailModel
+import MailSearchKit
 import MailStore
 import SMTPClient
 import SMTPProtocol
@@ -127,8 +128,9 @@ struct SendCommand: AsyncParsableCommand {
         var accountAddress: String?
         var imapAccount: Account?
         if let account {
-            let store = try global.openStore(readOnly: true)
-            guard let found = try store.imapAccounts().first(where: { $0.account.name == account }) else {
+            let service = try global.openService(readOnly: true)
+            defer { service.shutdown() }
+            guard let found = try await service.mailbox.imapAccounts().first(where: { $0.account.name == account }) else {
                 throw CLIError("no IMAP account named \"\(account)\"; `mailsearch account list` shows the accounts")
             }
             settings = found.settings

@@ -97,46 +97,41 @@ struct ShowCommand: AsyncParsableCommand {
     }
 
     private func show(_ service: MailSearchService) async throws {
-        let store = service.store
         switch try parsedTarget() {
         case .email(let n):
             let detail = try await service.reader.email(id: n, includeHTML: html)
             if global.json { return try Output.printJSON(detail) }
-            guard let stored = try store.email(id: n) else { throw CLIError("no email with id \(n)") }
-            try printEmail(stored, store: store)
+            printEmail(detail)
         case .thread(let n):
             let detail = try await service.reader.thread(id: n, includeHTML: html)
             if global.json { return try Output.printJSON(detail) }
-            guard let (thread, emails) = try store.thread(id: n) else { throw CLIError("no thread with id \(n)") }
+            let thread = detail.thread
             print("Thread t\(thread.id): \(thread.subject)")
             print("\(thread.messageCount) messages, \(thread.unreadCount) unread, latest \(Output.date(thread.latestDate))")
             print("Participants: \(thread.participants.map(\.formatted).joined(separator: ", "))")
-            for e in emails {
+            for e in detail.emails {
                 print(String(repeating: "─", count: 60))
-                try printEmail(e, store: store)
+                printEmail(e)
             }
         }
     }
 
-    private func printEmail(_ s: StoredEmail, store: MailStore) throws {
-        let e = s.email
-        print("Email e\(e.id)  thread t\(e.threadId.map(String.init) ?? "-")")
+    private func printEmail(_ e: EmailDetail) {
+        print("Email e\(e.emailId)  thread t\(e.threadId.map(String.init) ?? "-")")
         print("From:    \(e.from?.formatted ?? "")")
         if !e.to.isEmpty { print("To:      \(e.to.map(\.formatted).joined(separator: ", "))") }
         if !e.cc.isEmpty { print("Cc:      \(e.cc.map(\.formatted).joined(separator: ", "))") }
         print("Date:    \(Output.date(e.date))")
         print("Subject: \(e.subject)")
-        print("Folders: \(s.folders.joined(separator: ", "))   \(e.isRead ? "read" : "unread")\(e.isStarred ? ", starred" : "")")
+        print("Folders: \(e.folders.joined(separator: ", "))   \(e.isRead ? "read" : "unread")\(e.isStarred ? ", starred" : "")")
         if !e.attachments.isEmpty {
             print("Attachments: " + e.attachments.map { "\($0.filename ?? "(unnamed)") (\($0.mimeType), \(Output.bytes(Int64($0.sizeBytes))))" }.joined(separator: ", "))
         }
-        if !s.defects.isEmpty { print("Defects: \(s.defects.joined(separator: "; "))") }
-        if let c = try store.categorization(emailId: e.id) {
-            print("Category: \(c.category.rawValue)" + (c.decision.map { " (\($0.method.rawValue), \($0.reason))" } ?? " (waiting)"))
-        }
+        if !e.defects.isEmpty { print("Defects: \(e.defects.joined(separator: "; "))") }
+        print("Category: \(e.category)" + (e.categorization.map { " (\($0.method.rawValue), \($0.reason))" } ?? " (waiting)"))
         print("")
-        print(e.bodyPlain)
-        if html, let body = e.bodyHTML { print("\n--- HTML ---\n\(body)") }
+        print(e.body)
+        if html, let body = e.html { print("\n--- HTML ---\n\(body)") }
     }
 }
 

@@ -2,24 +2,27 @@ import ArgumentParser
 import CLIOutput
 import Foundation
 import MailModel
+import MailSearchKit
 import MailStore
 import SearchCLI
 
-struct StatsCommand: ParsableCommand {
+struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stats", abstract: "Counts of accounts, folders, emails, threads and contacts, and on-disk sizes.")
 
     @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-        let store = try global.openStore(readOnly: true)
-        let s = try store.statistics()
-        let categories = try store.categoryCounts()
+    func run() async throws {
+        let service = try global.openService(readOnly: true)
+        defer { service.shutdown() }
+        let statistics = try await service.statistics()
+        let s = statistics.counts
+        let categories = statistics.categories
         if global.json {
             try Output.printJSON(StatsWithCategories(s, categories: categories))
             return
         }
-        print("Data directory: \(store.directory.url.path)")
+        print("Data directory: \(statistics.dataDirectory)")
         print("  accounts      \(s.accounts)")
         print("  folders       \(s.folders)")
         print("  emails        \(s.emails)  (\(s.folderLinks) folder memberships, \(s.unread) unread, \(s.emailsWithAttachments) with attachments)")
@@ -31,7 +34,7 @@ struct StatsCommand: ParsableCommand {
         print("  mail.sqlite   \(Output.bytes(s.mailDatabaseBytes))")
         print("  search.sqlite \(Output.bytes(s.searchDatabaseBytes))")
         print("  categories    " + AICategory.allCases.map { "\($0.rawValue) \(categories[$0] ?? 0)" }.joined(separator: ", "))
-        let waiting = try store.emailsAwaitingCategoryCount()
+        let waiting = statistics.awaitingCategory
         if waiting > 0 {
             print("                \(waiting) emails wait for a category: `mailsearch recategorize` (or `serve`, or the next import) decides them")
         }

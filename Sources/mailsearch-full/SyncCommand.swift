@@ -34,7 +34,7 @@ struct SyncCommand: AsyncParsableCommand {
         let engines = try IMAPSyncEngine.engines(service: service, accountNamed: name)
         if engines.isEmpty {
             if let name {
-                if try service.store.findAccount(named: name) != nil {
+                if try await service.mailbox.account(named: name) != nil {
                     throw CLIError("account \"\(name)\" was imported from files, not added from an IMAP server: there is nothing to sync")
                 }
                 throw CLIError("no account named \"\(name)\"; `mailsearch account list` shows the accounts")
