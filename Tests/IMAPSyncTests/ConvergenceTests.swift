@@ -29,6 +29,8 @@ final class ConvergenceTests: DovecotTestCase {
         let environment = ProcessInfo.processInfo.environment
         let count = environment["MAILSEARCH_HISTORIES"].flatMap { Int($0) } ?? 200
         let seed = environment["MAILSEARCH_HISTORY_SEED"].flatMap { UInt64($0) } ?? 20_261_126
+        // MAILSEARCH_HISTORY_FROM=N runs histories N… of the seed (the earlier ones generated, not run).
+        let from = max(1, environment["MAILSEARCH_HISTORY_FROM"].flatMap { Int($0) } ?? 1)
         var generator = HistoryGenerator(seed: seed)
         let runner = try HistoryRunner(server: server, work: work)
         let started = Date()
@@ -36,6 +38,7 @@ final class ConvergenceTests: DovecotTestCase {
         var kinds: [String: Int] = [:]
         for n in 0..<count {
             let history = generator.history()
+            if n + 1 < from { continue }
             steps += history.count
             for step in history { kinds[step.kind, default: 0] += 1 }
             guard let failure = try await runner.run(history) else {
@@ -47,7 +50,8 @@ final class ConvergenceTests: DovecotTestCase {
             }
             let (shortest, why) = try await runner.shrink(history, failure: failure)
             XCTFail("""
-                history \(n + 1) of \(count) (MAILSEARCH_HISTORY_SEED=\(seed)) diverged: \(failure)
+                history \(n + 1) of \(count) (MAILSEARCH_HISTORY_SEED=\(seed) MAILSEARCH_HISTORY_FROM=\(n + 1) \
+                MAILSEARCH_HISTORIES=\(n + 1) repeat it) diverged: \(failure)
                 shortest failing history, \(shortest.count) of \(history.count) steps (\(why)):
                 \(shortest.enumerated().map { "  \($0.offset + 1). \($0.element)" }.joined(separator: "\n"))
                 """)
@@ -55,8 +59,10 @@ final class ConvergenceTests: DovecotTestCase {
         }
         let seconds = Date().timeIntervalSince(started)
         let tally = kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        print("Convergence: \(count) histories (seed \(seed)), \(steps) steps, 0 divergences, \(runner.crashes) replays killed, "
-              + "\(String(format: "%.1f", seconds)) s (\(String(format: "%.0f", seconds * 1000 / Double(max(count, 1)))) ms a history); steps: \(tally)")
+        let ran = max(0, count - from + 1)
+        print("Convergence: \(ran) histories (seed \(seed)\(from > 1 ? ", from \(from)" : "")), \(steps) steps, 0 divergences, "
+              + "\(runner.crashes) replays killed, \(String(format: "%.1f", seconds)) s "
+              + "(\(String(format: "%.0f", seconds * 1000 / Double(max(ran, 1)))) ms a history); steps: \(tally)")
     }
 }
 
@@ -192,7 +198,11 @@ struct HistoryGenerator {
 struct ModelAttribute<Value: Equatable & Sendable>: Sendable {
     /// The user's last choice, and the step it was made at (-1: how the message started).
     var user: Value
-    var userStep: Int
+    var userStep: Int {
+        didSet { userSteps.append(userStep) }
+    }
+    /// Every step the user changed it at.
+    var userSteps: [Int] = []
     /// Another client's last change and its step; `serverValue` nil: whatever the server has (a
     /// message another client moved is a new copy there).
     var serverStep: Int?
@@ -233,10 +243,13 @@ struct MessageModel: Sendable {
     /// A user's change, a write-back killed after it, and another client's change of the message
     /// that this client had not seen when the user acted (after its last sync before the change):
     /// whether the killed write-back stored it cannot be told from the server (the MODSEQ moved
-    /// either way), and the replay keeps the server's flag (README, "Last action wins").
-    func uncertain(userStep: Int, crashes: [Int], syncs: [Int]) -> Bool {
-        let seen = syncs.filter { $0 < userStep }.max() ?? -1
-        return crashes.contains { $0 > userStep } && serverChanges.contains { $0 > seen }
+    /// either way). The killed change may be the user's last, or an earlier one since that sync
+    /// that a later change of the same flag followed: the replay cannot tell whether the server's
+    /// value is its own or the other client's (README, "Last action wins"). Either value holds.
+    func uncertain<Value: Equatable & Sendable>(_ attribute: ModelAttribute<Value>, crashes: [Int], syncs: [Int]) -> Bool {
+        let seen = syncs.filter { $0 < attribute.userStep }.max() ?? -1
+        let unsynced = attribute.userSteps.filter { $0 > seen }
+        return crashes.contains { crash in unsynced.contains { $0 < crash } } && serverChanges.contains { $0 > seen }
     }
 }
 
@@ -623,7 +636,7 @@ final class HistoryRunner: @unchecked Sendable {
             }
             guard let server else { continue }
             for (name, attribute, value) in [("read", model.read, server.read), ("starred", model.starred, server.starred)]
-            where !model.uncertain(userStep: attribute.userStep, crashes: run.crashes, syncs: run.syncs)
+            where !model.uncertain(attribute, crashes: run.crashes, syncs: run.syncs)
                 && !attribute.flippedBack(syncs: run.syncs) {
                 let allowed: [Bool] = switch attribute.expected(syncs: run.syncs, replays: run.replays) {
                 case .value(let v): [v]
