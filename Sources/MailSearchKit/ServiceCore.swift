@@ -27,9 +27,10 @@ extension MailSearchService {
         public var embeddingBatchSize: Int
         /// Embed new mail in the background as it arrives (after imports, at start).
         public var backgroundEmbedding: Bool
-        /// With `backgroundEmbedding`: summarize conversations of 3+ messages in the background
-        /// after embedding, and store the summaries (`SummaryQueue`).
-        public var backgroundSummaries = true
+        /// Summarize conversations of 3+ messages in the background (after embedding, when that
+        /// runs too), and store the summaries (`SummaryQueue`). Its own switch: `serve
+        /// --no-background-embedding` still summarizes. Default: as `backgroundEmbedding`.
+        public var backgroundSummaries: Bool
         /// A local language model for summaries (`LocalLLMSummarizer`), tried before the extractive
         /// summary; nil: extractive only.
         public var llm: LLMConfiguration?
@@ -49,7 +50,7 @@ extension MailSearchService {
         public init(dataDirectory: DataDirectory, model: EmbeddingModel? = nil, modelDirectory: URL? = nil, readOnly: Bool = false,
                     minimumSimilarity: Double? = nil,
                     searchThreads: Int = 2, embeddingThreads: Int = ProcessInfo.processInfo.activeProcessorCount,
-                    embeddingBatchSize: Int = 64, backgroundEmbedding: Bool = false,
+                    embeddingBatchSize: Int = 64, backgroundEmbedding: Bool = false, backgroundSummaries: Bool? = nil,
                     calendar: Calendar = Calendar(identifier: .gregorian), now: @escaping @Sendable () -> Date = Date.init,
                     cacheCapacity: Int = 20, cacheTimeToLive: TimeInterval = 120,
                     notices: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -62,6 +63,7 @@ extension MailSearchService {
             self.embeddingThreads = max(1, embeddingThreads)
             self.embeddingBatchSize = max(1, embeddingBatchSize)
             self.backgroundEmbedding = backgroundEmbedding
+            self.backgroundSummaries = backgroundSummaries ?? backgroundEmbedding
             self.calendar = calendar
             self.now = now
             self.cacheCapacity = cacheCapacity
@@ -162,9 +164,11 @@ final class ServiceCore: @unchecked Sendable {
             makeEmbedder: { try semantic.encoder() },
             // Lowest priority: after embedding, and never while a user waits for an answer.
             isBusy: { embeddingQueue.progress.state == .running || !activity.isQuiet(for: 0.25) })
-        if configuration.backgroundEmbedding, !configuration.readOnly {
-            embedding.wake()
-            categorization.wake()
+        if !configuration.readOnly {
+            if configuration.backgroundEmbedding {
+                embedding.wake()
+                categorization.wake()
+            }
             if configuration.backgroundSummaries { summaries.wake() }
         }
     }
@@ -479,9 +483,9 @@ final class ServiceCore: @unchecked Sendable {
                 progress(p)
             }
         }
+        if configuration.backgroundSummaries, !configuration.readOnly { summaries.wake() }
         if configuration.backgroundEmbedding {
             embedding.wake()
-            if configuration.backgroundSummaries { summaries.wake() }
         } else {
             let categorization = self.categorization
             _ = try await pool.run { categorization.waitUntilIdle() }
@@ -604,8 +608,8 @@ extension ServiceCore: ImportBatchObserver {
         try index.index(result.inserted)
         state.changed()
         if !result.inserted.isEmpty { categorization.wake() }
-        if configuration.backgroundEmbedding, !result.inserted.isEmpty {
-            embedding.wake()
+        if !result.inserted.isEmpty {
+            if configuration.backgroundEmbedding { embedding.wake() }
             if configuration.backgroundSummaries { summaries.wake() }
         }
     }

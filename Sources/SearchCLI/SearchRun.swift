@@ -36,14 +36,13 @@ public enum CLIService {
     public static func open(dataDirectory: DataDirectory, readOnly: Bool = false, parser: SearchQueryParser? = nil,
                             minimumSimilarity: Double? = nil,
                             backgroundEmbedding: Bool = false, cacheEntries: Int = 20,
-                            memoryMapped: Bool = false, backgroundSummaries: Bool = true,
+                            memoryMapped: Bool = false, backgroundSummaries: Bool? = nil,
                             llm: LLMConfiguration? = nil) throws -> MailSearchService {
         var configuration = MailSearchService.Configuration(
             dataDirectory: dataDirectory, readOnly: readOnly, minimumSimilarity: minimumSimilarity,
-            backgroundEmbedding: backgroundEmbedding, cacheCapacity: cacheEntries,
+            backgroundEmbedding: backgroundEmbedding, backgroundSummaries: backgroundSummaries, cacheCapacity: cacheEntries,
             notices: { message in FileHandle.standardError.write(Data("note: \(message)\n".utf8)) })
         configuration.memoryMappedIndex = memoryMapped
-        configuration.backgroundSummaries = backgroundSummaries
         configuration.llm = llm
         if let parser {
             configuration.calendar = parser.calendar

@@ -28,7 +28,7 @@ extension GlobalOptions {
     /// Opens the mailbox through the service (index notices, E-05, go to standard error).
     func openService(readOnly: Bool = false, clock: ClockOptions? = nil,
                      minimumSimilarity: Double? = nil,
-                     backgroundEmbedding: Bool = false, cacheEntries: Int = 20, backgroundSummaries: Bool = true,
+                     backgroundEmbedding: Bool = false, cacheEntries: Int = 20, backgroundSummaries: Bool? = nil,
                      llm: LLMConfiguration? = nil) throws -> MailSearchService {
         try CLIService.open(dataDirectory: dataDirectory, readOnly: readOnly, parser: clock?.parser(),
                             minimumSimilarity: minimumSimilarity, backgroundEmbedding: backgroundEmbedding,

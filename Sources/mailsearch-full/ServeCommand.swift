@@ -42,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Embed new mail in the background (at start and after imports).")
     var backgroundEmbedding = true
 
-    @Flag(inversion: .prefixedNo, help: "Summarize conversations of 3+ messages in the background after embedding, into mail.sqlite.")
+    @Flag(inversion: .prefixedNo, help: "Summarize conversations of 3+ messages in the background (after embedding, when that runs too), into mail.sqlite.")
     var backgroundSummaries = true
 
     @OptionGroup var llm: LLMOptions

@@ -85,9 +85,10 @@ final class SummaryQueueTests: XCTestCase {
         _ = try await service.mailbox.importMail(path: path.path, account: "main")
     }
 
-    func openService() throws -> MailSearchService {
+    func openService(backgroundSummaries: Bool? = nil) throws -> MailSearchService {
         try MailSearchService(configuration: .init(dataDirectory: DataDirectory(url: work.appendingPathComponent("data")),
-                                                   modelDirectory: work.appendingPathComponent("no-model"), embeddingThreads: 1))
+                                                   modelDirectory: work.appendingPathComponent("no-model"), embeddingThreads: 1,
+                                                   backgroundSummaries: backgroundSummaries))
     }
 
     func threadId(_ store: MailStore, subject: String) throws -> Int64 {
@@ -189,5 +190,26 @@ final class SummaryQueueTests: XCTestCase {
         XCTAssertEqual(status.summaries.state, .modelMissing)
         XCTAssertEqual(status.summaries.eligible, 2)
         XCTAssertEqual(status.summaries.stored, 0)
+    }
+
+    /// `serve --no-background-embedding` keeps its background summaries: the two switches are
+    /// independent (the summaries' queue was once woken only where embedding was).
+    func testBackgroundSummariesRunWithoutBackgroundEmbedding() async throws {
+        let service = try openService(backgroundSummaries: true)
+        defer { service.shutdown() }
+        XCTAssertFalse(service.configuration.backgroundEmbedding)
+        try await importMail(service)
+        await service.insights.waitForSummaries()
+        let status = try await service.status()
+        XCTAssertEqual(status.summaries.state, .modelMissing, "the queue ran a pass (and found no model to summarize with)")
+        XCTAssertEqual(status.summaries.eligible, 2)
+
+        // Neither switch given: summaries follow background embedding (off for a one-shot command).
+        let quiet = try openService()
+        defer { quiet.shutdown() }
+        XCTAssertFalse(quiet.configuration.backgroundSummaries)
+        await quiet.insights.waitForSummaries()
+        let quietStatus = try await quiet.status()
+        XCTAssertEqual(quietStatus.summaries.state, .idle, "nothing asked for a pass")
     }
 }
