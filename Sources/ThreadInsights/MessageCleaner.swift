@@ -146,7 +146,9 @@ public enum MessageCleaner {
     ]
 
     /// Splits at ".", "!" or "?" (runs of them) followed by a space, and at line breaks; not after
-    /// an abbreviation or a single letter ("e.g.", "J. Smith"), nor inside numbers ("3.5").
+    /// an abbreviation or a single letter ("e.g.", "J. Smith"), nor inside numbers ("3.5"). A "?"
+    /// or "!" that ends a word and runs into a capital starts a new sentence too ("the file?Thanks"),
+    /// but not inside a link or a query string ("page?Id=4").
     static func sentences(of text: String) -> [Sentence] {
         let chars = Array(text)
         var result: [Sentence] = []
@@ -172,11 +174,24 @@ public enum MessageCleaner {
                     i = j + 1
                     continue
                 }
+                if c != ".", chars[j + 1].isUppercase, i > 0, chars[i - 1].isLetter, !isInLink(chars, at: i) {
+                    emit(j + 1)
+                    i = j + 1
+                    continue
+                }
             }
             i += 1
         }
         emit(chars.count)
         return result
+    }
+
+    /// Whether the word around `index` is a link, a path or a query string.
+    private static func isInLink(_ chars: [Character], at index: Int) -> Bool {
+        var s = index, e = index
+        while s > 0, !chars[s - 1].isWhitespace { s -= 1 }
+        while e + 1 < chars.count, !chars[e + 1].isWhitespace { e += 1 }
+        return chars[s...e].contains { "/=&@:".contains($0) }
     }
 
     private static func isAbbreviation(_ chars: [Character], before dot: Int) -> Bool {

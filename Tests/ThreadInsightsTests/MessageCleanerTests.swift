@@ -85,4 +85,14 @@ final class MessageCleanerTests: XCTestCase {
         // A short message is left as it is.
         XCTAssertEqual(MessageCleaner.clean("Call the Resolution C").text, "Call the Resolution C")
     }
+
+    func testAQuestionMarkRunningIntoTheNextSentenceStillEndsAQuestion() {
+        let cleaned = MessageCleaner.clean("Can you send me the file by Friday?Thanks for the draft, it reads well.")
+        XCTAssertEqual(cleaned.sentences.map(\.text), ["Can you send me the file by Friday?", "Thanks for the draft, it reads well."])
+        XCTAssertTrue(cleaned.sentences[0].isQuestion)
+        // Not inside a link or a query string, nor before a lower-case word.
+        for text in ["The page https://example.com/view?Id=42 has it.", "See index.php?Page=2 for the list.", "Is it?maybe not."] {
+            XCTAssertEqual(MessageCleaner.clean(text).sentences.count, 1, text)
+        }
+    }
 }
