@@ -83,15 +83,16 @@ public final class BlockingPool: @unchecked Sendable {
         jobs.count + min(computeJobs.count, max(0, computeSlots - computeRunning))
     }
 
-    /// Wakes an idle thread for each runnable job, adding threads when too few are idle. Called with
-    /// `condition` locked.
+    /// Wakes an idle thread for each runnable job, adding threads when too few are idle (a thread
+    /// woken for a job another took goes back to waiting). Called with `condition` locked.
     private func wakeOrAdd() {
-        var missing = runnable - idle
+        let work = runnable
+        for _ in 0..<min(work, idle) { condition.signal() }
+        var missing = work - idle
         while missing > 0, threads < maximumThreads {
             addThread()
             missing -= 1
         }
-        condition.broadcast()
     }
 
     /// Called with `condition` locked.
@@ -115,9 +116,7 @@ public final class BlockingPool: @unchecked Sendable {
                 job.body()
                 condition.lock()
                 computeRunning -= 1
-                // A queued compute job may run now.
-                if !computeJobs.isEmpty { wakeOrAdd() }
-                continue
+                continue  // this thread takes the next queued compute job itself
             }
             if !jobs.isEmpty {
                 let job = jobs.removeFirst()
