@@ -225,7 +225,8 @@ let package = Package(
             dependencies: [
                 "IMAPSync", "IMAPClient", "IMAPProtocol", "MailSearchKit", "MailStore", "MailModel", "SearchEngine",
                 "MailParsing", "Embedding", "SMTPClient", "SMTPProtocol", "MailComposition", grdb,
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
         .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel", "MailParsing"]),

@@ -1,7 +1,6 @@
 import Foundation
 import IMAPProtocol
 import NIOCore
-import NIOEmbedded
 import NIOSSL
 import XCTest
 
@@ -12,7 +11,7 @@ import Glibc
 #endif
 
 /// `IMAPConnection` against a real Dovecot (Tests/IMAP/dovecot.py), against fake servers on
-/// local sockets (silence, garbage), and its channel handler in an `EmbeddedChannel`.
+/// local sockets (silence, garbage). The channel handler alone is in IMAPClientTests.
 final class IMAPConnectionTests: XCTestCase {
     /// One Dovecot for the tests that do not kill it; started on first use, stopped in `tearDown()`.
     nonisolated(unsafe) private static var sharedServer: DovecotServer?
@@ -595,104 +594,6 @@ final class IMAPConnectionTests: XCTestCase {
         XCTAssertEqual(second.untagged.count, 3)
         XCTAssertEqual(Array(second.untagged.prefix(2)), [.exists(4), .expunge(2)])
         await connection.close()
-    }
-
-    // MARK: The channel handler alone
-
-    private static let transcriptLines: [String] = [
-        "* OK [CAPABILITY IMAP4rev1 LITERAL+ IDLE] ready\r\n",
-        "* CAPABILITY IMAP4rev1 IDLE\r\n",
-        "+ go ahead {5}\r\n",
-        "* 3 FETCH (UID 9 FLAGS (\\Seen) BODY[] {14}\r\nHi\r\n{3}\r\nthere)\r\n",
-        "* 4 FETCH (UID 10 BODY[] {0}\r\n)\r\n",
-        "* 12 EXISTS\n",
-        "* VANISHED (EARLIER) 1:3,5\r\n",
-        "A7 OK [READ-WRITE] done\r\n",
-    ]
-    private static let transcript: [UInt8] = Array(transcriptLines.joined().utf8)
-
-    private func responses(of chunks: [[UInt8]]) throws -> [IMAPResponse] {
-        let queue = ResponseQueue()
-        let channel = EmbeddedChannel(handler: IMAPChannelHandler(queue: queue, endpoint: "test:143"))
-        for chunk in chunks {
-            try channel.writeInbound(ByteBuffer(bytes: chunk))
-        }
-        XCTAssertNil(queue.failure)
-        _ = try channel.finish()
-        return queue.drainBuffered()
-    }
-
-    func testHandlerGivesTheSameResponsesForEveryChunking() throws {
-        let bytes = Self.transcript
-        let whole = try responses(of: [bytes])
-        XCTAssertEqual(whole.count, 8)
-        XCTAssertEqual(whole.last, .tagged(tag: "A7", IMAPStatusResponse(status: .ok, code: .readWrite, text: "done")))
-        guard case .untagged(.fetch(let fetch)) = whole[3] else { return XCTFail("\(whole[3])") }
-        XCTAssertEqual(fetch.body(), Array("Hi\r\n{3}\r\nthere".utf8))
-        // Every split in two, every byte alone, and random chunkings.
-        for cut in 0...bytes.count {
-            XCTAssertEqual(try responses(of: [Array(bytes[..<cut]), Array(bytes[cut...])]), whole, "split at \(cut)")
-        }
-        XCTAssertEqual(try responses(of: bytes.map { [$0] }), whole)
-        var generator = SystemRandomNumberGenerator()
-        for _ in 0..<200 {
-            var chunks: [[UInt8]] = []
-            var rest = bytes[...]
-            while !rest.isEmpty {
-                let n = Int.random(in: 1...min(rest.count, 40), using: &generator)
-                chunks.append(Array(rest.prefix(n)))
-                rest = rest.dropFirst(n)
-            }
-            XCTAssertEqual(try responses(of: chunks), whole)
-        }
-    }
-
-    func testHandlerDropsBytesAfterSTARTTLSOK() throws {
-        let queue = ResponseQueue()
-        let handler = IMAPChannelHandler(queue: queue, endpoint: "test:143")
-        let channel = EmbeddedChannel(handler: handler)
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 143)).wait()
-        let context = try TLSSetup.makeContext(IMAPClientConfiguration(host: "localhost", port: 143, security: .startTLS))
-        try channel.writeOutbound(IMAPOutbound.startTLS(tag: "A2", context: context, serverHostname: "localhost"))
-        try channel.writeOutbound(IMAPOutbound.send(Array("A2 STARTTLS\r\n".utf8), responseTimeout: nil, waitingFor: "A2 STARTTLS"))
-        XCTAssertEqual(try channel.readOutbound(as: ByteBuffer.self), ByteBuffer(string: "A2 STARTTLS\r\n"))
-        // The injection: a forged capability and tagged answer in the same read as the OK.
-        try channel.writeInbound(ByteBuffer(string: "* OK before\r\nA2 OK Begin TLS negotiation now\r\n* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\nA3 OK forged\r\n"))
-        XCTAssertEqual(queue.drainBuffered(), [
-            .untagged(.status(IMAPStatusResponse(status: .ok, text: "before"))),
-            .tagged(tag: "A2", IMAPStatusResponse(status: .ok, text: "Begin TLS negotiation now")),
-        ])
-        XCTAssertNil(queue.failure)
-        // TLS started at the front of the pipeline: its ClientHello (a TLS handshake record) went out.
-        _ = try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self)
-        let hello = try XCTUnwrap(try channel.readOutbound(as: ByteBuffer.self))
-        XCTAssertEqual(hello.getInteger(at: hello.readerIndex, as: UInt8.self), 0x16)
-        // Plaintext after that goes to TLS, which refuses it: never parsed as IMAP.
-        try channel.writeInbound(ByteBuffer(string: "A3 OK forged again\r\n"))
-        XCTAssertEqual(queue.drainBuffered(), [])
-        XCTAssertEqual(queue.failure?.kind, .tlsFailed)
-    }
-
-    func testHandlerRefusesNoSTARTTLSSwitchOnNO() throws {
-        let queue = ResponseQueue()
-        let channel = EmbeddedChannel(handler: IMAPChannelHandler(queue: queue, endpoint: "test:143"))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 143)).wait()
-        let context = try TLSSetup.makeContext(IMAPClientConfiguration(host: "localhost", port: 143, security: .startTLS))
-        try channel.writeOutbound(IMAPOutbound.startTLS(tag: "A2", context: context, serverHostname: "localhost"))
-        try channel.writeInbound(ByteBuffer(string: "A2 NO not now\r\n* 1 EXISTS\r\n"))
-        XCTAssertEqual(queue.drainBuffered(), [.tagged(tag: "A2", IMAPStatusResponse(status: .no, text: "not now")), .untagged(.exists(1))])
-        XCTAssertThrowsError(try channel.pipeline.syncOperations.handler(type: NIOSSLClientHandler.self))
-    }
-
-    func testHandlerFramingErrorClosesWithProtocolViolation() throws {
-        let queue = ResponseQueue()
-        let channel = EmbeddedChannel(handler: IMAPChannelHandler(queue: queue, endpoint: "test:143"))
-        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 143)).wait()
-        try channel.writeInbound(ByteBuffer(string: "* 1 EXISTS\r\n* 2 FETCH (BODY[] {999999999999}\r\n* 3 EXISTS\r\n"))
-        XCTAssertEqual(queue.drainBuffered(), [.untagged(.exists(1))])
-        XCTAssertEqual(queue.failure?.kind, .protocolViolation)
-        XCTAssertTrue(queue.failure?.message.contains("test:143") == true)
-        XCTAssertFalse(channel.isActive)
     }
 }
 
