@@ -39,7 +39,7 @@ run: deps model release
 ## `mailsearch send` against the harness's SMTP server (Dovecot's submission service delivering through LMTP), then
 ## `serve`'s send queue against it (kill -9, offline, undo; Tests/IMAP/test_send_queue.py).
 test: deps corpora model
-	python3 scripts/check-architecture.py --swift "$(SWIFT)"
+	python3 scripts/check-architecture.py --imports --swift "$(SWIFT)"
 	$(SWIFT) build --build-tests
 	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
 	  python3 Tests/Browser/run_browser_tests.py --binary .build/debug/mailsearch --model-dir "$(MAILSEARCH_MODEL_DIR)" \

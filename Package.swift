@@ -78,7 +78,7 @@ let package = Package(
         .target(
             name: "MailSearchServer",
             dependencies: [
-                "MailSearchKit", "MailModel", "SearchEngine",
+                "MailSearchKit", "MailModel", "MailComposition", "SearchEngine",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -155,7 +155,7 @@ let package = Package(
         // What every command prints with: JSON for --json, dates, byte counts, fixed decimals, and the error shown
         // as `Error: …`. Foundation only, so that both front ends link it.
         .target(name: "CLIOutput"),
-        .target(name: "SearchCLI", dependencies: ["CLIOutput", "MailModel", "MailStore", "SearchEngine", "MailSearchKit"]),
+        .target(name: "SearchCLI", dependencies: ["CLIOutput", "MailModel", "SearchEngine", "MailSearchKit"]),
         // The lean `mailsearch`: a one-shot keyword search without ArgumentParser, SwiftNIO, Hummingbird or
         // IMAP in the process; everything else (semantic and hybrid searches included) is exec'd to
         // mailsearch-full. On Linux a fully static executable: no dynamic loader, no symbol binding, no
@@ -174,7 +174,7 @@ let package = Package(
         .executableTarget(
             name: "mailsearch-full",
             dependencies: [
-                "MailModel", "MailParsing", "MailStore", "SearchIndex", "Embedding", "SearchEngine",
+                "MailModel", "SearchIndex", "Embedding", "SearchEngine",
                 "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer", "IMAPSync", "IMAPProtocol",
                 "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition", "CLIOutput", "SearchCLI", "ThreadInsights",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -235,7 +235,7 @@ let package = Package(
         .testTarget(name: "EmbeddingTests", dependencies: ["Embedding", "CKernels"]),
         .testTarget(
             name: "SearchEngineTests",
-            dependencies: ["SearchEngine", "MailImport", "MailStore", "MailParsing", "SearchIndex", "DemoCorpus", "MailModel"]
+            dependencies: ["SearchEngine", "MailImport", "MailStore", "MailParsing", "SearchIndex", "DemoCorpus", "MailModel", "Embedding"]
         ),
         .testTarget(name: "MailImportTests", dependencies: ["MailImport", "MailStore", "MailParsing", "DemoCorpus", "MailModel"]),
         .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel"]),

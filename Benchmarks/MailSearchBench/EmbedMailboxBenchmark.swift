@@ -1,6 +1,7 @@
 import Embedding
 import Foundation
 import GRDB
+import MailModel
 import MailStore
 import SearchEngine
 

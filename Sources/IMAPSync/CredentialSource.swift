@@ -1,5 +1,6 @@
 import Foundation
 import IMAPClient
+import MailModel
 import MailStore
 
 /// Reads an account's password or OAuth token when a sync starts: from a command's output (like

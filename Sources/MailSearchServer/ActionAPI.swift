@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
+import MailModel
 import MailSearchKit
-import MailStore
 
 /// The mailbox action endpoints: `POST /api/emails/{id}/actions` and `POST /api/threads/{id}/actions`
 /// with `{"action": "read" | "unread" | "star" | "unstar" | "archive" | "move" | "delete", "folder": "…"}`

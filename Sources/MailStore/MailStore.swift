@@ -315,14 +315,6 @@ public struct StoredEmail: Sendable, Hashable {
     public var defects: [String]
 }
 
-/// Counts and sizes for `mailsearch stats`.
-public struct StoreStatistics: Sendable, Codable, Hashable {
-    public var accounts, folders, emails, threads, contacts, folderLinks, attachments: Int
-    public var emailsWithAttachments, unread, emailsWithDate: Int
-    public var oldest, newest: Date?
-    public var mailDatabaseBytes, searchDatabaseBytes: Int64
-}
-
 /// Errors of the mail store, with what to do about them.
 public enum MailStoreError: Error, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)

@@ -2,7 +2,6 @@ import CLIOutput
 import Foundation
 import MailModel
 import MailSearchKit
-import MailStore
 import SearchEngine
 
 /// The clock and time zone of date words (`--now`, `--time-zone`), so "last week" gives

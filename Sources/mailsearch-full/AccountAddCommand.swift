@@ -3,7 +3,6 @@ import CLIOutput
 import Foundation
 import IMAPSync
 import MailModel
-import MailStore
 import SMTPClient
 import SearchCLI
 

@@ -2,8 +2,8 @@ import ArgumentParser
 import CLIOutput
 import Foundation
 import IMAPSync
+import MailModel
 import MailSearchKit
-import MailStore
 import SearchCLI
 
 /// What every mailbox action command takes: ids, `--now`, the global options.

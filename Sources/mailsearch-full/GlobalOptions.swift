@@ -1,7 +1,7 @@
 import ArgumentParser
 import CLIOutput
 import Foundation
-import MailStore
+import MailModel
 import SearchCLI
 
 /// Options every data command takes.

@@ -4,7 +4,6 @@ import Embedding
 import Foundation
 import MailImport
 import MailSearchKit
-import MailStore
 import SearchCLI
 
 struct ImportCommand: AsyncParsableCommand {

@@ -3,7 +3,6 @@ import CLIOutput
 import Foundation
 import MailModel
 import MailSearchKit
-import MailStore
 import SearchCLI
 import SearchEngine
 import SearchIndex

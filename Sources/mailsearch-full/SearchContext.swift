@@ -3,7 +3,6 @@ import Embedding
 import Foundation
 import MailModel
 import MailSearchKit
-import MailStore
 import SearchEngine
 import SearchCLI
 import SearchIndex

@@ -6,7 +6,6 @@ import IMAPSync
 import MailComposition
 import MailModel
 import MailSearchKit
-import MailStore
 import SMTPClient
 import SMTPProtocol
 import SearchCLI

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MailModel
 @testable import MailStore
 import XCTest
 

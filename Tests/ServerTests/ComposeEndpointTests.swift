@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import MailModel
 import MailSearchKit
 import MailSearchServer
 import MailStore
