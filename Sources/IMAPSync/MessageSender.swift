@@ -87,22 +87,28 @@ public final class MessageSender: Sendable {
 
     /// Sends every message due now, one after the other. Returns how many were sent. `retryNow`
     /// (`outgoing send`): messages waiting for another attempt go now, not at their retry time;
-    /// each is tried once in this call.
+    /// each is tried once in this call. Once an account's server takes a message, the others of
+    /// that account waiting for another attempt go at once too: the server is back, and nothing
+    /// waits out a back-off meant for a server that was away.
     @discardableResult
     public func sendDue(retryNow: Bool = false) async -> Int {
         var sent = 0
         var tried = Set<Int64>()
+        var reachable = Set<Int64>()
         while !Task.isCancelled {
             let claimed: Draft?
             do {
-                claimed = try store.claimDueMessage(now: now, retryNow: retryNow, tried: tried)
+                claimed = try store.claimDueMessage(now: now, retryNow: retryNow, retryAccounts: reachable, tried: tried)
             } catch {
                 service.sending.lastError = "cannot read the send queue: \(error)"
                 return sent
             }
             guard let draft = claimed else { break }
             tried.insert(draft.id)
-            if await deliver(draft) { sent += 1 }
+            if await deliver(draft) {
+                sent += 1
+                reachable.insert(draft.accountId)
+            }
         }
         return sent
     }

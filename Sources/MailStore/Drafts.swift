@@ -339,11 +339,14 @@ extension MailStore {
     /// `sending`, in one transaction, so that an undo and the sender never both win.
     /// `retryNow`: a message waiting for another attempt is due whatever its retry time (the user
     /// asked to send now), except those in `tried`; one in its undo window still waits.
-    public func claimDueMessage(now: Date = Date(), retryNow: Bool = false, tried: Set<Int64> = []) throws -> Draft? {
+    /// `retryAccounts`: the same for the messages of these accounts only (their server just took one).
+    public func claimDueMessage(now: Date = Date(), retryNow: Bool = false, retryAccounts: Set<Int64> = [],
+                                tried: Set<Int64> = []) throws -> Draft? {
         try database.write { db in
             let skip = tried.isEmpty ? "" : "AND id NOT IN (\(tried.sorted().map(String.init).joined(separator: ",")))"
+            let accounts = retryAccounts.isEmpty ? "" : "OR (state = 'waiting' AND accountId IN (\(retryAccounts.sorted().map(String.init).joined(separator: ","))))"
             guard let id = try Int64.fetchOne(db, sql: """
-                SELECT id FROM drafts WHERE state IN ('queued', 'waiting') AND (sendAfter <= ? OR (? AND state = 'waiting')) \(skip)
+                SELECT id FROM drafts WHERE state IN ('queued', 'waiting') AND (sendAfter <= ? OR (? AND state = 'waiting') \(accounts)) \(skip)
                 ORDER BY sendAfter, id LIMIT 1
                 """, arguments: [now.timeIntervalSince1970, retryNow]) else { return nil }
             try db.execute(sql: "UPDATE drafts SET state = 'sending', attempts = attempts + 1 WHERE id = ?", arguments: [id])

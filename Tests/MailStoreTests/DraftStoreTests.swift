@@ -44,6 +44,23 @@ final class DraftStoreTests: StoreTestCase {
         XCTAssertNil(try store.claimDueMessage(now: Self.t0.addingTimeInterval(1), retryNow: true), "the undo window holds")
     }
 
+    func testOnceAnAccountsServerTookAMessageItsWaitingMessagesAreDueButNotAnotherAccounts() throws {
+        let other = try store.account(named: "other")
+        let waiting = try newDraft("waiting")
+        let elsewhere = try store.createDraft(accountId: other.id, kind: "new", parentEmailId: nil,
+                                              content: DraftContent(from: "me@example.org", to: ["bob@example.com"], subject: "elsewhere", body: "Hi"),
+                                              messageId: "\(UUID().uuidString)@example.org", inReplyTo: nil, references: [])
+        for id in [waiting, elsewhere] {
+            try store.queueDraft(id: id, sendAfter: Self.t0, now: Self.t0)
+            XCTAssertEqual(try store.claimDueMessage(now: Self.t0)?.id, id)
+            try store.markNotSent(id: id, error: "Connection refused", retryAt: Self.t0.addingTimeInterval(60), now: Self.t0)
+        }
+        XCTAssertNil(try store.claimDueMessage(now: Self.t0.addingTimeInterval(1)), "both wait for their retry time")
+        XCTAssertEqual(try store.claimDueMessage(now: Self.t0.addingTimeInterval(1), retryAccounts: [accountId])?.id, waiting)
+        XCTAssertNil(try store.claimDueMessage(now: Self.t0.addingTimeInterval(1), retryAccounts: [accountId]),
+                     "the other account's server has not been reached: its message keeps its retry time")
+    }
+
     func testAMessageQueuedWithNoUndoWindowIsSentAfterARestart() throws {
         let noWindow = try newDraft("no window")
         let window = try newDraft("window")
