@@ -361,8 +361,8 @@ class SearchScreenTests(UITestCase):
         self.assertEqual(thread.get_attribute("role"), "region")
         self.assertEqual(thread.accessible_name, "Conversation")
         self.assertEqual(self.el("button#back").accessible_name, "Back to results")
-        header = self.els("#thread article.message .message-header")
-        self.assertTrue(header, "no .message-header")
+        # The region shows at once; its messages follow the fetch of the conversation.
+        header = self.wait(lambda: self.els("#thread article.message .message-header"), 5, "the conversation's .message-header")
         for h in header:
             self.assertEqual(h.tag_name, "button", ".message-header must be a button")
             self.assertIn(h.get_attribute("aria-expanded"), ("true", "false"))
