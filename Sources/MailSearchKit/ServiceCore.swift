@@ -215,7 +215,8 @@ final class ServiceCore: @unchecked Sendable {
             throw ServiceError.invalid("the similarity floor must be between -1 and 1 (got \(floor))")
         }
         let offset = try Self.offset(of: request.cursor)
-        let scope = try await pool.run { [self] in try resolveScope(request.scope) }
+        // All mail needs no read of the folders: no hop to the pool for the most common scope.
+        let scope = Self.isAllMail(request.scope) ? SearchScope.allMail : try await pool.run { [self] in try resolveScope(request.scope) }
         let query = parser.parse(text, scope: scope)
         let floor = request.minimumSimilarity ?? configuration.minimumSimilarity
 
@@ -252,6 +253,12 @@ final class ServiceCore: @unchecked Sendable {
     /// Parses a query the way `search` does (for showing how it was understood).
     public func parse(_ text: String, scope: SearchScope = .allMail) -> SearchQuery {
         parser.parse(text, scope: scope)
+    }
+
+    /// Whether a scope's text means all mail (nil, blank or "all").
+    static func isAllMail(_ text: String?) -> Bool {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return true }
+        return text.lowercased() == "all"
     }
 
     /// Resolves "all", "folder:NAME" (a path or a name, case-insensitive) or "folder:ID".
@@ -335,8 +342,12 @@ final class ServiceCore: @unchecked Sendable {
     private func semanticRanker(minimumSimilarity: Double?) async throws -> any SemanticRanker {
         let semantic = self.semantic
         // No email embedded yet: say so without loading the model (most of a cold search's time).
-        if try await pool.run({ try semantic.availability() }) == .noEmbeddings { return NoEmbeddingsYet() }
-        let ready = try await pool.run { try semantic.prepare() }
+        // One hop to the pool for both.
+        let ready: MiniLMEmbedder?? = try await pool.run {
+            if try semantic.availability() == .noEmbeddings { return .none }
+            return .some(try semantic.prepare())
+        }
+        guard let ready else { return NoEmbeddingsYet() }
         return PooledSemanticRanker(embedder: ready, vectors: vectors, pool: pool, minimumSimilarity: minimumSimilarity)
     }
 
