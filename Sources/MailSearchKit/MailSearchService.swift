@@ -78,9 +78,13 @@ public final class MailSearchService: Sendable {
         try await core.pool.run { [core] in
             MailStatistics(dataDirectory: core.store.directory.url.path, counts: try core.store.statistics(),
                            categories: try core.store.categoryCounts(),
-                           awaitingCategory: try core.store.emailsAwaitingCategoryCount(),
-                           withoutEmbedding: try core.store.emailsWithoutEmbeddingCount(model: core.model.name))
+                           awaitingCategory: try core.store.emailsAwaitingCategoryCount())
         }
+    }
+
+    /// How many emails have no embedding for the model in use (what `index embed` would do).
+    public func emailsWithoutEmbedding() async throws -> Int {
+        try await core.pool.run { [core] in try core.store.emailsWithoutEmbeddingCount(model: core.model.name) }
     }
 
     /// Rebuilds the keyword index from mail.sqlite and reloads the vectors, reporting (done, total).
@@ -143,6 +147,4 @@ public struct MailStatistics: Sendable {
     public var categories: [AICategory: Int]
     /// Emails that wait for a category.
     public var awaitingCategory: Int
-    /// Emails with no embedding for the model in use.
-    public var withoutEmbedding: Int
 }

@@ -101,7 +101,7 @@ final class ServiceCore: @unchecked Sendable {
     let recents: RecentSearchRecorder
     /// Where each syncing account stands (written by the sync engine, shown in the status).
     public let syncStatus = SyncStatusBoard()
-    /// The send queue's undo window and the sender's state (`MailSearchService+Compose`).
+    /// The send queue's undo window and the sender's state (`ServiceCore+Compose`).
     public let sending = SendQueueBoard()
     /// Rung when a mailbox action queues server operations (the outbox runners wake at once; a
     /// server beside this process too, through `outbox.wake` in the data directory).
@@ -263,9 +263,7 @@ final class ServiceCore: @unchecked Sendable {
 
     /// Resolves "all", "folder:NAME" (a path or a name, case-insensitive) or "folder:ID".
     public func resolveScope(_ text: String?) throws -> SearchScope {
-        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty, text.lowercased() != "all" else {
-            return .allMail
-        }
+        guard !Self.isAllMail(text), let text = text?.trimmingCharacters(in: .whitespaces) else { return .allMail }
         guard text.lowercased().hasPrefix("folder:") else {
             throw ServiceError.invalid("scope must be \"all\" or \"folder:NAME\" (got \"\(text)\")")
         }

@@ -70,7 +70,7 @@ struct ImportCommand: AsyncParsableCommand {
             print("  failed: \(failure.source): \(failure.reason)")
         }
         if summary.failures.count > 20 { print("  … and \(summary.failures.count - 20) more (use --json for all)") }
-        let waiting = try await service.statistics().withoutEmbedding
+        let waiting = try await service.emailsWithoutEmbedding()
         if waiting > 0 {
             print(ModelStore(directory: service.modelDirectory, model: service.model).status().isInstalled
                   ? "  \(waiting) emails have no embedding yet: keyword search works now; run `mailsearch index embed` for semantic search."
