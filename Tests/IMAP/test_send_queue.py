@@ -30,6 +30,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
 import dovecot  # noqa: E402
+import hangs  # noqa: E402
 from dovecot import Dovecot  # noqa: E402
 
 BINARY = os.environ.get("MAILSEARCH_BINARY", os.path.join(ROOT, ".build", "debug", "mailsearch"))
@@ -215,7 +216,7 @@ class CLITests(QueueTestCase):
     """`reply`, `forward`, `drafts` and `outgoing` from the command line, without a server running."""
 
     def cli(self, *args, stdin=None, expect=0):
-        done = subprocess.run([BINARY, *args, "--data-dir", self.data], input=stdin, capture_output=True, timeout=120)
+        done = hangs.run([BINARY, *args, "--data-dir", self.data], 120, input=stdin)
         out, err = done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace")
         self.assertEqual(done.returncode, expect, f"{args}\nstdout: {out}\nstderr: {err}")
         return out, err

@@ -34,6 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import dovecot  # noqa: E402
+import hangs  # noqa: E402
 from dovecot import Dovecot  # noqa: E402
 import test_send_queue  # noqa: E402
 from test_send_queue import Serve  # noqa: E402
@@ -109,7 +110,7 @@ class ServeHistories(unittest.TestCase):
 
     def cli(self, *args, timeout=120):
         env = dict(os.environ, MAILSEARCH_DATA_DIR=self.data, MAILSEARCH_TEST_PASSWORD="alice-password")
-        return subprocess.run([test_send_queue.BINARY, *args], env=env, capture_output=True, text=True, timeout=timeout)
+        return hangs.run([test_send_queue.BINARY, *args], timeout, env=env, text=True)
 
     def db(self):
         connection = sqlite3.connect(f"file:{self.data}/mail.sqlite?mode=ro", uri=True, timeout=30)
