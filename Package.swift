@@ -147,7 +147,7 @@ let package = Package(
         .target(
             name: "IMAPSync",
             dependencies: [
-                "IMAPClient", "IMAPProtocol", "MailSearchKit", "MailStore", "MailModel", "MailImport",
+                "IMAPClient", "IMAPProtocol", "MailSearchKit", "MailModel", "MailImport",
                 "SMTPClient", "SMTPProtocol", "MailComposition",
             ]
         ),

@@ -1,7 +1,6 @@
 import Foundation
 import IMAPClient
 import MailModel
-import MailStore
 
 /// Reads an account's password or OAuth token when a sync starts: from a command's output (like
 /// mbsync's PassCmd: `pass show mail/work`, `secret-tool lookup …`, a token refresher) or an
@@ -9,8 +8,23 @@ import MailStore
 enum CredentialSource {
     static let commandTimeout: TimeInterval = 60
 
+    /// `authentication(account:settings:)` on a thread of its own: a password command may take
+    /// up to `commandTimeout`, which no cooperative thread may spend waiting.
+    static func authentication(account: String, settings: IMAPAccountSettings) async throws -> IMAPAuthentication {
+        guard settings.oauthTokenCommand != nil || settings.passwordCommand != nil else {
+            return try authentication(account: account, settings: settings, environment: ProcessInfo.processInfo.environment)
+        }
+        return try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try authentication(account: account, settings: settings, environment: ProcessInfo.processInfo.environment) })
+            }
+            thread.name = "mailsearch.credentials"
+            thread.start()
+        }
+    }
+
     static func authentication(account: String, settings: IMAPAccountSettings,
-                               environment: [String: String] = ProcessInfo.processInfo.environment) throws -> IMAPAuthentication {
+                               environment: [String: String]) throws -> IMAPAuthentication {
         if let command = settings.oauthTokenCommand {
             let token = try firstLine(ofCommand: command, account: account, what: "OAuth token")
             return .xoauth2(user: settings.username, accessToken: token)
@@ -79,7 +93,7 @@ enum CredentialSource {
 extension IMAPSyncEngine {
     /// The account's password or token, read now from its command or environment variable (for
     /// sending through the account's SMTP server with the same login). Never stored.
-    public static func credentials(accountName: String, settings: IMAPAccountSettings) throws -> IMAPAuthentication {
-        try CredentialSource.authentication(account: accountName, settings: settings)
+    public static func credentials(accountName: String, settings: IMAPAccountSettings) async throws -> IMAPAuthentication {
+        try await CredentialSource.authentication(account: accountName, settings: settings)
     }
 }

@@ -4,7 +4,6 @@ import IMAPProtocol
 import MailImport
 import MailModel
 import MailSearchKit
-import MailStore
 
 /// Syncs one IMAP account into the mailbox through the service (spec 001 §5.2), so that mail,
 /// FTS5 rows, embeddings and the in-memory vectors stay consistent while searches run.
@@ -32,6 +31,7 @@ public final class IMAPSyncEngine: Sendable {
     }
 
     private var board: SyncStatusBoard { service.syncStatus }
+    private var mailbox: MailboxService { service.mailbox }
 
     // MARK: Passes
 
@@ -111,10 +111,10 @@ public final class IMAPSyncEngine: Sendable {
             guard changed else { continue }
             var summary = SyncSummary(account: account.name)
             let started = ContinuousClock.now
-            var order = try passState()
-            let local = try service.store.imapFolderStates(accountId: account.id).first { $0.path == inbox.path }
+            var order = try await passState()
+            let local = try await mailbox.imapFolderStates(accountId: account.id).first { $0.path == inbox.path }
             try await syncFolder(inbox, local: local, connection: connection, summary: &summary, order: &order)
-            try finishPass(summary: &summary, order: order, started: started)
+            try await finishPass(summary: &summary, order: order, started: started)
         }
     }
 
@@ -155,7 +155,7 @@ public final class IMAPSyncEngine: Sendable {
         let configuration = IMAPClientConfiguration(
             host: settings.host, port: settings.port, security: security, caFile: settings.caFile,
             responseTimeout: options.responseTimeout)
-        let authentication = try CredentialSource.authentication(account: account.name, settings: settings)
+        let authentication = try await CredentialSource.authentication(account: account.name, settings: settings)
         let connection = try await IMAPConnection.connect(configuration)
         do {
             if showInStatus { board.update(account.name) { $0.state = .authenticating } }
@@ -190,23 +190,21 @@ public final class IMAPSyncEngine: Sendable {
             $0.messagesPerSecond = nil
         }
         // Mail stored before the pass that it finds in no folder of the server goes at its end.
-        let storedBefore = try service.store.largestEmailId(accountId: account.id)
+        let storedBefore = try await mailbox.passStart(accountId: account.id).largestEmailId
         // The user's actions first: a pass must not bring back what they moved or deleted.
         _ = try await replayOutbox(connection)
         let folders = try await listFolders(connection)
         // Folders the server no longer has: their messages leave them (and go, if in no other).
         let listed = Set(folders.map(\.path))
         var states: [String: IMAPFolderState] = [:]
-        for state in try service.store.imapFolderStates(accountId: account.id) {
+        for state in try await mailbox.imapFolderStates(accountId: account.id) {
             guard listed.contains(state.path) else {
-                let orphans = try service.store.deleteIMAPFolder(folderId: state.folderId)
-                try service.delete(emailIds: orphans)
-                summary.deletedEmails += orphans.count
+                summary.deletedEmails += try await mailbox.removeIMAPFolder(folderId: state.folderId)
                 continue
             }
             states[state.path] = state
         }
-        var order = try passState()
+        var order = try await passState()
         for folder in folders {
             try Task.checkCancellation()
             try await syncFolder(folder, local: states[folder.path], connection: connection, summary: &summary, order: &order)
@@ -218,31 +216,24 @@ public final class IMAPSyncEngine: Sendable {
         if summary.skippedFolders.isEmpty, let storedBefore {
             // A synced folder an email is linked to here but not there, with nothing of the email's
             // waiting in the outbox, is not its folder (the server says where mail is).
-            if try service.store.dropLinksWithoutServerCopy(accountId: account.id, upTo: storedBefore) > 0 { service.mailChanged() }
-            let orphans = try service.store.emailsWithoutServerCopy(accountId: account.id, upTo: storedBefore)
-            try service.delete(emailIds: orphans)
-            summary.deletedEmails += orphans.count
+            summary.deletedEmails += try await mailbox.sweepAfterPass(accountId: account.id, upTo: storedBefore)
         }
         // The server's flags are the truth: an email whose server copies all have the same read and
         // starred flags shows them (a copy linked again by its Message-ID, after a UIDVALIDITY change
         // or a move by another client, brings its own), unless the user's change of a flag still
         // waits in the outbox. An email whose copies disagree keeps its flags.
-        let reconciled = try service.store.takeServerFlags(accountId: account.id)
-        if reconciled > 0 {
-            summary.flagChanges += reconciled
-            service.mailChanged()
-        }
-        try service.store.setLastSyncDate(accountId: account.id, options.now())
-        try finishPass(summary: &summary, order: order, started: started)
+        summary.flagChanges += try await mailbox.takeServerFlags(accountId: account.id)
+        try await mailbox.setLastSyncDate(accountId: account.id, options.now())
+        try await finishPass(summary: &summary, order: order, started: started)
         return summary
     }
 
-    private func passState() throws -> PassState {
-        PassState(newest: try service.store.newestDate(accountId: account.id),
-                  accountHadMail: try service.store.emailCount(accountId: account.id) > 0)
+    private func passState() async throws -> PassState {
+        let start = try await mailbox.passStart(accountId: account.id)
+        return PassState(newest: start.newest, accountHadMail: start.hadMail)
     }
 
-    private func finishPass(summary: inout SyncSummary, order: PassState, started: ContinuousClock.Instant) throws {
+    private func finishPass(summary: inout SyncSummary, order: PassState, started: ContinuousClock.Instant) async throws {
         // Mail stored out of date order (newest first, folder by folder) is threaded again as if
         // it had arrived in order: the conversations do not depend on the order of fetching.
         if order.outOfOrder {
@@ -252,7 +243,7 @@ public final class IMAPSyncEngine: Sendable {
                 $0.messagesTotal = nil
                 $0.messagesPerSecond = nil
             }
-            try service.rethreadInDateOrder(accountId: account.id, after: order.wholeAccount ? nil : order.late)
+            try await mailbox.rethreadInDateOrder(accountId: account.id, after: order.wholeAccount ? nil : order.late)
             summary.rethreaded = true
         }
         summary.seconds = Self.seconds(ContinuousClock.now - started)
@@ -290,7 +281,7 @@ public final class IMAPSyncEngine: Sendable {
         if caps.contains(.gmailExtensions), folders.contains(where: { $0.specialUse == .all }) {
             // The folders of the labels \Sent, \Draft and \Starred (gmailFolderMap), never synced themselves.
             for folder in folders where [.sent, .drafts, .flagged].contains(folder.specialUse) {
-                _ = try service.store.ensureFolder(accountId: account.id, path: folder.path, name: folder.path, type: folder.type)
+                _ = try await mailbox.ensureFolder(accountId: account.id, path: folder.path, name: folder.path, type: folder.type)
             }
             folders = folders.filter { [.all, .junk, .trash].contains($0.specialUse) }
         }
@@ -315,7 +306,6 @@ public final class IMAPSyncEngine: Sendable {
 
     private func syncFolder(_ folder: ServerFolder, local: IMAPFolderState?, connection: IMAPConnection,
                             summary: inout SyncSummary, order: inout PassState) async throws {
-        let store = service.store
         let (qresync, condStore) = extensions(connection)
         // LIST-STATUS said nothing moved since the last complete sync (same UIDVALIDITY, UIDNEXT
         // and HIGHESTMODSEQ): nothing to ask.
@@ -325,9 +315,13 @@ public final class IMAPSyncEngine: Sendable {
             summary.unchangedFolders += 1
             return
         }
-        let folderId = try local?.folderId
-            ?? store.ensureFolder(accountId: account.id, path: folder.path, name: folder.path, type: folder.type)
-        var known = try store.imapMessages(folderId: folderId)
+        let folderId: Int64
+        if let known = local?.folderId {
+            folderId = known
+        } else {
+            folderId = try await mailbox.ensureFolder(accountId: account.id, path: folder.path, name: folder.path, type: folder.type)
+        }
+        var known = try await mailbox.imapMessages(folderId: folderId)
         board.update(account.name) { $0.state = .syncingFolders; $0.folder = folder.path }
 
         // SELECT (EXAMINE: read-only, so nothing we do marks mail read or changes \Recent).
@@ -356,7 +350,7 @@ public final class IMAPSyncEngine: Sendable {
         if let old = local?.uidValidity, old != uidValidity {
             // The old UIDs mean nothing now: match the folder again by Message-ID (no email is
             // stored twice, and nothing that is still there is lost).
-            try store.forgetAllIMAPMessages(folderId: folderId)
+            try await mailbox.forgetAllIMAPMessages(folderId: folderId)
             known = [:]
             revalidated = true
             usedQResync = false
@@ -403,15 +397,13 @@ public final class IMAPSyncEngine: Sendable {
             }
         }
         if !labelsByUID.isEmpty {
-            let map = try Self.gmailFolderMap(service: service, accountId: account.id)
+            let map = try await gmailFolderMap()
+            var changes: [(emailId: Int64, folders: [FolderSpec])] = []
             for (uid, labels) in labelsByUID {
                 guard let link = known[uid] else { continue }
-                let folders = Self.labelFolders(labels, map: map).folders
-                if try store.replaceLabelLinks(accountId: account.id, emailId: link.emailId, labels: folders) {
-                    summary.labelChanges += 1
-                }
+                changes.append((link.emailId, Self.labelFolders(labels, map: map).folders))
             }
-            if summary.labelChanges > 0 { service.mailChanged() }
+            summary.labelChanges += try await mailbox.replaceLabelLinks(accountId: account.id, changes)
         }
         var byEmail: [Int64: MessageFlags] = [:]
         var byUID: [UInt32: MessageFlags] = [:]
@@ -420,15 +412,12 @@ public final class IMAPSyncEngine: Sendable {
             byEmail[link.emailId] = flags
             byUID[uid] = flags
         }
-        try store.updateIMAPFlags(folderId: folderId, byUID)
-        summary.flagChanges += try service.updateFlags(byEmail)
+        summary.flagChanges += try await mailbox.applyServerFlags(folderId: folderId, byUID: byUID, byEmail: byEmail)
 
         // Expunged messages leave the folder (and the store, when in no other folder).
         if !gone.isEmpty {
-            let orphans = try store.forgetIMAPMessages(folderId: folderId, uids: gone)
-            try service.delete(emailIds: orphans)
+            summary.deletedEmails += try await mailbox.forgetIMAPMessages(folderId: folderId, uids: gone)
             summary.removedFromFolders += gone.count
-            summary.deletedEmails += orphans.count
             for uid in gone { known[uid] = nil }
         }
 
@@ -447,11 +436,9 @@ public final class IMAPSyncEngine: Sendable {
                                summary: &summary, order: &order)
         }
         if revalidated {
-            let orphans = try store.pruneUnmappedFolderLinks(folderId: folderId)
-            try service.delete(emailIds: orphans)
-            summary.deletedEmails += orphans.count
+            summary.deletedEmails += try await mailbox.pruneUnmappedFolderLinks(folderId: folderId)
         }
-        try store.saveIMAPFolderState(IMAPFolderState(
+        try await mailbox.saveIMAPFolderState(IMAPFolderState(
             folderId: folderId, path: folder.path, mailbox: folder.mailbox.raw, uidValidity: uidValidity,
             uidNext: selected.uidNext, highestModSeq: condStore ? selected.highestModSeq : nil, lastSyncDate: options.now()))
     }
@@ -492,7 +479,6 @@ public final class IMAPSyncEngine: Sendable {
 
     private func fetchNew(_ uids: [UInt32], window: Set<UInt32>, folder: ServerFolder, folderId: Int64,
                           connection: IMAPConnection, summary: inout SyncSummary, order: inout PassState) async throws {
-        let store = service.store
         let gmail = connection.capabilities.contains(.gmailExtensions)
         var done = 0
         let total = uids.count
@@ -527,8 +513,8 @@ public final class IMAPSyncEngine: Sendable {
                     headers.append((uid, header.isEmpty ? nil : FetchedMessage.messageId(headerBytes: header), fetch.gmailMessageID,
                                     fetch.gmailThreadID, Self.messageFlags(fetch.flags ?? []), Int(fetch.size ?? 0)))
                 }
-                let byMessageId = try store.emailIds(accountId: account.id, messageIds: headers.compactMap(\.messageId))
-                let byGmailId = gmail ? try store.emailIds(accountId: account.id, gmailMessageIds: headers.compactMap(\.gmailId)) : [:]
+                let byMessageId = try await mailbox.emailIds(accountId: account.id, messageIds: headers.compactMap(\.messageId))
+                let byGmailId = gmail ? try await mailbox.emailIds(accountId: account.id, gmailMessageIds: headers.compactMap(\.gmailId)) : [:]
                 // A stored email keeps its flags for now (as an import keeps the first copy's): the
                 // end of the pass makes them the server's where its copies agree.
                 var links: [IMAPMessageLink] = []
@@ -540,7 +526,7 @@ public final class IMAPSyncEngine: Sendable {
                         toFetch.append(Pending(uid: h.uid, size: h.size))
                     }
                 }
-                try store.recordIMAPMessages(folderId: folderId, links)
+                try await mailbox.recordIMAPMessages(folderId: folderId, links)
                 summary.linked += links.count
                 done += links.count
                 progress(.syncingHeaders)
@@ -576,7 +562,7 @@ public final class IMAPSyncEngine: Sendable {
             return fetched
         }
         guard let first = batches.first else { return }
-        let gmailFolders = gmail ? try Self.gmailFolderMap(service: service, accountId: account.id) : nil
+        let gmailFolders = gmail ? try await gmailFolderMap() : nil
         progress(.syncingBodies)
         var fetched = try await fetch(first)
         for (i, batch) in batches.enumerated() {
@@ -595,97 +581,31 @@ public final class IMAPSyncEngine: Sendable {
         }
     }
 
-    private struct Stored: Sendable {
-        /// The new emails (id, date), in the order they were stored.
-        var inserted: [(id: Int64, date: Double?)] = []
-        var duplicates = 0
-        var failures: [ImportFailure] = []
-    }
-
-    /// Parses a batch on every core, keeps a copy of each message, stores and indexes the batch
-    /// (one transaction), then records which UID is which email.
+    /// Hands a fetched batch to the mailbox: each message with its folder (and, on Gmail, its
+    /// labels' folders and category), flags and UID.
     private func storeBatch(_ fetched: [IMAPFetchResponse], folder: ServerFolder, folderId: Int64,
-                            gmailFolders: [String: FolderSpec]?) async throws -> Stored {
-        let service = self.service
-        let accountId = account.id
+                            gmailFolders: [String: FolderSpec]?) async throws -> StoredFetch {
         let ownFolder = FolderSpec(path: folder.path, name: folder.path, type: folder.type)
-        return try await Self.blocking {
-            // A copy of each message first (its path is the email's source), then all parsed at once.
-            let archive = service.messageArchive
-            var messages: [FetchedMessage] = []
-            var labelCategories: [AICategory?] = []
-            for fetch in fetched {
-                let bytes = fetch.body() ?? []
-                var folders = [ownFolder]
-                var labelCategory: AICategory?
-                if let gmailFolders {
-                    let labels = Self.labelFolders(fetch.gmailLabels ?? [], map: gmailFolders)
-                    folders += labels.folders
-                    labelCategory = labels.category
-                }
-                let path: String
-                do {
-                    path = try archive.store(bytes, accountId: accountId, key: FetchedMessage.contentKey(bytes))
-                } catch {
-                    throw SyncError(.storage, "\(error)")
-                }
-                messages.append(FetchedMessage(bytes: bytes, folders: folders, flags: Self.messageFlags(fetch.flags ?? []),
-                                               internalDate: fetch.internalDate, sourceRef: path))
-                labelCategories.append(labelCategory)
+        let messages = fetched.map { fetch in
+            var folders = [ownFolder]
+            var labelCategory: AICategory?
+            if let gmailFolders {
+                let labels = Self.labelFolders(fetch.gmailLabels ?? [], map: gmailFolders)
+                folders += labels.folders
+                labelCategory = labels.category
             }
-            var stored = Stored()
-            var batch: [IncomingEmail] = []
-            var uidOf: [String: [(uid: UInt32, flags: MessageFlags, gmailId: UInt64?, gmailThread: UInt64?)]] = [:]
-            for (i, outcome) in FetchedMessage.incoming(messages).enumerated() {
-                switch outcome {
-                case .success(var incoming):
-                    if let category = labelCategories[i] {
-                        var signals = incoming.categorySignals ?? CategorySignals()
-                        signals.labelCategory = category
-                        incoming.categorySignals = signals
-                    }
-                    batch.append(incoming)
-                    uidOf[incoming.email.messageId, default: []].append(
-                        (fetched[i].uid!, messages[i].flags, fetched[i].gmailMessageID, fetched[i].gmailThreadID))
-                case .failure(let failure):
-                    stored.failures.append(failure)
-                    archive.remove(messages[i].sourceRef)
-                }
-            }
-            // Oldest first within the batch: mail of one batch arrives in date order.
-            batch.sort { ($0.email.date ?? .distantFuture, $0.email.messageId) < ($1.email.date ?? .distantFuture, $1.email.messageId) }
-            let result = try service.ingest(batch, accountId: accountId)
-            stored.inserted = result.inserted.map { ($0.id, $0.date?.timeIntervalSince1970) }
-            stored.duplicates = result.duplicates
-            let ids = try service.store.emailIds(accountId: accountId, messageIds: Array(uidOf.keys))
-            var links: [IMAPMessageLink] = []
-            for (messageId, uids) in uidOf {
-                guard let emailId = ids[messageId] else { continue }
-                for u in uids {
-                    links.append(IMAPMessageLink(uid: u.uid, emailId: emailId, flags: u.flags, gmailMessageId: u.gmailId,
-                                                 gmailThreadId: u.gmailThread))
-                }
-            }
-            // An email stored before keeps its flags for now, as in the header pass; this copy's are recorded.
-            try service.store.recordIMAPMessages(folderId: folderId, links)
-            // A copy of an email stored before, whose bytes differ from its source's, is no one's source.
-            if result.duplicates > 0 {
-                let sources = try service.store.sourceRefs(emailIds: Array(Set(ids.values)))
-                for incoming in batch {
-                    guard let emailId = ids[incoming.email.messageId], let path = incoming.sourceRef,
-                          sources[emailId] != path else { continue }
-                    archive.remove(path)
-                }
-            }
-            return stored
+            return FetchedServerMessage(uid: fetch.uid!, bytes: fetch.body() ?? [], folders: folders, flags: Self.messageFlags(fetch.flags ?? []),
+                                        internalDate: fetch.internalDate, labelCategory: labelCategory,
+                                        gmailMessageId: fetch.gmailMessageID, gmailThreadId: fetch.gmailThreadID)
         }
+        return try await mailbox.storeFetched(messages, accountId: account.id, folderId: folderId)
     }
 
     /// Gmail's system labels as the account's folders (`\Inbox` → INBOX, `\Sent` → the folder
     /// with \Sent); user labels are folders of their own name.
-    private static func gmailFolderMap(service: MailSearchService, accountId: Int64) throws -> [String: FolderSpec] {
+    private func gmailFolderMap() async throws -> [String: FolderSpec] {
         var map: [String: FolderSpec] = ["\\Inbox": FolderSpec(path: "INBOX", name: "INBOX", type: .inbox)]
-        for folder in try service.store.folders(accountId: accountId) {
+        for folder in try await mailbox.folders(accountId: account.id) {
             let label: String? = switch folder.folderType {
             case .sent: "\\Sent"
             case .drafts: "\\Draft"
@@ -772,13 +692,6 @@ public final class IMAPSyncEngine: Sendable {
                              hint: "check the host, port and network; the sync tries again")
         }
     }
-
-    /// Runs blocking work (parsing, SQLite writes) off Swift's cooperative threads.
-    static func blocking<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
-    }
 }
 
 /// What a pass started with, and which emails it stored out of date order (older than mail
@@ -815,8 +728,8 @@ extension Array {
 extension IMAPSyncEngine {
     /// An engine for each IMAP account of the mailbox (or the one named), in account order.
     public static func engines(service: MailSearchService, accountNamed name: String? = nil,
-                               options: SyncOptions = SyncOptions()) throws -> [IMAPSyncEngine] {
-        let accounts = try service.store.imapAccounts().filter { name == nil || $0.account.name == name }
+                               options: SyncOptions = SyncOptions()) async throws -> [IMAPSyncEngine] {
+        let accounts = try await service.mailbox.imapAccounts().filter { name == nil || $0.account.name == name }
         return accounts.map { IMAPSyncEngine(service: service, account: $0.account, settings: $0.settings, options: options) }
     }
 
@@ -826,7 +739,7 @@ extension IMAPSyncEngine {
             throw SyncError(.server, "unknown connection security \"\(settings.security)\"")
         }
         do {
-            let authentication = try CredentialSource.authentication(account: accountName, settings: settings)
+            let authentication = try await CredentialSource.authentication(account: accountName, settings: settings)
             let connection = try await IMAPConnection.connect(IMAPClientConfiguration(
                 host: settings.host, port: settings.port, security: security, caFile: settings.caFile,
                 responseTimeout: options.responseTimeout))

@@ -5,7 +5,6 @@ import MailComposition
 import MailImport
 import MailModel
 import MailSearchKit
-import MailStore
 import SMTPClient
 import SMTPProtocol
 
@@ -39,14 +38,14 @@ public final class MessageSender: Sendable {
         self.responseTimeout = responseTimeout
     }
 
-    private var store: MailStore { service.store }
+    private var queue: ComposeService { service.compose }
     private var now: Date { service.configuration.now() }
 
     /// What a previous process left in the queue (see the type's comment), settled once before
     /// this process queues anything: `serve` calls it before it listens.
     @discardableResult
-    public func recover() throws -> (drafted: [Int64], retried: [Int64], uncertain: [Int64]) {
-        try store.recoverSendQueue(now: now)
+    public func recover() async throws -> (drafted: [Int64], retried: [Int64], uncertain: [Int64]) {
+        try await queue.recoverSendQueue(now: now)
     }
 
     /// Sends and keeps the Drafts folders current until the task is cancelled (call `recover`
@@ -66,7 +65,7 @@ public final class MessageSender: Sendable {
     /// EHLO on each account's SMTP server (no login, nothing sent) for its SIZE; a server that
     /// cannot be reached now is asked again by the first message sent through it.
     func learnSizes() async {
-        guard let accounts = try? store.imapAccounts() else { return }
+        guard let accounts = try? await service.mailbox.imapAccounts() else { return }
         for (account, settings) in accounts where settings.smtpHost != nil {
             guard !Task.isCancelled, let configuration = try? Self.smtpConfiguration(settings, responseTimeout: .seconds(10)),
                   let connection = try? await SMTPConnection.connect(configuration) else { continue }
@@ -98,7 +97,7 @@ public final class MessageSender: Sendable {
         while !Task.isCancelled {
             let claimed: Draft?
             do {
-                claimed = try store.claimDueMessage(now: now, retryNow: retryNow, retryAccounts: reachable, tried: tried)
+                claimed = try await queue.claimDueMessage(now: now, retryNow: retryNow, retryAccounts: reachable, tried: tried)
             } catch {
                 service.sending.lastError = "cannot read the send queue: \(error)"
                 return sent
@@ -117,7 +116,7 @@ public final class MessageSender: Sendable {
     /// running server); true when the server accepted it. Its outcome is recorded as the
     /// background sender records it.
     public func sendNow(id: Int64) async throws -> Bool {
-        guard let draft = try store.claimMessage(id: id) else { return false }
+        guard let draft = try await queue.claimMessage(id: id) else { return false }
         return await deliver(draft)
     }
 
@@ -125,32 +124,32 @@ public final class MessageSender: Sendable {
 
     /// Sends one claimed message and records the outcome; true when the server accepted it.
     private func deliver(_ draft: Draft) async -> Bool {
-        guard let (account, settings) = try? store.imapAccounts().first(where: { $0.account.id == draft.accountId }),
+        guard let (account, settings) = try? await service.mailbox.imapAccounts().first(where: { $0.account.id == draft.accountId }),
               settings.smtpHost != nil else {
-            fail(draft, "the account has no SMTP server (add it again with --smtp HOST)", retry: false)
+            await fail(draft, "the account has no SMTP server (add it again with --smtp HOST)", retry: false)
             return false
         }
         let message: BuiltMessage
         do {
-            message = try service.buildMessage(draft)
+            message = try await queue.buildMessage(draft)
         } catch {
-            fail(draft, "\(error)", retry: false)
+            await fail(draft, "\(error)", retry: false)
             return false
         }
         let configuration: SMTPClientConfiguration
         let authentication: SMTPAuthentication
         do {
             configuration = try Self.smtpConfiguration(settings, responseTimeout: responseTimeout)
-            switch try CredentialSource.authentication(account: account.name, settings: settings) {
+            switch try await CredentialSource.authentication(account: account.name, settings: settings) {
             case .password(let user, let password): authentication = .password(user: user, password: password)
             case .xoauth2(let user, let token): authentication = .xoauth2(user: user, accessToken: token)
             }
         } catch {
             // A password command that failed may work later (a keyring unlocked): try again.
-            fail(draft, "\(error)", retry: true)
+            await fail(draft, "\(error)", retry: true)
             return false
         }
-        let store = self.store
+        let queue = self.queue
         let id = draft.id
         var connection: SMTPConnection?
         do {
@@ -160,14 +159,14 @@ public final class MessageSender: Sendable {
             try await open.authenticate(authentication)
             let result = try await open.send(message: message.bytes, from: message.sender, to: message.recipients,
                                              requiresSMTPUTF8: message.requiresSMTPUTF8) {
-                try store.markHandedOver(id: id)
+                try await queue.markHandedOver(id: id)
             }
             // Committed before anything else: a crash from here on never sends it again. Should the
             // write itself fail, the message stays `handedOver` (never sent again) and nothing
             // below may put it back in the queue.
             let gmail = Self.isGmail(settings)
             do {
-                try store.markSent(id: id, reply: result.finalReply.description,
+                try await queue.markSent(id: id, reply: result.finalReply.description,
                                    refused: result.rejected.map { "\($0.recipient.address): \($0.reply.description)" },
                                    sentCopy: gmail ? "skipped" : "pending", now: now)
             } catch {
@@ -178,28 +177,27 @@ public final class MessageSender: Sendable {
             service.sending.lastError = nil
             await open.quit()
             if !gmail { await copyToSent(id: id, bytes: message.bytes, account: account, settings: settings) }
-            service.mailChanged()
             return true
         } catch {
             // Every error of the block is an SMTPClientError (the send's typed throws).
             if let connection { await connection.close() }
-            let handedOver = (try? store.draft(id: id))?.state == .handedOver
+            let handedOver = (try? await queue.queuedMessage(id: id))?.state == .handedOver
             if handedOver && !error.kind.isRefusal {
-                fail(draft, "the connection to \(configuration.endpoint) ended after the message was handed over, before the server's answer: "
+                await fail(draft, "the connection to \(configuration.endpoint) ended after the message was handed over, before the server's answer: "
                      + "it may have been sent, so it is not sent again (\(error.description)); check the recipient, and send a copy if it did not arrive",
                      retry: false)
                 return false
             }
             let transient = Self.isTransient(error)
             if transient { service.sending.lastError = error.description }
-            fail(draft, error.description, retry: transient)
+            await fail(draft, error.description, retry: transient)
             return false
         }
     }
 
-    private func fail(_ draft: Draft, _ error: String, retry: Bool) {
+    private func fail(_ draft: Draft, _ error: String, retry: Bool) async {
         let delay = min(maximumRetryDelay, pow(2, Double(min(max(draft.attempts, 1), 16))))
-        try? store.markNotSent(id: draft.id, error: error, retryAt: retry ? now.addingTimeInterval(delay) : nil, now: now)
+        try? await queue.markNotSent(id: draft.id, error: error, retryAt: retry ? now.addingTimeInterval(delay) : nil, now: now)
     }
 
     /// Offline, a dropped connection, a timeout, or a 4xx reply: worth another attempt.
@@ -232,13 +230,13 @@ public final class MessageSender: Sendable {
     /// unless a copy with its Message-ID is there already (an interrupted earlier copy).
     private func copyToSent(id: Int64, bytes: [UInt8], account: Account, settings: IMAPAccountSettings) async {
         do {
-            let messageId = try store.draft(id: id)?.messageId ?? ""
+            let messageId = try await queue.queuedMessage(id: id)?.messageId ?? ""
             let folder = try await Self.appendToSent(bytes: bytes, messageId: messageId, account: account, settings: settings,
                                                      service: service)
-            try store.setSentCopy(id: id, "done")
-            Self.fileLocally(bytes: bytes, folder: folder, account: account, service: service, now: now)
+            try await queue.setSentCopy(id: id, "done")
+            await Self.fileLocally(bytes: bytes, folder: folder, account: account, service: service, now: now)
         } catch {
-            try? store.setSentCopy(id: id, "pending", error: "sent, but not yet copied to the Sent folder: \(error)")
+            try? await queue.setSentCopy(id: id, "pending", error: "sent, but not yet copied to the Sent folder: \(error)")
         }
     }
 
@@ -270,20 +268,8 @@ public final class MessageSender: Sendable {
     /// The sent message in the local mailbox at once, in its account's Sent folder (as read and
     /// searchable as the rest), instead of at the account's next full sync pass — which then finds
     /// it by its Message-ID and only links its UID. Best effort: on a failure that pass brings it.
-    public static func fileLocally(bytes: [UInt8], folder: String, account: Account, service: MailSearchService, now: Date) {
-        do {
-            let source = try service.messageArchive.store(bytes, accountId: account.id, key: FetchedMessage.contentKey(bytes))
-            // The local Sent folder sync made (its path has the server's delimiter as `/`), else the name.
-            let local = try service.store.folders(accountId: account.id).first { $0.folderType == .sent }
-            let spec = local.map { FolderSpec(path: $0.path, name: $0.name, type: .sent) } ?? FolderSpec(path: folder, type: .sent)
-            let message = FetchedMessage(bytes: bytes, folders: [spec],
-                                         flags: MessageFlags(isRead: true, isStarred: false, isDraft: false),
-                                         internalDate: now, sourceRef: source)
-            guard case .success(let incoming) = FetchedMessage.incoming([message]).first else { return }
-            _ = try service.ingest([incoming], accountId: account.id)
-        } catch {
-            return
-        }
+    public static func fileLocally(bytes: [UInt8], folder: String, account: Account, service: MailSearchService, now: Date) async {
+        try? await service.mailbox.fileSentMessage(bytes, folder: folder, accountId: account.id, date: now)
     }
 
     /// The work on the servers' folders (Sent copies still to make, drafts to save or remove),
@@ -293,9 +279,9 @@ public final class MessageSender: Sendable {
         let sentCopies: [Draft]
         let accounts: [(account: Account, settings: IMAPAccountSettings)]
         do {
-            work = try store.draftCopiesToSync()
-            sentCopies = try store.pendingSentCopies()
-            accounts = try store.imapAccounts()
+            work = try await queue.draftCopiesToSync()
+            sentCopies = try await queue.pendingSentCopies()
+            accounts = try await service.mailbox.imapAccounts()
         } catch {
             return
         }
@@ -325,18 +311,18 @@ public final class MessageSender: Sendable {
         let connection = try await engine.openSession(showInStatus: false)
         do {
             for draft in sentCopies {
-                let message = try service.buildMessage(draft, date: draft.sentAt)
+                let message = try await queue.buildMessage(draft, date: draft.sentAt)
                 let sent = try await Self.folder(.sent, named: ["Sent", "Sent Items", "Sent Messages"], create: "Sent", connection)
                 _ = try await connection.run(.examine(sent))
                 if try await engine.searchUIDs(connection, [.header("Message-ID", "<\(draft.messageId)>")]).isEmpty {
                     _ = try await connection.run(.append(sent, flags: [.seen], date: draft.sentAt, message: message.bytes))
                 }
-                try store.setSentCopy(id: draft.id, "done")
+                try await queue.setSentCopy(id: draft.id, "done")
             }
             if !upload.isEmpty || !remove.isEmpty {
                 let drafts = try await Self.folder(.drafts, named: ["Drafts", "Draft"], create: "Drafts", connection)
                 for draft in upload {
-                    let message = try service.buildMessage(draft, forDraftsFolder: true, date: draft.updatedAt)
+                    let message = try await queue.buildMessage(draft, forDraftsFolder: true, date: draft.updatedAt)
                     let response = try await connection.run(.append(drafts, flags: [.draft, .seen], date: nil, message: message.bytes))
                     var codes = [response.status.code]
                     for case .status(let status) in response.untagged { codes.append(status.code) }
@@ -348,7 +334,7 @@ public final class MessageSender: Sendable {
                     }
                     // The previous copy goes once the new one is safely there.
                     try await deleteCopy(draft, engine: engine, connection: connection)
-                    if try !store.recordDraftCopy(id: draft.id, version: draft.version, mailbox: drafts.raw, uidValidity: validity, uid: uid) {
+                    if try await !queue.recordDraftCopy(id: draft.id, version: draft.version, mailbox: drafts.raw, uidValidity: validity, uid: uid) {
                         // Deleted while the copy was on its way: the copy goes too.
                         var gone = draft
                         gone.draftMailbox = drafts.raw
@@ -359,7 +345,7 @@ public final class MessageSender: Sendable {
                 }
                 for draft in remove {
                     try await deleteCopy(draft, engine: engine, connection: connection)
-                    try store.forgetDraftCopy(id: draft.id)
+                    try await queue.forgetDraftCopy(id: draft.id)
                 }
             }
             await connection.logout()

@@ -3,7 +3,6 @@ import IMAPClient
 import IMAPProtocol
 import MailModel
 import MailSearchKit
-import MailStore
 
 /// What one replay of an account's outbox did.
 public struct OutboxReplaySummary: Sendable, Codable, Hashable {
@@ -69,7 +68,7 @@ extension IMAPSyncEngine {
         while !Task.isCancelled {
             // Read before the queue is looked at: an action queued while a replay runs wakes the next wait.
             let signalled = service.outboxQueued.current
-            if (try? service.store.hasPendingOutbox(accountId: account.id)) == true {
+            if (try? await service.mailbox.hasPendingOutbox(accountId: account.id)) == true {
                 do {
                     let summary = try await replay(keeping: &session)
                     // An operation the server refused waits 1, 2, 4 s before its next attempt.
@@ -158,28 +157,27 @@ extension IMAPSyncEngine {
     }
 
     private func replayLocked(_ connection: IMAPConnection) async throws -> OutboxReplaySummary {
-        let store = service.store
+        let mailbox = service.mailbox
         var summary = OutboxReplaySummary(account: account.name)
-        let operations = try store.pendingOutbox(accountId: account.id)
+        let operations = try await mailbox.pendingOutbox(accountId: account.id)
         guard !operations.isEmpty else { return summary }
         var selected: (mailbox: [UInt8], uidValidity: UInt32?)?
-        var localChanged = false
         replay: for queued in operations {
             try Task.checkCancellation()
-            let result: MailStore.OutboxResult
+            let result: OutboxResult
             // A flag change or move queued behind a move of the same message follows it to where
             // it went; a move of a message no longer anywhere known is done (a delete for good
             // queued after it expunges it from where it was).
             var op = queued
             if op.kind != .expunge {
-                guard let current = try store.retarget(op) else {
-                    try store.finishOutbox(op, .nothingToDo, now: options.now())
+                guard let current = try await mailbox.retargetOutbox(op) else {
+                    try await mailbox.finishOutbox(op, .nothingToDo, now: options.now())
                     summary.applied += 1
                     continue
                 }
                 op = current
                 if op.kind == .move, op.folderId == op.targetFolderId {
-                    try store.finishOutbox(op, .nothingToDo, now: options.now())
+                    try await mailbox.finishOutbox(op, .nothingToDo, now: options.now())
                     summary.applied += 1
                     continue
                 }
@@ -194,7 +192,7 @@ extension IMAPSyncEngine {
                 if op.uid == 0 {
                     // Moved here before, its UID here unknown: found by its Message-ID, or gone.
                     guard let uid = try await relocated(op, connection) else {
-                        try store.finishOutbox(op, .nothingToDo, now: options.now())
+                        try await mailbox.finishOutbox(op, .nothingToDo, now: options.now())
                         summary.applied += 1
                         continue replay
                     }
@@ -217,7 +215,7 @@ extension IMAPSyncEngine {
                 if lost, op.kind != .move {
                     result = .dropped("the folder's UIDVALIDITY changed since the action and the message was not found in it by "
                                       + "its Message-ID; the next sync shows the server's state")
-                } else if try !store.claimOutbox(op) {
+                } else if try await !mailbox.claimOutbox(op) {
                     // A newer action on the message superseded it while this replay ran: never sent.
                     continue replay
                 } else {
@@ -240,11 +238,11 @@ extension IMAPSyncEngine {
                 result = .refused(error.description, maxAttempts: options.outboxMaxAttempts)
             }
             try options.outboxFault?(op, .beforeRecord)
-            if try store.finishOutbox(op, result, now: options.now()) { localChanged = true }
+            try await mailbox.finishOutbox(op, result, now: options.now())
             // Another client moved it away or expunged it before this move arrived: gone here too,
             // at once, until a sync finds it where it is.
-            if case .movedAway = result, let emailId = op.emailId, try store.orphaned(emailId: emailId) {
-                try service.delete(emailIds: [emailId])
+            if case .movedAway = result, let emailId = op.emailId {
+                _ = try await mailbox.deleteIfOrphaned(emailId: emailId)
             }
             switch result {
             case .stored, .moved, .movedAway, .expunged, .labelled, .nothingToDo: summary.applied += 1
@@ -257,22 +255,23 @@ extension IMAPSyncEngine {
             case .dropped: summary.dropped += 1
             }
         }
-        if localChanged { service.mailChanged() }
-        try store.pruneOutbox(before: options.now().addingTimeInterval(-30 * 86_400))
+        try await mailbox.pruneOutbox(before: options.now().addingTimeInterval(-30 * 86_400))
         return summary
     }
 
     /// The UID of an operation's message in the selected folder, found by its Message-ID (exactly
     /// one match): for a folder whose UIDVALIDITY changed, or a copy whose UID was never learnt (0).
     private func relocated(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> UInt32? {
-        guard let messageId = try messageId(of: op) else { return nil }
+        guard let messageId = try await messageId(of: op) else { return nil }
         let found = try await searchUIDs(connection, [.header("Message-ID", "<\(messageId)>")])
         return found.count == 1 ? found.first : nil
     }
 
     /// The Message-ID to look an operation's message up by (queued with it, else the email's).
-    private func messageId(of op: OutboxOperation) throws -> String? {
-        try MailStore.searchable(messageId: op.messageId) ?? op.emailId.flatMap { try service.store.serverMessageId(emailId: $0) }
+    private func messageId(of op: OutboxOperation) async throws -> String? {
+        if let own = OutboxOperation.searchable(messageId: op.messageId) { return own }
+        guard let emailId = op.emailId else { return nil }
+        return try await service.mailbox.serverMessageId(emailId: emailId)
     }
 
     /// UID STORE ±FLAGS, UNCHANGEDSINCE the message's last known MODSEQ when the server has
@@ -282,12 +281,12 @@ extension IMAPSyncEngine {
     /// changed), the STORE is sent again against the new MODSEQ.
     /// A copy found by its Message-ID (`relocated`) has no flags this client saw to compare with:
     /// the user's change is stored as it is, and the server's flags after it are recorded.
-    private func storeFlags(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
-        let store = service.store
+    private func storeFlags(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> OutboxResult {
+        let mailbox = service.mailbox
         let set = IMAPSequenceSet(numbers: [op.uid])
-        let seen = op.relocated ? nil : try store.imapFlags(folderId: op.folderId, uid: op.uid)
+        let seen = op.relocated ? nil : try await mailbox.imapFlags(folderId: op.folderId, uid: op.uid)
         let condStore = extensions(connection).condStore && seen != nil
-        var since = condStore ? try store.knownModSeq(folderId: op.folderId, uid: op.uid) : nil
+        var since = condStore ? try await mailbox.knownModSeq(folderId: op.folderId, uid: op.uid) : nil
         var flags = seen ?? MessageFlags(isRead: false, isStarred: false, isDraft: false)
         var modSeq: UInt64?
         for (operation, change) in [(IMAPStoreOperation.add, op.add), (.remove, op.remove)] {
@@ -314,7 +313,7 @@ extension IMAPSyncEngine {
                     }
                     // (Unless the message was moved here by this client since the folder's sync: then the
                     // MODSEQ known is the folder's, older than the message here, and MODIFIED says nothing.)
-                    if op.started, try !store.movedHereSinceSync(folderId: op.folderId, uid: op.uid) {
+                    if op.started, try await !mailbox.movedHereSinceSync(folderId: op.folderId, uid: op.uid) {
                         return .conflict(serverFlags: server, modSeq: serverModSeq)
                     }
                     // Only the flags this operation changes count: a flag the server changed that
@@ -359,11 +358,11 @@ extension IMAPSyncEngine {
     /// `absentFromSource`: the message is known not to be in the source (not found by its
     /// Message-ID there): only where it went is looked up.
     private func move(_ op: OutboxOperation, _ connection: IMAPConnection, absentFromSource: Bool = false,
-                      examinedTarget: inout Bool) async throws -> MailStore.OutboxResult {
+                      examinedTarget: inout Bool) async throws -> OutboxResult {
         let set = IMAPSequenceSet(numbers: [op.uid])
         guard let targetPath = op.targetPath else { return .dropped("no target folder") }
         let target: IMAPMailboxName
-        if let id = op.targetFolderId, let raw = try service.store.imapMailbox(folderId: id) {
+        if let id = op.targetFolderId, let raw = try await service.mailbox.imapMailbox(folderId: id) {
             target = IMAPMailboxName(raw: raw)
         } else {
             // A folder the server did not list at the last sync (the "Archive" or "Trash" made for
@@ -410,8 +409,8 @@ extension IMAPSyncEngine {
     /// `movedAway` when a message this command did not move is not there either.
     /// Leaves the target selected (read-only).
     private func located(_ op: OutboxOperation, in target: IMAPMailboxName, movedNow: Bool,
-                         _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
-        guard let messageId = try messageId(of: op) else { return .moved(targetUIDValidity: nil, targetUID: nil) }
+                         _ connection: IMAPConnection) async throws -> OutboxResult {
+        guard let messageId = try await messageId(of: op) else { return .moved(targetUIDValidity: nil, targetUID: nil) }
         let response: IMAPCommandResponse
         do {
             response = try await connection.run(.examine(target, .plain))
@@ -427,7 +426,7 @@ extension IMAPSyncEngine {
     /// Gmail's archive and move: UID STORE +X-GM-LABELS (the target's label), then -X-GM-LABELS
     /// (`\Inbox`) on the message's copy in All Mail. Both are harmless to repeat. A server that no
     /// longer offers X-GM-EXT-1 cannot take them: dropped, the next sync shows its state.
-    private func storeLabels(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
+    private func storeLabels(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> OutboxResult {
         guard connection.capabilities.contains(.gmailExtensions) else {
             return .dropped("the server no longer offers Gmail's labels (X-GM-EXT-1); the next sync shows the server's state")
         }
@@ -438,7 +437,7 @@ extension IMAPSyncEngine {
     }
 
     /// A delete for good: \Deleted, then UID EXPUNGE (UIDPLUS) or EXPUNGE.
-    private func expunge(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> MailStore.OutboxResult {
+    private func expunge(_ op: OutboxOperation, _ connection: IMAPConnection) async throws -> OutboxResult {
         let set = IMAPSequenceSet(numbers: [op.uid])
         guard try await searchUIDs(connection, [.uid(set)]).contains(op.uid) else { return .expunged }
         _ = try await connection.run(.uidStore(set, .add, [.deleted], silent: true))

@@ -1,5 +1,5 @@
 import Foundation
-import MailStore
+import MailModel
 
 /// How a sync runs. The defaults suit a real server; tests shorten the waits and switch
 /// extensions off to walk the other paths.

@@ -1,6 +1,7 @@
 import Foundation
 import MailParsing
 import MailStore
+import MailModel
 
 /// A message fetched from a server (IMAP) rather than read from a file: its bytes, the folders it
 /// is in, the flags the server holds for it and its delivery date.

@@ -1,6 +1,7 @@
 import Foundation
 import MailParsing
 import MailStore
+import MailModel
 
 /// What `mailsearch import PATH` was pointed at.
 public enum ImportSourceKind: String, Sendable, Codable {

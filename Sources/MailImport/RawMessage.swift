@@ -1,5 +1,6 @@
 import Foundation
 import MailStore
+import MailModel
 
 /// One message as read from a source, before parsing.
 struct RawMessage: Sendable {

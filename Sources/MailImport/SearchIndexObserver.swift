@@ -1,5 +1,6 @@
 import MailStore
 import SearchIndex
+import MailModel
 
 /// Indexes every committed import batch (FR-SEARCH-08: in the same batches, no separate pass).
 extension SearchIndexManager: ImportBatchObserver {

@@ -1,4 +1,3 @@
-import MailModel
 
 /// A folder an incoming email belongs to, identified by its path within the account.
 public struct FolderSpec: Hashable, Sendable {
@@ -45,4 +44,11 @@ public struct IngestResult: Sendable {
     public var touchedThreads: Set<Int64> = []
     /// Threads merged away into others by this batch.
     public var mergedThreads: Set<Int64> = []
+
+    public init(inserted: [Email] = [], duplicates: Int = 0, touchedThreads: Set<Int64> = [], mergedThreads: Set<Int64> = []) {
+        self.inserted = inserted
+        self.duplicates = duplicates
+        self.touchedThreads = touchedThreads
+        self.mergedThreads = mergedThreads
+    }
 }

@@ -2,7 +2,7 @@ import Categorization
 import Foundation
 import MailModel
 import MailParsing
-import MailStore
+internal import MailStore
 
 /// Where categorising stands.
 public struct CategorizationProgress: Sendable, Codable, Hashable {

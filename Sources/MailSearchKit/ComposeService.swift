@@ -1,7 +1,7 @@
 import Foundation
 import MailComposition
 import MailModel
-import MailStore
+internal import MailStore
 
 /// Writing mail: the accounts one can send from, drafts (new, reply, reply all, forward), their
 /// attachments, and the send queue (send, undo within the window, reopen).

@@ -1,8 +1,8 @@
 import Embedding
 import Foundation
-import MailStore
+internal import MailStore
 import SearchEngine
-import SearchIndex
+internal import SearchIndex
 
 /// Where background embedding stands (FR-SEARCH-08, NFR-SEARCH-04).
 public struct EmbeddingProgress: Sendable, Codable, Hashable {

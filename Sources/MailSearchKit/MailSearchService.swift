@@ -3,9 +3,9 @@ import Foundation
 import MailComposition
 import MailImport
 import MailModel
-import MailStore
+internal import MailStore
 import SearchEngine
-import SearchIndex
+internal import SearchIndex
 
 /// The single way into a mailbox, and the composition root of its feature services:
 /// `search` (search, parse, scope, suggestions, recent searches), `reader` (an email, a thread, the
@@ -45,10 +45,9 @@ public final class MailSearchService: Sendable {
     /// The embedding model in use, and where its files are (`Configuration.model`, `modelDirectory`).
     public var model: EmbeddingModel { core.model }
     public var modelDirectory: URL { core.modelDirectory }
-    /// The mail store and the keyword index, for the sync engine and the commands that still write
-    /// through them directly (they tell the service with `mailChanged()`).
-    public var store: MailStore { core.store }
-    public var index: SearchIndexManager { core.index }
+    /// The mail store and the keyword index: the service's own (tests reach them with `@testable import`).
+    var store: MailStore { core.store }
+    var index: SearchIndexManager { core.index }
     /// Where each syncing account stands (written by the sync engine, shown in the status).
     public var syncStatus: SyncStatusBoard { core.syncStatus }
     /// The send queue's undo window and the sender's state.
@@ -58,8 +57,6 @@ public final class MailSearchService: Sendable {
     public var outboxQueued: OutboxSignal { core.outboxQueued }
     /// Changes with every write through the service: cached answers are keyed by it.
     public var generation: Int { core.generation }
-    /// The local copies of messages fetched by sync.
-    public var messageArchive: MessageArchive { core.messageArchive }
 
     /// Stops background work (the embedding batch in flight is finished and stored).
     public func shutdown() { core.shutdown() }
@@ -104,35 +101,6 @@ public final class MailSearchService: Sendable {
 
     /// Waits until the background queue has nothing left to embed.
     public func waitForEmbedding() async { await core.waitForEmbedding() }
-
-    // MARK: What the sync engine and the sender write (synchronous: they call from their own blocking work)
-
-    /// Tells the service that a writer changed mail directly in the store (folder links of a
-    /// sync): cached answers are not used again.
-    public func mailChanged() { core.mailChanged() }
-
-    /// Stores a batch of incoming mail and indexes it (FTS5 now, embeddings in the background).
-    @discardableResult
-    public func ingest(_ batch: [IncomingEmail], accountId: Int64) throws -> IngestResult {
-        try core.ingest(batch, accountId: accountId)
-    }
-
-    /// Deletes emails everywhere: mail, FTS5 rows, embeddings, in-memory vectors, local copies.
-    public func delete(emailIds: [Int64]) throws { try core.delete(emailIds: emailIds) }
-
-    /// Sets read, starred and draft as the server has them; returns how many emails changed.
-    @discardableResult
-    public func updateFlags(_ flags: [Int64: MessageFlags]) throws -> Int { try core.updateFlags(flags) }
-
-    /// Threads an account's mail again as if it had arrived in date order.
-    public func rethreadInDateOrder(accountId: Int64, after emailIds: [Int64]?) throws {
-        try core.rethreadInDateOrder(accountId: accountId, after: emailIds)
-    }
-
-    /// The RFC 5322 message of a queued draft (or its copy for the Drafts folder).
-    public func buildMessage(_ draft: Draft, forDraftsFolder: Bool = false, date: Date? = nil) throws -> BuiltMessage {
-        try core.buildMessage(draft, forDraftsFolder: forDraftsFolder, date: date)
-    }
 
     public static let maximumAttachmentBytes = ServiceCore.maximumAttachmentBytes
     public static let maximumBodyCharacters = ServiceCore.maximumBodyCharacters

@@ -1,7 +1,7 @@
 import Foundation
 import MailImport
 import MailModel
-import MailStore
+internal import MailStore
 
 /// The mailbox: importing, acting on mail (read, star, archive, move, delete; queued for the
 /// server through the outbox), deleting mail and accounts.

@@ -1,5 +1,5 @@
 import MailModel
-import MailStore
+internal import MailStore
 
 /// The searches a search records in the recent searches, written in the order they came, on the
 /// service's pool, after the answer: a search never waits for mail.sqlite's write lock (another

@@ -1,6 +1,6 @@
 import Foundation
 import MailModel
-import MailStore
+internal import MailStore
 
 /// What a mailbox action did (the object of `mark`/`archive`/`move`/`delete --json` and of the
 /// API's action endpoints).

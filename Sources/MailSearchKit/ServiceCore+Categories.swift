@@ -1,6 +1,6 @@
 import Foundation
 import MailModel
-import MailStore
+internal import MailStore
 
 /// What `categorize` did: the emails the user chose a category for, and the other mail of their
 /// senders that follows the choice (spec 001 §5.6.2: choices are preference signals).

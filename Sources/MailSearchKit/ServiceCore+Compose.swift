@@ -2,7 +2,7 @@ import Foundation
 import MailComposition
 import MailModel
 import MailParsing
-import MailStore
+internal import MailStore
 import SMTPProtocol
 
 /// An account that can send: an IMAP account with an SMTP server (`account add --smtp`).

@@ -1,7 +1,7 @@
 import Embedding
 import Foundation
 import MailModel
-import MailStore
+internal import MailStore
 import ThreadInsights
 
 /// A conversation's summary, or why there is none.

@@ -4,9 +4,9 @@ import HTMLSanitizer
 import MailImport
 import MailModel
 import MailParsing
-import MailStore
+internal import MailStore
 import SearchEngine
-import SearchIndex
+internal import SearchIndex
 
 extension MailSearchService {
     public struct Configuration: Sendable {

@@ -1,6 +1,6 @@
 import Embedding
 import Foundation
-import MailStore
+internal import MailStore
 import ThreadInsights
 #if canImport(Glibc)
 import Glibc

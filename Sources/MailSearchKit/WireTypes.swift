@@ -1,6 +1,6 @@
 import Foundation
 import MailModel
-import MailStore
+internal import MailStore
 import SearchEngine
 
 // The `Codable` shapes the service answers with. `mailsearch … --json` and the HTTP API print
@@ -199,7 +199,7 @@ public struct EmailDetail: Sendable, Codable, Hashable {
     /// How `category` was decided (the rule, the classifier's confidence, the user), nil while waiting.
     public var categorization: CategoryDecision?
 
-    public init(_ s: StoredEmail, includeHTML: Bool) {
+    init(_ s: StoredEmail, includeHTML: Bool) {
         let e = s.email
         emailId = e.id; threadId = e.threadId; accountId = e.accountId; messageId = e.messageId
         inReplyTo = e.inReplyTo; references = e.references; from = e.from; to = e.to; cc = e.cc

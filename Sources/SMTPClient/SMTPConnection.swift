@@ -165,7 +165,7 @@ public final class SMTPConnection: Sendable {
     /// moment there (an error thrown by it closes the connection: nothing is sent).
     public func send(message: [UInt8], from sender: SMTPAddress, to recipients: [SMTPAddress],
                      requiresSMTPUTF8: Bool = false,
-                     beforeData: (@Sendable () throws -> Void)? = nil) async throws(SMTPClientError) -> SMTPSendResult {
+                     beforeData: (@Sendable () async throws -> Void)? = nil) async throws(SMTPClientError) -> SMTPSendResult {
         try await session.withGate { () async throws(SMTPClientError) in
             try await self.transaction(message: message, from: sender, to: recipients, requiresSMTPUTF8: requiresSMTPUTF8,
                                        beforeData: beforeData)
@@ -173,7 +173,7 @@ public final class SMTPConnection: Sendable {
     }
 
     private func transaction(message: [UInt8], from sender: SMTPAddress, to recipients: [SMTPAddress],
-                             requiresSMTPUTF8: Bool, beforeData: (@Sendable () throws -> Void)?) async throws(SMTPClientError) -> SMTPSendResult {
+                             requiresSMTPUTF8: Bool, beforeData: (@Sendable () async throws -> Void)?) async throws(SMTPClientError) -> SMTPSendResult {
         guard !recipients.isEmpty else {
             throw SMTPClientError(kind: .invalidArgument, message: "a message needs at least one recipient")
         }
@@ -231,7 +231,7 @@ public final class SMTPConnection: Sendable {
         }
         if let beforeData {
             do {
-                try beforeData()
+                try await beforeData()
             } catch {
                 await close()
                 throw SMTPClientError(kind: .cancelled, message: "the message's data was not sent to \(endpoint): \(error)")

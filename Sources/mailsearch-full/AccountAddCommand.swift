@@ -165,7 +165,7 @@ struct AccountAddCommand: AsyncParsableCommand {
     private func checkSMTP(_ server: (host: String, port: Int, security: SMTPSecurity), settings: IMAPAccountSettings) async throws {
         let authentication: SMTPAuthentication
         do {
-            switch try IMAPSyncEngine.credentials(accountName: name, settings: settings) {
+            switch try await IMAPSyncEngine.credentials(accountName: name, settings: settings) {
             case .password(let user, let password): authentication = .password(user: user, password: password)
             case .xoauth2(let user, let token): authentication = .xoauth2(user: user, accessToken: token)
             }

@@ -73,7 +73,7 @@ struct ActionTargets: ParsableArguments {
         var writeFailures: [String] = []
         if now, total.queued > 0 {
             written = []
-            for engine in try IMAPSyncEngine.engines(service: service) where try await service.mailbox.hasPendingOutbox(accountId: engine.account.id) {
+            for engine in try await IMAPSyncEngine.engines(service: service) where try await service.mailbox.hasPendingOutbox(accountId: engine.account.id) {
                 do {
                     written?.append(try await engine.replayOutbox())
                 } catch {

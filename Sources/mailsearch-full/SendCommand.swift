@@ -145,7 +145,7 @@ struct SendCommand: AsyncParsableCommand {
             return
         }
         let configuration = try serverConfiguration(settings)
-        let authentication = try readAuthentication(settings)
+        let authentication = try await readAuthentication(settings)
         let result: SMTPSendResult
         do {
             result = try await SMTPConnection.send(configuration, authentication: authentication, message: message.bytes,
@@ -259,7 +259,7 @@ struct SendCommand: AsyncParsableCommand {
                                        responseTimeout: .seconds(timeout))
     }
 
-    private func readAuthentication(_ settings: IMAPAccountSettings?) throws -> SMTPAuthentication? {
+    private func readAuthentication(_ settings: IMAPAccountSettings?) async throws -> SMTPAuthentication? {
         if let passwordFile {
             let data = try read(passwordFile, "--password-file")
             let line = String(decoding: data, as: UTF8.self).split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -275,7 +275,7 @@ struct SendCommand: AsyncParsableCommand {
         }
         if let settings, let account, user == nil {
             do {
-                switch try IMAPSyncEngine.credentials(accountName: account, settings: settings) {
+                switch try await IMAPSyncEngine.credentials(accountName: account, settings: settings) {
                 case .password(let user, let password): return .password(user: user, password: password)
                 case .xoauth2(let user, let token): return .xoauth2(user: user, accessToken: token)
                 }

@@ -109,7 +109,7 @@ struct ServeCommand: AsyncParsableCommand {
         let sender = MessageSender(service: service)
         if send {
             do {
-                let recovered = try sender.recover()
+                let recovered = try await sender.recover()
                 if !recovered.drafted.isEmpty {
                     logger.notice("\(recovered.drafted.count) message(s) stopped in their undo window are drafts again (not sent)")
                 }
@@ -126,7 +126,7 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("MailSearch is serving \(configuration.url(port: port)) (Ctrl-C to stop)\n".utf8))
         }
         var services: [any Service] = [app]
-        let engines = sync ? try IMAPSyncEngine.engines(service: service) : []
+        let engines = sync ? try await IMAPSyncEngine.engines(service: service) : []
         if !engines.isEmpty {
             services.append(BackgroundSync(engines: engines))
             logger.info("syncing \(engines.count) IMAP account(s) in the background")

@@ -31,7 +31,7 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let service = try global.openService(backgroundEmbedding: watch)
         defer { service.shutdown() }
-        let engines = try IMAPSyncEngine.engines(service: service, accountNamed: name)
+        let engines = try await IMAPSyncEngine.engines(service: service, accountNamed: name)
         if engines.isEmpty {
             if let name {
                 if try await service.mailbox.account(named: name) != nil {

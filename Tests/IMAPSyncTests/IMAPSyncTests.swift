@@ -123,7 +123,7 @@ final class IMAPSyncTests: DovecotTestCase {
         let rawMessage = try await service.reader.rawMessage(emailId: id)
         XCTAssertEqual([UInt8](rawMessage), Self.message(7, inReplyTo: 6))
         // One local copy per email: the second copy of m3 is nobody's source and is not kept.
-        let copies = FileManager.default.enumerator(atPath: service.messageArchive.root.path)?
+        let copies = FileManager.default.enumerator(atPath: service.core.messageArchive.root.path)?
             .compactMap { $0 as? String }.filter { $0.hasSuffix(".eml") } ?? []
         XCTAssertEqual(copies.count, 32)
         let status = try await service.status().sync.first
@@ -409,7 +409,7 @@ final class IMAPSyncTests: DovecotTestCase {
         request.recordHistory = false
         _ = try await service.search.search(request)
         XCTAssertEqual(try service.store.embeddingCount(model: nil), 8)
-        let archive = service.messageArchive.root.appendingPathComponent(String(engine.account.id))
+        let archive = service.core.messageArchive.root.appendingPathComponent(String(engine.account.id))
         XCTAssertTrue(FileManager.default.fileExists(atPath: archive.path))
 
         let deleteAccount = try await service.mailbox.deleteAccount(named: "work")

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import MailModel
-import MailSearchKit
+@testable import MailSearchKit
 import MailSearchServer
 import MailStore
 import XCTest

@@ -211,7 +211,7 @@ final class CategoryServiceTests: XCTestCase {
         email.isRead = false
         var signals = CategorySignals.autoSubmitted
         signals.insert(.listUnsubscribe)
-        try service.ingest([IncomingEmail(email: email, folders: [FolderSpec(path: "INBOX")], categorySignals: signals)],
+        try service.core.ingest([IncomingEmail(email: email, folders: [FolderSpec(path: "INBOX")], categorySignals: signals)],
                            accountId: account.id)
         await service.categories.waitForCategorization()
         let r111 = try await search(service, "category:updates")

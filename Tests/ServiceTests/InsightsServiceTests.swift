@@ -65,7 +65,7 @@ final class InsightsServiceTests: XCTestCase {
         XCTAssertEqual(again, answer)
         // A change of the mail (here: deleting the last message) is a new generation: computed again.
         let last = try XCTUnwrap(summary.points.last).source.emailId
-        try service.delete(emailIds: [last])
+        try service.core.delete(emailIds: [last])
         XCTAssertNil(service.core.insights.summary(threadId: threadId, generation: service.generation))
         let after = try await service.insights.threadSummary(threadId: threadId)
         XCTAssertEqual(after.messageCount, 3)
@@ -165,7 +165,7 @@ final class StoredSummaryServiceTests: XCTestCase {
         XCTAssertEqual(first.origin, .computed)
         let stored = try await service.status().summaries.stored
         XCTAssertEqual(stored, 1)
-        service.mailChanged()  // a new generation: the memory cache no longer answers
+        service.core.mailChanged()  // a new generation: the memory cache no longer answers
         let second = try await service.insights.threadSummary(threadId: threadId)
         XCTAssertEqual(second.origin, .stored)
         XCTAssertEqual(second.summary, first.summary)

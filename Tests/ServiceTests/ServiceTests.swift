@@ -124,7 +124,7 @@ final class ServiceTests: XCTestCase {
         XCTAssertTrue(before.semantic.ran, "the hybrid search ran the real model")
         XCTAssertNotNil(before.results.first?.why.keyword, "found by its word (a made-up token has no meaning to match)")
         XCTAssertEqual(service.core.vectors.count, 120)
-        try service.delete(emailIds: [target])
+        try service.core.delete(emailIds: [target])
         let after = try await service.search.search(request)
         XCTAssertFalse(after.results.contains { $0.emailId == target }, "the cache does not answer with a deleted email")
         XCTAssertEqual(try ftsRows(service, [target]), 0)

@@ -143,7 +143,7 @@ final class SummaryQueueTests: XCTestCase {
 
         // A message leaves the thread: its summary goes too; a two-message thread is no longer due one.
         let budget = try threadId(store, subject: "Budget")
-        try service.delete(emailIds: [try XCTUnwrap(try emailIds(store, thread: budget).last)])
+        try service.core.delete(emailIds: [try XCTUnwrap(try emailIds(store, thread: budget).last)])
         XCTAssertEqual(try store.threadSummaryCounts(backend: "test", minimumMessages: 3), ThreadSummaryCounts(eligible: 1, stored: 1))
         let budgetRows = try rows(store, thread: budget)
         XCTAssertEqual(budgetRows, 0)
