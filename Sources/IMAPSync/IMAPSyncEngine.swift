@@ -22,15 +22,19 @@ public final class IMAPSyncEngine: Sendable {
     public let account: Account
     public let settings: IMAPAccountSettings
     public let options: SyncOptions
+    /// Where this engine says how its account's sync stands (shared by the engines of a process).
+    public let board: SyncStatusBoard
 
-    public init(service: MailSearchService, account: Account, settings: IMAPAccountSettings, options: SyncOptions = SyncOptions()) {
+    /// - Parameter board: where the sync's state goes; `engines(service:)` gives all its engines one,
+    ///   registered with the service. An engine made alone keeps its own (unless given one).
+    public init(service: MailSearchService, account: Account, settings: IMAPAccountSettings, options: SyncOptions = SyncOptions(),
+                board: SyncStatusBoard = SyncStatusBoard()) {
         self.service = service
         self.account = account
         self.settings = settings
         self.options = options
+        self.board = board
     }
-
-    private var board: SyncStatusBoard { service.syncStatus }
     private var mailbox: MailboxService { service.mailbox }
 
     // MARK: Passes
@@ -726,11 +730,14 @@ extension Array {
 }
 
 extension IMAPSyncEngine {
-    /// An engine for each IMAP account of the mailbox (or the one named), in account order.
+    /// An engine for each IMAP account of the mailbox (or the one named), in account order, all
+    /// writing one board, which the service's status shows.
     public static func engines(service: MailSearchService, accountNamed name: String? = nil,
                                options: SyncOptions = SyncOptions()) async throws -> [IMAPSyncEngine] {
         let accounts = try await service.mailbox.imapAccounts().filter { name == nil || $0.account.name == name }
-        return accounts.map { IMAPSyncEngine(service: service, account: $0.account, settings: $0.settings, options: options) }
+        let board = SyncStatusBoard()
+        service.register(syncStatus: board)
+        return accounts.map { IMAPSyncEngine(service: service, account: $0.account, settings: $0.settings, options: options, board: board) }
     }
 
     /// Checks that the account's server can be reached and accepts its login (for `account add`).

@@ -48,8 +48,11 @@ public final class MailSearchService: Sendable {
     /// The mail store and the keyword index: the service's own (tests reach them with `@testable import`).
     var store: MailStore { core.store }
     var index: SearchIndexManager { core.index }
-    /// Where each syncing account stands (written by the sync engine, shown in the status).
-    public var syncStatus: SyncStatusBoard { core.syncStatus }
+    /// Shows what a sync engine's board says in the status (`GET /api/status`, `index status`), and
+    /// tells it when an account is deleted. The process that syncs registers its board.
+    public func register(syncStatus source: any SyncStatusSource) {
+        core.syncSources.withLockedValue { $0.append(source) }
+    }
     /// The send queue's undo window and the sender's state.
     public var sending: SendQueueBoard { core.sending }
     /// Rung when a mailbox action queues server operations (the outbox runners wake at once; a
@@ -106,6 +109,14 @@ public final class MailSearchService: Sendable {
     public static let maximumBodyCharacters = ServiceCore.maximumBodyCharacters
     public static let summaryMinimumMessages = ServiceCore.summaryMinimumMessages
     public static func draftCopyID(_ draft: Draft) -> String { ServiceCore.draftCopyID(draft) }
+}
+
+/// Where the accounts a sync engine of this process syncs stand (IMAPSync's `SyncStatusBoard`).
+public protocol SyncStatusSource: AnyObject, Sendable {
+    /// Every account's state, by account name.
+    var snapshot: [SyncStatus] { get }
+    /// The account was deleted: its entry goes.
+    func remove(_ account: String)
 }
 
 /// What `mailsearch stats` shows.

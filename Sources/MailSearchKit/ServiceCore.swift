@@ -99,8 +99,9 @@ final class ServiceCore: @unchecked Sendable {
     let state = ServiceState()
     /// The recent searches a search records, written in order off its path (`RecentSearchRecorder`).
     let recents: RecentSearchRecorder
-    /// Where each syncing account stands (written by the sync engine, shown in the status).
-    public let syncStatus = SyncStatusBoard()
+    /// Where each syncing account stands: the boards the sync engines of this process write
+    /// (`register(syncStatus:)`), shown in the status.
+    let syncSources = LockedBox<[any SyncStatusSource]>([])
     /// The send queue's undo window and the sender's state (`ServiceCore+Compose`).
     public let sending = SendQueueBoard()
     /// Rung when a mailbox action queues server operations (the outbox runners wake at once; a
@@ -524,7 +525,7 @@ final class ServiceCore: @unchecked Sendable {
         vectors.remove(ids)
         state.changed()
         try messageArchive.removeAccount(account.id)
-        syncStatus.remove(name)
+        for source in syncSources.withLockedValue({ $0 }) { source.remove(name) }
         return ids.count
     }
 
@@ -602,7 +603,7 @@ final class ServiceCore: @unchecked Sendable {
             embeddingModel: model.name, embeddedEmails: embedded,
             embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
             semanticAvailable: availability == nil, semanticUnavailableReason: availability,
-            embedding: embedding.progress, summaries: try summaryProgress(), importing: state.importStatus, sync: syncStatus.snapshot,
+            embedding: embedding.progress, summaries: try summaryProgress(), importing: state.importStatus, sync: syncSources.withLockedValue({ $0 }).flatMap(\.snapshot).sorted { $0.account < $1.account },
             outbox: try store.outboxCounts(), sending: try sendQueueStatus(), lastError: state.lastError)
     }
 }

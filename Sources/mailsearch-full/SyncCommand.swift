@@ -3,6 +3,7 @@ import CLIOutput
 import Foundation
 import IMAPSync
 import Logging
+import MailModel
 import MailSearchKit
 import SearchCLI
 import ServiceLifecycle
@@ -42,7 +43,7 @@ struct SyncCommand: AsyncParsableCommand {
             throw CLIError("no IMAP account to sync; add one with `mailsearch account add NAME --imap HOST --user USER --password-command CMD`")
         }
         let progress = SyncProgress(enabled: !quiet && !global.json)
-        service.syncStatus.observe { progress.show($0) }
+        engines.first?.board.observe { progress.show($0) }
         if watch { return try await watchAll(engines, service: service) }
 
         var summaries: [SyncSummary] = []

@@ -262,7 +262,7 @@ final class IMAPSyncTests: DovecotTestCase {
         options.retryDelays = [.milliseconds(300), .milliseconds(600), .seconds(2)]
         let engine = try engine(service, options: options)
         let killer = KillOnce(server: server)
-        service.syncStatus.observe { status in
+        engine.board.observe { status in
             if status.state == .syncingBodies, status.messagesDone >= 60 { killer.killAndRestartLater() }
         }
         // The pass loses its connection mid-FETCH, reconnects after the backoff and finishes.
@@ -375,7 +375,7 @@ final class IMAPSyncTests: DovecotTestCase {
         let service = try makeService()
         let engine = try engine(service)
         let listening = Flag()
-        service.syncStatus.observe { if $0.state == .listening { listening.set() } }
+        engine.board.observe { if $0.state == .listening { listening.set() } }
         let watcher = Task { await engine.watch() }
         defer { watcher.cancel() }
         try await waitUntil(seconds: 20) { listening.isSet }

@@ -435,7 +435,7 @@ final class MailboxActionTests: DovecotTestCase {
         let (service, engine, m) = try await syncedMailbox(options: slow)
         let watching = Task { await engine.watch() }
         let deadline = Date().addingTimeInterval(30)
-        while service.syncStatus.snapshot.first?.state != .listening, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        while engine.board.snapshot.first?.state != .listening, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         try await Task.sleep(for: .milliseconds(300))
         return (service, m, watching)
     }
