@@ -69,12 +69,7 @@ extension MailboxService {
     /// A folder the server no longer has: its messages leave it, and emails in no other folder go.
     /// Returns how many emails went.
     public func removeIMAPFolder(folderId: Int64) async throws -> Int {
-        try await core.pool.run { [core] in
-            let orphans = try core.store.deleteIMAPFolder(folderId: folderId)
-            try core.delete(emailIds: orphans)
-            core.mailChanged()
-            return orphans.count
-        }
+        try await unlinking { try $0.deleteIMAPFolder(folderId: folderId) }
     }
 
     /// The server messages known in a folder, by UID.
@@ -97,23 +92,13 @@ extension MailboxService {
 
     /// Messages the server expunged leave the folder; emails in no other folder go. Returns how many emails went.
     public func forgetIMAPMessages(folderId: Int64, uids: [UInt32]) async throws -> Int {
-        try await core.pool.run { [core] in
-            let orphans = try core.store.forgetIMAPMessages(folderId: folderId, uids: uids)
-            try core.delete(emailIds: orphans)
-            core.mailChanged()
-            return orphans.count
-        }
+        try await unlinking { try $0.forgetIMAPMessages(folderId: folderId, uids: uids) }
     }
 
     /// After a folder was matched again by Message-ID: links to it that no UID backs go, and emails
     /// left in no folder with them. Returns how many emails went.
     public func pruneUnmappedFolderLinks(folderId: Int64) async throws -> Int {
-        try await core.pool.run { [core] in
-            let orphans = try core.store.pruneUnmappedFolderLinks(folderId: folderId)
-            try core.delete(emailIds: orphans)
-            core.mailChanged()
-            return orphans.count
-        }
+        try await unlinking { try $0.pruneUnmappedFolderLinks(folderId: folderId) }
     }
 
     /// The flags the server has now: per UID (what was last seen) and per email (what it shows).
@@ -266,5 +251,16 @@ extension MailboxService {
     /// The server's name for a folder (as on the wire).
     public func imapMailbox(folderId: Int64) async throws -> [UInt8]? {
         try await core.pool.run { [core] in try core.store.imapMailbox(folderId: folderId) }
+    }
+
+    /// Runs a store change that takes messages out of folders and returns the emails it left in
+    /// none; those go everywhere. Returns how many went.
+    private func unlinking(_ change: @escaping @Sendable (MailStore) throws -> [Int64]) async throws -> Int {
+        try await core.pool.run { [core] in
+            let orphans = try change(core.store)
+            try core.delete(emailIds: orphans)
+            core.mailChanged()
+            return orphans.count
+        }
     }
 }
