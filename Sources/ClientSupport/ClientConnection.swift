@@ -121,6 +121,14 @@ public final class ClientConnection<Dialect: ClientDialect>: Sendable {
             throw ConnectionFailure(connecting: error, endpoint: endpoint, connectTimeout: target.connectTimeout,
                                     tlsHint: Dialect.tlsHint, hint: target.connectHint).error(as: Failure.self)
         }
+        if isSelfConnection(channel) {
+            // A port of this machine with no server on it, in the range the kernel hands out for
+            // outgoing connections, can be given as this connection's own port: TCP then connects
+            // the socket to itself, and the greeting never comes. Nobody listens there: refused.
+            try? await channel.close()
+            throw Failure(.connectionFailed, message: "cannot connect to \(endpoint): nothing listens there (Connection refused)"
+                          + (target.connectHint.map { "; " + $0 } ?? ""))
+        }
         let connection = ClientConnection(channel: channel, queue: queue, endpoint: endpoint,
                                           startTLSContext: target.security == .startTLS ? tlsContext : nil, serverHostname: serverHostname)
         do {
@@ -286,4 +294,11 @@ extension MailClientConnection {
             return connection
         }
     }
+}
+
+/// Whether the channel's local and remote ends are the same address and port: a TCP
+/// self-connection (a connect to a port of this machine nobody listens on, given as its own port).
+func isSelfConnection(_ channel: any Channel) -> Bool {
+    guard let local = channel.localAddress, let remote = channel.remoteAddress else { return false }
+    return local == remote
 }

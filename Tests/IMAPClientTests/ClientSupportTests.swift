@@ -1,5 +1,6 @@
-import ClientSupport
+@testable import ClientSupport
 import NIOCore
+import NIOPosix
 import NIOEmbedded
 import NIOSSL
 import XCTest
@@ -9,6 +10,30 @@ import XCTest
 /// on an embedded event loop, failure classification, and the error kinds by name.
 final class ClientSupportTests: XCTestCase {
     private static let t0 = NIODeadline.uptimeNanoseconds(1_000_000_000)
+
+    // MARK: Self-connection
+
+    /// A socket bound to a free port and connected to that same port is connected to itself (TCP's
+    /// simultaneous open): what a client's connect to a local port nobody listens on can get when
+    /// the kernel picks that port as its own. Such a connection is told apart, and a normal one is not.
+    func testASocketConnectedToItselfIsToldApart() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let probe = try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        let port = probe.localAddress!.port!
+        try await probe.close()
+        let address = try SocketAddress(ipAddress: "127.0.0.1", port: port)
+        let selfConnected = try await ClientBootstrap(group: group)
+            .channelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .bind(to: address).connect(to: address).get()
+        XCTAssertTrue(isSelfConnection(selfConnected))
+        try await selfConnected.close()
+
+        let server = try await ServerBootstrap(group: group).bind(host: "127.0.0.1", port: 0).get()
+        let normal = try await ClientBootstrap(group: group).connect(to: server.localAddress!).get()
+        XCTAssertFalse(isSelfConnection(normal))
+        try await normal.close()
+        try await server.close()
+    }
 
     // MARK: SilenceTimer
 
