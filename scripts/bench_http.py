@@ -5,6 +5,9 @@ Starts the server on a data directory, then:
   1. one client: every query of the real-mail mix, keyword and hybrid, N rounds; p50/p95 per mode;
   2. wrk (Debian) with 50 connections for 30 s over the same queries: requests/s, p99, errors;
   3. RSS of the server after 100 and after 10,000 searches (growth = a leak).
+With each of 1 and 2: the server's CPU time per request (user + system, /proc/PID/stat), its threads and context
+switches per request: on a machine of N cores, requests/s under load is at most N / CPU per request, so a change of
+throughput is either a change of CPU per request (the code) or of the cores the server got (the host).
 Prints the corpus size (emails, embeddings) from /api/status with every figure.
 
 usage: bench_http.py BINARY DATA_DIR [--rounds N] [--wrk-seconds S] [--port P]
@@ -62,6 +65,51 @@ def rss_kb(pid):
     return 0
 
 
+def cpu_seconds(pid):
+    """The process's user + system CPU time so far, in seconds (all its threads)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def switches(pid):
+    """Context switches of all the process's threads so far (voluntary + involuntary), and its thread count."""
+    total = 0
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/status") as f:
+                for line in f:
+                    if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            pass
+    return total, len(os.listdir(f"/proc/{pid}/task"))
+
+
+def cost(pid, before, requests):
+    """CPU ms and context switches per request since `before` (cpu_seconds, switches)."""
+    cpu = (cpu_seconds(pid) - before[0]) * 1000 / max(1, requests)
+    count, threads = switches(pid)
+    return f"server CPU {cpu:.1f} ms/request, {(count - before[1]) / max(1, requests):.0f} context switches/request, {threads} threads"
+
+
+def host():
+    """The CPU this runs on: its model, cores and the vector features the kernels use."""
+    model, flags = "?", set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name") and model == "?":
+                model = line.split(":", 1)[1].strip()
+            elif line.startswith("flags") and not flags:
+                flags = set(line.split(":", 1)[1].split())
+    wanted = [x for x in ("avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16") if x in flags]
+    return f"{model}, {os.cpu_count()} cores, {' '.join(wanted) or 'no AVX2'}"
+
+
+def mark(pid):
+    return cpu_seconds(pid), switches(pid)[0]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("binary")
@@ -87,7 +135,7 @@ def main():
                 time.sleep(0.1)
         status = json.loads(get(f"http://127.0.0.1:{args.port}/api/status")[1])
         corpus = f"{status['emails']} emails, {status['embeddedEmails']} embeddings"
-        print(f"[mailsearch serve on {args.data_dir}: {corpus}]")
+        print(f"[mailsearch serve on {args.data_dir}: {corpus}; {host()}]")
 
         # Warm up: loads the model and the vectors, fills the page cache.
         for q in HYBRID:
@@ -95,6 +143,7 @@ def main():
         # One client on one kept-alive connection, as a browser tab would use.
         connection = http.client.HTTPConnection("127.0.0.1", args.port, timeout=30)
         for mode, queries in (("keyword", KEYWORD), ("hybrid", HYBRID)):
+            started = mark(server.pid)
             samples = []
             slowest = {}
             for r in range(args.rounds):
@@ -110,7 +159,7 @@ def main():
                     slowest[q] = max(slowest.get(q, 0), ms)
                     assert response.status == 200, response.status
             print(f"  one client, {mode:7}: p50 {percentile(samples, 50):6.2f} ms  p95 {percentile(samples, 95):6.2f} ms"
-                  f"  (n={len(samples)}, {len(queries)} queries, {corpus})")
+                  f"  (n={len(samples)}, {len(queries)} queries, {corpus}); {cost(server.pid, started, len(samples))}")
             if os.environ.get("BENCH_VERBOSE"):
                 for q, ms in sorted(slowest.items(), key=lambda kv: -kv[1])[:8]:
                     print(f"      slowest {ms:7.2f} ms  {q}")
@@ -128,10 +177,12 @@ def main():
                       " latency:percentile(99) / 1000, summary.requests / (summary.duration / 1e6)))\nend\n")
             script = lua.name
         rss_before_wrk = rss_kb(server.pid)
+        started = mark(server.pid)
         out = subprocess.run(["wrk", "-t", "2", "-c", "50", "-d", f"{args.wrk_seconds}s", "--timeout", "10s",
                               "-s", script, f"http://127.0.0.1:{args.port}"], capture_output=True, text=True).stdout
         line = next((l for l in out.splitlines() if l.startswith("WRK ")), out)
-        print(f"  wrk 50 connections {args.wrk_seconds} s, hybrid mix: {line[4:]}  ({corpus})")
+        done = int(line.split("requests=", 1)[1].split()[0]) if "requests=" in line else 0
+        print(f"  wrk 50 connections {args.wrk_seconds} s, hybrid mix: {line[4:]}  ({corpus}); {cost(server.pid, started, done)}")
 
         # RSS after 100 and after 10,000 searches (sequential).
         def searches(n, start):
