@@ -59,7 +59,10 @@ final class IMAPSyncTests: DovecotTestCase {
         let settings = settings ?? self.settings()
         let account = try service.store.findAccount(named: name)
             ?? service.store.addIMAPAccount(named: name, email: "alice@example.com", settings: settings)
-        return IMAPSyncEngine(service: service, account: account, settings: settings, options: options ?? self.options())
+        // As `IMAPSyncEngine.engines` does for serve and sync: the status shows the engine's board.
+        let engine = IMAPSyncEngine(service: service, account: account, settings: settings, options: options ?? self.options())
+        service.register(syncStatus: engine.board)
+        return engine
     }
 
     func search(_ service: MailSearchService, _ text: String) async throws -> SearchPage {
