@@ -112,7 +112,8 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     /// else the previous sender, else the recipients.
     static func waitingOn(messages: [ConversationMessage], cleaned: [CleanedMessage]) -> SummaryPoint? {
         guard let last = messages.last, let text = cleaned.last else { return nil }
-        let asks = text.sentences.filter { $0.isQuestion && $0.text.count >= 8 }
+        // A question of the sender's prose: not a "?" in a line of code, a log or a quote.
+        let asks = text.sentences.filter { $0.isQuestion && $0.kind == .prose && $0.text.count >= 8 }
         guard let question = asks.last ?? text.sentences.last(where: { $0.isRequest && $0.isProse }) else { return nil }
         let author = last.from?.email.lowercased()
         let earlier = messages.dropLast()

@@ -21,42 +21,123 @@ public struct Sentence: Sendable, Hashable {
     public var isRequest: Bool
     /// Names a day, a date or a time.
     public var hasDateOrTime: Bool
-    /// Reads like prose (enough words and letters): a candidate for a summary. Log lines, code,
-    /// addresses and one-word lines are not.
+    /// What the sentence is (`ProseClassifier`): prose, or a line of a patch, code, a log, a quote,
+    /// a trailer, a signature, a footer … A sentence of a line that is not prose has that line's kind.
+    public var kind: LineKind
+    /// A candidate for a summary: prose (`kind`) of 4–60 words, mostly letters. Patches, code, logs,
+    /// quotes, trailers, signatures, footers, links and one-word lines are not.
     public var isProse: Bool
 }
 
 /// Removes what a person did not write for this message (quotes, signatures, greetings, sign-offs)
-/// and splits the rest into sentences. Pure.
+/// and splits the rest into sentences, each marked prose or not (`ProseClassifier`). Pure.
 public enum MessageCleaner {
     public static func clean(_ body: String) -> CleanedMessage {
-        var lines = withoutCutSentence(EmbeddingText.ownText(of: withoutQuotedHeaderBlock(body)))
-            .split(separator: "\n", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let unquoted = withoutNameQuotes(withoutQuotedHeaderBlock(body))
+        let own = withoutCutSentence(EmbeddingText.ownText(of: unquoted))
+        var lines = aligned(own.split(separator: "\n", omittingEmptySubsequences: false).map(String.init),
+                            to: unquoted.split(separator: "\n", omittingEmptySubsequences: false))
         removeGreeting(&lines)
         removeSignOff(&lines)
-        // Paragraphs: wrapped lines joined; a list item starts a segment of its own.
-        var segments: [String] = []
+        // Paragraphs: wrapped prose lines joined; a list item, and each line that is not prose (code,
+        // a log, a patch …), a segment of its own.
+        var segments: [(text: String, kind: LineKind)] = []
         var current = ""
-        var previousIsText = false
+        var currentKind = LineKind.blank
         for line in lines {
-            let isText = looksLikeText(line)
-            if line.isEmpty {
-                if !current.isEmpty { segments.append(current); current = "" }
+            if line.text.isEmpty {
+                if !current.isEmpty { segments.append((current, currentKind)); current = "" }
             } else if current.isEmpty {
-                current = line
-            } else if startsListItem(line) || !isText || !previousIsText {
-                // A list item, a log or code line, or what follows one: a segment of its own.
-                segments.append(current)
-                current = line
+                current = line.text
+                currentKind = line.kind
+            } else if startsListItem(line.text) || line.kind != .prose || currentKind != .prose {
+                segments.append((current, currentKind))
+                current = line.text
+                currentKind = line.kind
             } else {
-                current += " " + line
+                current += " " + line.text
             }
-            previousIsText = isText
         }
-        if !current.isEmpty { segments.append(current) }
-        let text = segments.joined(separator: "\n")
-        return CleanedMessage(text: text, sentences: sentences(of: text))
+        if !current.isEmpty { segments.append((current, currentKind)) }
+        let text = segments.map(\.text).joined(separator: "\n")
+        // Each sentence is within one segment: a segment that is not prose gives its kind to its sentences.
+        var bounds: [(end: Int, kind: LineKind)] = []
+        var offset = 0
+        for segment in segments {
+            offset += segment.text.count
+            bounds.append((offset, segment.kind))
+            offset += 1
+        }
+        var sentences = sentences(of: text)
+        var k = 0
+        for i in sentences.indices {
+            while k < bounds.count - 1, sentences[i].start >= bounds[k].end { k += 1 }
+            if k < bounds.count, bounds[k].kind != .prose {
+                sentences[i].kind = bounds[k].kind
+                sentences[i].isProse = false
+            }
+        }
+        return CleanedMessage(text: text, sentences: sentences)
+    }
+
+    /// A line of the own text, trimmed, and what it is (judged on the line as written, in its context).
+    struct Line {
+        var text: String
+        var kind: LineKind
+    }
+
+    /// The own text's lines (`EmbeddingText.ownText`: trimmed, quotes left out) matched, in order,
+    /// with the lines of the body they came from, whose indentation `ProseClassifier` reads.
+    static func aligned(_ own: [String], to body: [Substring]) -> [Line] {
+        var raw: [String] = []
+        var next = 0
+        for (n, line) in own.enumerated() {
+            var found: String?
+            var j = next
+            while j < body.count {
+                let trimmed = body[j].trimmingCharacters(in: .whitespaces)
+                if trimmed == line || (n == own.count - 1 && !line.isEmpty && trimmed.hasPrefix(line)) {
+                    found = String(body[j])
+                    break
+                }
+                j += 1
+            }
+            if let found {
+                raw.append(n == own.count - 1 && found.trimmingCharacters(in: .whitespaces) != line ? line : found)
+                next = j + 1
+            } else {
+                raw.append(line)
+            }
+        }
+        let kinds = ProseClassifier.kinds(of: raw)
+        return zip(own, kinds).map { Line(text: $0, kind: $1) }
+    }
+
+    /// Leaves out what the body quotes in ways `EmbeddingText.ownText` does not see: supercite's
+    /// "name>" quotes ("ralf> the clock stops", "RK> …") and an attribution wrapped over two lines
+    /// ("On Mon, 11 Sep 2023 at 05:30, Ann Lee <" / "ann@example.com> wrote:").
+    static func withoutNameQuotes(_ body: String) -> String {
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        var kept: [Substring] = []
+        var i = 0
+        while i < lines.count {
+            let line = lines[i]
+            if line.contains(">"), ProseClassifier.matches(ProseClassifier.nameQuote, String(line)) {
+                i += 1
+                continue
+            }
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("On "), !trimmed.hasSuffix("wrote:"), !trimmed.hasSuffix("writes:"), i + 1 < lines.count {
+                let next = lines[i + 1].trimmingCharacters(in: .whitespaces)
+                if next.count < 80, next.hasSuffix("wrote:") || next.hasSuffix("writes:") {
+                    i += 2
+                    continue
+                }
+            }
+            kept.append(line)
+            i += 1
+        }
+        return kept.count == lines.count ? body : kept.joined(separator: "\n")
     }
 
     /// `EmbeddingText.ownText` keeps at most `EmbeddingText.keptCharacters`: a text of that length was
@@ -81,15 +162,22 @@ public enum MessageCleaner {
     static func withoutQuotedHeaderBlock(_ body: String) -> String {
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         for (i, line) in lines.enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
-            guard trimmed.hasPrefix("From:") || trimmed.hasPrefix("*From:*") else { continue }
+            let trimmed = line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "*", with: "")
+            guard fromFields.contains(where: { trimmed.hasPrefix($0) }) else { continue }
             let next = lines[(i + 1)..<min(lines.count, i + 5)].map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "*", with: "") }
-            if next.contains(where: { $0.hasPrefix("Sent:") || $0.hasPrefix("Date:") || $0.hasPrefix("To:") || $0.hasPrefix("Subject:") }) {
+            if next.contains(where: { line in followingFields.contains { line.hasPrefix($0) } }) {
                 return lines[..<i].joined(separator: "\n")
             }
         }
         return body
     }
+
+    /// "From:" as Outlook writes it in English, German, French and Spanish, and Chinese.
+    private static let fromFields = ["From:", "Von:", "De :", "De:", "发件人:", "发件人："]
+    private static let followingFields = [
+        "Sent:", "Date:", "To:", "Subject:", "Gesendet:", "An:", "Betreff:", "Datum:", "Envoyé :", "À :", "Objet :",
+        "Enviado:", "Para:", "Asunto:", "发送时间:", "收件人:", "主题:", "发送时间：", "收件人：", "主题：",
+    ]
 
     // MARK: Greetings and sign-offs
 
@@ -104,34 +192,27 @@ public enum MessageCleaner {
     private static let signOffWithName = regex("^" + signOffWords + #"[,.!]+\s+\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}$"#)
     private static let nameLine = regex(#"^\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}$"#)
 
-    static func removeGreeting(_ lines: inout [String]) {
-        guard let first = lines.firstIndex(where: { !$0.isEmpty }) else { return }
-        let line = lines[first]
+    static func removeGreeting(_ lines: inout [Line]) {
+        guard let first = lines.firstIndex(where: { !$0.text.isEmpty }) else { return }
+        let line = lines[first].text
         if matches(greetingLine, line) || (line.count <= 25 && matches(addressLine, line)) {
             lines.remove(at: first)
         } else if let range = firstMatch(greetingPrefix, line) {
-            lines[first] = String(line[range.upperBound...])
+            lines[first].text = String(line[range.upperBound...])
         }
     }
 
-    static func removeSignOff(_ lines: inout [String]) {
-        while let last = lines.last, last.isEmpty { lines.removeLast() }
-        let nonEmpty = lines.indices.filter { !lines[$0].isEmpty }
-        for index in nonEmpty.suffix(4) where matches(signOffLine, lines[index]) || matches(signOffWithName, lines[index]) {
+    static func removeSignOff(_ lines: inout [Line]) {
+        while let last = lines.last, last.text.isEmpty { lines.removeLast() }
+        let nonEmpty = lines.indices.filter { !lines[$0].text.isEmpty }
+        for index in nonEmpty.suffix(4) where matches(signOffLine, lines[index].text) || matches(signOffWithName, lines[index].text) {
             lines.removeSubrange(index...)
             return
         }
         // No sign-off: a last line that is only a name (the sender's) goes.
-        if nonEmpty.count > 1, let last = nonEmpty.last, lines[last].count <= 30, matches(nameLine, lines[last]) {
+        if nonEmpty.count > 1, let last = nonEmpty.last, lines[last].text.count <= 30, matches(nameLine, lines[last].text) {
             lines.removeSubrange(last...)
         }
-    }
-
-    /// Mostly letters: a line of prose, not of a log, code or a table.
-    private static func looksLikeText(_ line: String) -> Bool {
-        let visible = line.filter { !$0.isWhitespace }
-        guard !visible.isEmpty else { return false }
-        return Double(visible.filter(\.isLetter).count) / Double(visible.count) >= 0.6
     }
 
     private static func startsListItem(_ line: String) -> Bool {
@@ -208,15 +289,16 @@ public enum MessageCleaner {
         #"(?i)\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|today|tomorrow|tonight|yesterday|next week|this week|end of (?:the )?(?:day|week|month)|eod|noon|january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d{1,2}:\d{2}|\d{1,2}\s?(?:am|pm)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b"#)
 
     static func makeSentence(_ text: String, start: Int, end: Int) -> Sentence {
+        let kind = ProseClassifier.kind(of: text)
         let words = text.split(whereSeparator: { $0.isWhitespace })
         let visible = text.filter { !$0.isWhitespace }
         let letters = visible.filter(\.isLetter).count
-        let prose = words.count >= 4 && words.count <= 60 && visible.count > 0
+        let prose = kind == .prose && words.count >= 4 && words.count <= 60 && visible.count > 0
             && Double(letters) / Double(visible.count) >= 0.6 && text.count <= 400
         return Sentence(
             text: text, start: start, end: end,
             isQuestion: text.hasSuffix("?") || text.hasSuffix("?)") || text.hasSuffix("?\""),
-            isRequest: matches(request, text), hasDateOrTime: matches(dateOrTime, text), isProse: prose)
+            isRequest: matches(request, text), hasDateOrTime: matches(dateOrTime, text), kind: kind, isProse: prose)
     }
 
     // MARK: Regular expressions

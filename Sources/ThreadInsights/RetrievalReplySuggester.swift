@@ -60,7 +60,7 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
 
     public func suggest(for message: ConversationMessage) throws -> ReplySuggestions {
         let cleaned = MessageCleaner.clean(message.body)
-        let triggers = cleaned.sentences.filter { $0.isQuestion || $0.isRequest }
+        let triggers = cleaned.sentences.filter { ($0.isQuestion || $0.isRequest) && $0.kind == .prose }
         let spans = triggers.map {
             SourceSpan(emailId: message.emailId, author: message.author, start: $0.start, end: $0.end)
         }

@@ -1,0 +1,475 @@
+import Foundation
+
+/// What a line of a message (or a sentence) is: a person's prose, or something a summary must not
+/// quote as their words.
+public enum LineKind: String, Sendable, Hashable, CaseIterable {
+    case prose
+    case blank
+    /// A patch: `diff --git`, `index …`, `--- a/`, `+++ b/`, hunks, a diffstat, and what follows a
+    /// patch's `---` separator.
+    case diff
+    /// Source code, a configuration file, a command line.
+    case code
+    /// Program output: log lines, console output, stack traces.
+    case log
+    /// Someone else's words: a `name>` quote, an attribution ("On … wrote:").
+    case quote
+    /// `Signed-off-by:`, `Reviewed-by:`, `Acked-by:`, `Cc:` and the other trailers of a commit message.
+    case trailer
+    /// A header line of a quoted or forwarded message ("From:", "Sent:", "Subject:" …).
+    case header
+    /// A signature block: name, title, company, phone.
+    case signature
+    /// A mailing list's or a mail program's boilerplate ("To unsubscribe …", "Sent from my iPhone").
+    case footer
+    /// A link, a path or an address with hardly any words around it.
+    case link
+    /// Figures, a table, a scrap of words: not code, not a sentence either.
+    case data
+}
+
+/// Tells prose from patches, code, logs, quotes, trailers, signatures and footers, line by line and
+/// in context (a hunk, a block of code, a patch's description above its `---`). Pure.
+///
+/// A line is judged by its own features first: markers that only code, a diff or a log has (`diff
+/// --git`, `@@ -1,3 +1,4 @@`, `[INFO]`, `[ 12.345678]`, `#include`, a line ending in `;` or `{`), then
+/// its share of code-like tokens (`a->b`, `x == y`, `foo()`, `a[i]`, `snake_case`, `0x1f`, `key=value`),
+/// of symbols, and of English function words ("the", "is", "to" …), which prose has and code and logs
+/// lack. Context then settles what a line alone cannot: a patch runs from its `---` and diffstat (or
+/// `diff --git`) to its last hunk; a line with few words between code or log lines is part of them; a
+/// last block of short lines with a phone number or an address is a signature.
+public enum ProseClassifier {
+    // MARK: Lines in context
+
+    /// The kind of each line of a text (lines as written: their indentation matters).
+    public static func kinds(of lines: [String]) -> [LineKind] {
+        let features = lines.map(Features.init)
+        var kinds = features.map { kind(of: $0, alone: false) }
+        markPatch(lines, features, &kinds)
+        markBlocks(features, &kinds)
+        markContinuations(features, &kinds)
+        markDisclaimers(features, &kinds)
+        markSignature(features, &kinds)
+        return kinds
+    }
+
+    /// The kind of a text on its own: a sentence, or a line without its context. Stricter than a
+    /// line among others: a run of words with neither a function word nor an end of sentence (a
+    /// heading, a name, a table row) is `.data` here, while a line like that may be half of a
+    /// wrapped sentence.
+    public static func kind(of text: String) -> LineKind {
+        kind(of: Features(text), alone: true)
+    }
+
+    // MARK: One line
+
+    static func kind(of f: Features, alone: Bool) -> LineKind {
+        let t = f.trimmed
+        if t.isEmpty { return .blank }
+        if f.isNameQuote { return .quote }
+        // Each regular expression runs only on a line that could match it (they are the costly part).
+        if f.labelColon, matches(trailer, t) { return .trailer }
+        if f.labelColon, matches(headerLine, t) { return .header }
+        if let c = f.first, "di-+@nrs".contains(c), matches(diffLine, t) { return .diff }
+        if t.contains("|") || has(f.lower, "changed"), matches(diffstat, f.line) { return .diff }
+        if f.mayBeFooter, matches(footerLine, t) { return .footer }
+        if let strong = strongMarker(f) { return strong }
+        if f.tokens.isEmpty { return .data }
+        // Shares of code-like tokens, symbols and function words.
+        let codeShare = Double(f.codeTokens) / Double(f.tokens.count)
+        let stopShare = f.words > 0 ? Double(f.stopwords) / Double(f.words) : 0
+        if f.linkTokens > 0, f.words - f.linkTokens < 3, f.stopwords <= 1 { return .link }
+        if f.logTokens >= 2, stopShare < 0.25 { return .log }
+        if codeShare >= 0.5 || (codeShare >= 0.3 && stopShare < 0.1) { return .code }
+        if f.symbolShare >= 0.2, stopShare < 0.2 { return .code }
+        if f.letterShare < 0.6 { return f.digitShare >= 0.25 ? .data : .code }
+        if f.labelPrefix, stopShare < 0.15 { return .log }
+        if alone, f.words >= 3, f.stopwords == 0, !f.endsSentence { return .data }
+        return .prose
+    }
+
+    /// Markers that one occurrence settles.
+    private static func strongMarker(_ f: Features) -> LineKind? {
+        let t = f.trimmed
+        let first = f.first ?? " "
+        if f.hasBracket || f.hasColon || first.isNumber || t.hasPrefix("Traceback"), matches(logMarker, t) { return .log }
+        if "$#>".contains(first) || t.contains("@") && f.hasColon || has(f.lower, ":\\") || t.hasPrefix("In ["), matches(shellPrompt, t) { return .log }
+        if first == "#" || first.isNumber || t.hasPrefix("at ") || t.hasPrefix("File \"") || t.hasPrefix("in "), matches(stackFrame, t) { return .log }
+        if mayBeCode(f), matches(codeLine, t) { return .code }
+        if let last = t.last, "{}".contains(last), f.stopwords <= 2 { return .code }
+        if t.hasSuffix(";"), f.codeTokens >= 2 || f.stopwords == 0 || t.hasSuffix(");") { return .code }
+        return nil
+    }
+
+    // MARK: Context
+
+    /// A patch: from `diff --git` (or a `---` line followed by a diffstat, or `--- a/…` followed by
+    /// `+++ b/…`) through its hunks. What a patch email says above it is its description.
+    private static func markPatch(_ lines: [String], _ f: [Features], _ kinds: inout [LineKind]) {
+        enum State { case text, header, hunk }
+        var state = State.text
+        for i in lines.indices {
+            let line = lines[i]
+            let t = f[i].trimmed
+            switch state {
+            case .text:
+                if startsPatch(lines, f, at: i) { state = .header; kinds[i] = .diff }
+            case .header:
+                kinds[i] = .diff
+                if line.hasPrefix("@@") { state = .hunk }
+            case .hunk:
+                if line.hasPrefix("@@") || line.hasPrefix("diff ") || line.hasPrefix("Index: ") {
+                    kinds[i] = .diff
+                    state = line.hasPrefix("@@") ? .hunk : .header
+                } else if line.isEmpty || line.hasPrefix(" ") || line.hasPrefix("+") || line.hasPrefix("-") || line.hasPrefix("\\") || line.hasPrefix("\t") {
+                    kinds[i] = .diff
+                } else if t.isEmpty {
+                    kinds[i] = .blank
+                } else {
+                    state = .text  // the hunk ended: what follows is read as usual
+                }
+            }
+        }
+    }
+
+    private static func startsPatch(_ lines: [String], _ f: [Features], at i: Int) -> Bool {
+        let line = lines[i]
+        if line.hasPrefix("diff --git ") || line.hasPrefix("diff -u") || line.hasPrefix("diff -r") { return true }
+        let next = lines[(i + 1)..<min(lines.count, i + 4)]
+        if line.hasPrefix("--- "), let after = next.first, after.hasPrefix("+++ ") { return true }
+        if line.hasPrefix("Index: "), let after = next.first, after.hasPrefix("=====") { return true }
+        if f[i].trimmed == "---" {
+            return next.contains { matches(diffstat, $0) || $0.hasPrefix("diff --git ") }
+        }
+        return false
+    }
+
+    /// In a block of lines with no blank between them, a line with few words among code or log
+    /// lines is part of them (`else`, `Using Device: Single USRP:`, a wrapped argument list), and an
+    /// indented block that holds code is code.
+    private static func markBlocks(_ f: [Features], _ kinds: inout [LineKind]) {
+        var start = 0
+        while start < f.count {
+            guard kinds[start] != .blank else { start += 1; continue }
+            var end = start
+            while end < f.count, kinds[end] != .blank { end += 1 }
+            let block = start..<end
+            let technical = block.filter { [.code, .log, .diff].contains(kinds[$0]) }
+            if !technical.isEmpty {
+                let codeCount = technical.filter { kinds[$0] != .log }.count
+                let majority: LineKind = codeCount * 2 >= technical.count ? .code : .log
+                let mostly = technical.count * 3 >= block.count * 2
+                for i in block where kinds[i] == .prose || kinds[i] == .data {
+                    let previous = technical.contains(i - 1)
+                    let next = technical.contains(i + 1)
+                    let strong = isStrong(f[i])
+                    if previous && next && !strong
+                        || mostly && (previous || next) && (f[i].stopwords <= 1 || f[i].words < 4) && !f[i].endsSentence
+                        || f[i].indent >= 4 && (previous || next) && !strong {
+                        kinds[i] = majority
+                    }
+                }
+            }
+            start = end
+        }
+    }
+
+    /// A short line that ends a sentence the line before it began (a wrapped model number, a
+    /// name, "5.8 GHz?"): prose, not a line of code or figures of its own.
+    private static func markContinuations(_ f: [Features], _ kinds: inout [LineKind]) {
+        for i in f.indices.dropFirst() where kinds[i - 1] == .prose && [.code, .data, .link].contains(kinds[i]) {
+            let previous = f[i - 1]
+            guard f[i].tokens.count <= 3, f[i].indent <= previous.indent, !previous.endsSentence,
+                  !previous.trimmed.hasSuffix(":"), strongMarker(f[i]) == nil else { continue }
+            kinds[i] = .prose
+        }
+    }
+
+    /// A sentence beyond doubt: several function words and an end of sentence.
+    private static func isStrong(_ f: Features) -> Bool {
+        f.stopwords >= 2 && f.words >= 5 && f.endsSentence && f.codeTokens * 4 < f.tokens.count
+    }
+
+    /// The last block of a message (after its last blank line; footers after it do not count) when
+    /// it is 2–8 short lines without an end of sentence, one of them a phone number, an address, a
+    /// link or a company's or a job's name.
+    private static func markSignature(_ f: [Features], _ kinds: inout [LineKind]) {
+        guard let last = f.indices.last(where: { !f[$0].trimmed.isEmpty && kinds[$0] != .footer }) else { return }
+        var first = last
+        while first > 0, !f[first - 1].trimmed.isEmpty { first -= 1 }
+        let block = first...last
+        guard first > 0, (2...8).contains(block.count) else { return }
+        let short = block.allSatisfy { f[$0].words <= 7 && f[$0].trimmed.count <= 70 && !(f[$0].endsSentence && f[$0].stopwords > 0) }
+        let contact = block.contains { matches(contactLine, f[$0].trimmed) }
+        guard short, contact else { return }
+        for i in block where kinds[i] == .prose || kinds[i] == .data || kinds[i] == .link { kinds[i] = .signature }
+    }
+
+    /// A block that reads like a legal notice ("… intended recipient … confidential … prohibited") is a footer.
+    private static func markDisclaimers(_ f: [Features], _ kinds: inout [LineKind]) {
+        var start = 0
+        while start < f.count {
+            guard !f[start].trimmed.isEmpty else { start += 1; continue }
+            var end = start
+            while end < f.count, !f[end].trimmed.isEmpty { end += 1 }
+            let text = Array(f[start..<end].map(\.lower).joined(separator: [0x20]))
+            let hits = disclaimerWords.filter { has(text, $0) }
+            if hits.count >= 3 || hits.count >= 2 && (hits.contains("intended recipient") || hits.contains("in error")) {
+                for i in start..<end where kinds[i] != .blank { kinds[i] = .footer }
+            }
+            start = end
+        }
+    }
+
+    static let disclaimerWords = [
+        "confidential", "intended recipient", "privileged", "unauthori", "prohibited", "in error", "notify the sender",
+        "disclaimer", "addressee", "legally", "virus",
+    ]
+
+    // MARK: Features
+
+    struct Features {
+        var line: String
+        var trimmed: String
+        /// Leading spaces, a tab counting 4.
+        var indent: Int
+        var tokens: [Substring]
+        /// Tokens with a letter.
+        var words: Int
+        var stopwords: Int
+        var codeTokens: Int
+        var logTokens: Int
+        var linkTokens: Int
+        var letterShare: Double
+        var digitShare: Double
+        var symbolShare: Double
+        /// Ends with ".", "!" or "?" (not "..."), maybe inside a closing quote or parenthesis.
+        var endsSentence: Bool
+        /// Starts with an upper-case label and a colon ("EAL:", "BUILDER:"), not a prose one ("Note:").
+        var labelPrefix: Bool
+        /// "ralf> …", "RK> …": a quote in the supercite style.
+        var isNameQuote: Bool
+        var first: Character?
+        var firstWord: String
+        var hasColon: Bool
+        var hasBracket: Bool
+        /// A colon within the first 26 characters: "Signed-off-by:", "From:".
+        var labelColon: Bool
+        var mayBeFooter: Bool
+        /// The trimmed line in lower case, as UTF-8.
+        var lower: [UInt8]
+
+        init(_ line: String) {
+            self.line = line
+            var indent = 0
+            for c in line {
+                if c == " " { indent += 1 } else if c == "\t" { indent += 4 } else { break }
+            }
+            self.indent = indent
+            let trimmed = ProseClassifier.trim(Substring(line), ProseClassifier.spaces)
+            self.trimmed = trimmed
+            tokens = trimmed.split(whereSeparator: \.isWhitespace)
+            var words = 0, stop = 0, code = 0, log = 0, link = 0
+            for token in tokens {
+                let bare = ProseClassifier.trim(token, ProseClassifier.wordEdges).lowercased()
+                if token.contains(where: \.isLetter) { words += 1 }
+                if ProseClassifier.stopwords.contains(bare) { stop += 1 }
+                if ProseClassifier.isLink(token) { link += 1 } else if ProseClassifier.isCodeToken(token) { code += 1 }
+                if ProseClassifier.isLogToken(token) { log += 1 }
+            }
+            self.words = words
+            stopwords = stop
+            codeTokens = code
+            logTokens = log
+            linkTokens = link
+            var letters = 0, digits = 0, symbols = 0, visible = 0
+            for c in trimmed where !c.isWhitespace {
+                visible += 1
+                if c.isLetter { letters += 1 } else if c.isNumber { digits += 1 } else if "{}[]()<>;=*&|\\$#%^~`".contains(c) { symbols += 1 }
+            }
+            letterShare = visible > 0 ? Double(letters) / Double(visible) : 0
+            digitShare = visible > 0 ? Double(digits) / Double(visible) : 0
+            symbolShare = visible > 0 ? Double(symbols) / Double(visible) : 0
+            var end = trimmed
+            while let last = end.last, ")\"'”’*_".contains(last) { end.removeLast() }
+            endsSentence = (end.hasSuffix(".") && !end.hasSuffix("..")) || end.hasSuffix("?") || end.hasSuffix("!")
+            if let colon = trimmed.firstIndex(of: ":"), trimmed.distance(from: trimmed.startIndex, to: colon) <= 16 {
+                let label = trimmed[..<colon]
+                labelPrefix = label.count >= 2 && label.allSatisfy { $0.isUppercase || $0.isNumber || $0 == "_" || $0 == "-" }
+                    && !ProseClassifier.proseLabels.contains(String(label))
+            } else {
+                labelPrefix = false
+            }
+            isNameQuote = line.contains(">") && ProseClassifier.matches(ProseClassifier.nameQuote, line)
+            first = trimmed.first
+            hasColon = trimmed.contains(":") || trimmed.contains("：")
+            hasBracket = trimmed.contains("[")
+            let colon = trimmed.firstIndex { $0 == ":" || $0 == "：" }
+            labelColon = colon.map { trimmed.distance(from: trimmed.startIndex, to: $0) <= 26 } ?? false
+            let lower = trimmed.lowercased()
+            self.lower = Array(lower.utf8)
+            mayBeFooter = ProseClassifier.has(self.lower, "unsubscribe") || ProseClassifier.has(self.lower, "mailing list")
+                || ProseClassifier.has(self.lower, "listinfo")
+                || lower.hasPrefix("sent from my") || lower.hasPrefix("get outlook") || lower.hasPrefix("you received this")
+            firstWord = String(trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
+        }
+    }
+
+    /// Trimmed from a token's ends before it is read as a word.
+    static let wordEdges: Set<Character> = Set("\"'“”‘’()[]{}<>,.;:!?*_`")
+    static let linkEdges: Set<Character> = Set("<>()[]\"',.;")
+    static let spaces: Set<Character> = [" ", "\t", "\r", "\n", "\u{A0}", "\u{FEFF}"]
+
+    /// `text` without the characters of `edges` at either end.
+    static func trim(_ text: Substring, _ edges: Set<Character>) -> String {
+        var s = text
+        while let c = s.first, edges.contains(c) { s.removeFirst() }
+        while let c = s.last, edges.contains(c) { s.removeLast() }
+        return String(s)
+    }
+
+    /// Whether `needle` is in `text` (UTF-8): Foundation's `contains` costs several times more.
+    static func has(_ text: [UInt8], _ needle: String) -> Bool {
+        let n = Array(needle.utf8)
+        guard !n.isEmpty, text.count >= n.count else { return n.isEmpty }
+        outer: for i in 0...(text.count - n.count) where text[i] == n[0] {
+            for k in 1..<n.count where text[i + k] != n[k] { continue outer }
+            return true
+        }
+        return false
+    }
+
+    /// English function words: prose has them, code, logs and tables hardly do.
+    static let stopwords: Set<String> = [
+        "a", "an", "the", "and", "or", "but", "if", "then", "so", "because", "as", "of", "to", "in", "on", "at", "by",
+        "for", "with", "from", "about", "into", "over", "after", "before", "between", "through", "than", "that",
+        "this", "these", "those", "there", "here", "it", "its", "it's", "is", "are", "was", "were", "be", "been",
+        "being", "am", "do", "does", "did", "have", "has", "had", "will", "would", "can", "could", "should", "may",
+        "might", "must", "shall", "i", "i'm", "i've", "i'd", "i'll", "you", "your", "we", "our", "they", "their",
+        "he", "she", "his", "her", "him", "them", "me", "my", "us", "not", "no", "don't", "doesn't", "didn't",
+        "isn't", "can't", "won't", "what", "which", "who", "when", "where", "why", "how", "all", "any", "some",
+        "also", "just", "only", "very", "too", "up", "out", "yes", "please", "thanks", "thank", "let", "any",
+        "that's", "there's", "we're", "you're", "we'll", "we've", "you've", "what's", "while", "since", "until",
+        "without", "within", "via", "per", "each", "both", "either", "neither", "nor", "yet", "still", "even",
+    ]
+
+    /// Upper-case labels a person writes before a sentence.
+    static let proseLabels: Set<String> = [
+        "NOTE", "NB", "PS", "P.S", "FYI", "BTW", "UPDATE", "EDIT", "TLDR", "TL;DR", "Q", "A", "IMPORTANT", "RE", "FW",
+        "FWD", "ANSWER", "QUESTION", "OK", "OR", "AND", "BUT", "ALSO", "TODO", "ACTION", "URGENT", "REMINDER", "ATTN",
+    ]
+
+    /// A URL, an e-mail address or a path.
+    static func isLink(_ token: Substring) -> Bool {
+        let t = trim(token, linkEdges)
+        if t.hasPrefix("http://") || t.hasPrefix("https://") || t.hasPrefix("www.") || t.hasPrefix("ftp://") || t.hasPrefix("mailto:") { return true }
+        if t.contains("@"), t.contains("."), !t.hasPrefix("@") { return true }
+        if t.count > 2, t.hasPrefix("/") || t.hasPrefix("~/") || t.hasPrefix("./") || t.hasPrefix("../") { return t.dropFirst().contains("/" as Character) || t.count > 6 }
+        if t.count > 3, t.dropFirst().hasPrefix(":\\") { return true }  // C:\…
+        return false
+    }
+
+    /// A token that prose does not write: operators, calls, indexing, identifiers joined by "_" or
+    /// written in camelCase, hexadecimal numbers, "key=value".
+    static func isCodeToken(_ token: Substring) -> Bool {
+        let bytes = Array(token.utf8)
+        if bytes.count >= 2 {
+            for k in 1..<bytes.count where codePairs.contains(UInt16(bytes[k - 1]) << 8 | UInt16(bytes[k])) { return true }
+        }
+        if token.hasPrefix("#include") || token.hasPrefix("#define") { return true }
+        if token.count == 1, "=;{}".contains(token.first!) { return true }
+        if token.hasSuffix(";") || token.hasSuffix("{") || token.hasPrefix("}") { return true }
+        let chars = Array(token)
+        var hasUnderscore = false, camel = false, call = false, index = false, hex = false, assign = false
+        for (k, c) in chars.enumerated() {
+            let before = k > 0 ? chars[k - 1] : " "
+            let after = k + 1 < chars.count ? chars[k + 1] : " "
+            switch c {
+            case "_": if before.isLetter || before.isNumber, after.isLetter || after.isNumber { hasUnderscore = true }
+            case "(":
+                // "foo(" or "foo()", not "device(s)".
+                if before.isLetter || before.isNumber || before == "_" {
+                    let rest = String(chars[(k + 1)...])
+                    if !(rest.hasPrefix("s)") || rest.hasPrefix("es)")) { call = true }
+                }
+            case "[": if before.isLetter || before.isNumber || before == "_" || before == ")" { index = true }
+            case "=": if before.isLetter || before.isNumber || before == "_" || before == "]", after != "=", after != ">" { assign = true }
+            case "x": if before == "0", k == 1 || !chars[k - 2].isLetter, after.isHexDigit { hex = true }
+            default:
+                if c.isUppercase, before.isLowercase, k >= 2, chars[0].isLowercase { camel = true }
+            }
+        }
+        return hasUnderscore || camel || call || index || hex || assign
+    }
+
+    /// "->", "::", "==", "!=", "&&", "||", "<<", ">>", "+=", "-=", "|=", "&=", "++", "/*", "*/", "//", "${", "$(" as byte pairs.
+    static let codePairs: Set<UInt16> = Set(["->", "::", "==", "!=", "&&", "||", "<<", ">>", "+=", "-=", "|=", "&=", "++", "/*", "*/", "//", "${", "$("]
+        .map { s -> UInt16 in let b = Array(s.utf8); return UInt16(b[0]) << 8 | UInt16(b[1]) })
+
+    /// A token of program output: a log level in brackets, a time of day with seconds, a float
+    /// printed with 5+ decimals, a long hexadecimal address, "key=value".
+    static func isLogToken(_ token: Substring) -> Bool {
+        guard let first = token.first else { return false }
+        let t = String(token)
+        if first == "[" || first == "\\" || first == "-" || first.isNumber, matches(logToken, t) { return true }
+        if let eq = t.firstIndex(of: "="), eq > t.startIndex, t.index(after: eq) < t.endIndex,
+           t[..<eq].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == "." }) { return true }
+        return false
+    }
+
+    /// Whether `codeLine` could match: a line that starts or ends the way code does.
+    private static func mayBeCode(_ f: Features) -> Bool {
+        let t = f.trimmed
+        if let c = f.first, "#`/*}-".contains(c) { return true }
+        if let c = t.last, ";{(=:,".contains(c) { return true }
+        if f.hasColon, f.first?.isLowercase == true { return true }
+        return codeKeywords.contains(f.firstWord) || f.firstWord.hasSuffix("_t") || t.hasPrefix("std::")
+    }
+
+    static let codeKeywords: Set<String> = [
+        "import", "from", "def", "class", "fn", "func", "struct", "enum", "typedef", "template", "namespace", "module",
+        "entity", "architecture", "package", "always", "public", "private", "protected", "static", "const", "void",
+        "int", "unsigned", "bool", "char", "double", "float", "auto", "reg", "wire", "input", "output", "logic",
+        "localparam", "parameter", "assign", "begin", "end", "endmodule", "endcase", "endfunction", "if", "for",
+        "while", "switch", "catch", "else", "return",
+    ]
+
+    // MARK: Regular expressions
+
+    /// "ralf> …", "RK> …", "jdoe> …"
+    static let nameQuote = regex(#"^\s{0,3}[A-Za-z][A-Za-z0-9_.-]{0,15}>(?:\s|$)"#)
+    static let trailer = regex(
+        #"^(?i:signed-off-by|acked-by|reviewed-by|tested-by|reported-by|suggested-by|co-developed-by|reported-and-tested-by|requested-by|cc|fixes|link|closes|change-id|buglink|message-id):\s*\S"#)
+    static let headerLine = regex(
+        #"^\*{0,2}(?:From|To|Sent|Date|Subject|Reply-To|Bcc|Von|An|Gesendet|Betreff|Datum|Envoyé|Objet|发件人|收件人|发送时间|主题|抄送|日期)\*{0,2}\s?[:：]\*{0,2}\s"#)
+    static let diffLine = regex(
+        #"^(?:diff --git |index [0-9a-f]{7,}\.\.[0-9a-f]{7,}|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|new file mode \d|deleted file mode \d|similarity index \d|rename (?:from|to) \S)"#)
+    /// " drivers/gpio/foo.c | 12 ++--", " 3 files changed, 10 insertions(+), 2 deletions(-)"
+    static let diffstat = regex(#"^\s*(?:\S+\s+\|\s+(?:\d+ ?[+-]*|Bin \d+ -> \d+ bytes)\s*$|\d+ files? changed(?:, \d+ insertions?\(\+\))?(?:, \d+ deletions?\(-\))?\s*$)"#)
+    static let footerLine = regex(
+        #"(?i)(?:^to unsubscribe\b|\bunsubscribe (?:from|send|by|at|here|link)\b|\bmailing list\b.*(?:@|https?://)|/mailman/listinfo/|^sent from my (?:iphone|ipad|android|blackberry|mobile|phone|samsung|galaxy)|^get outlook for (?:ios|android)|^you received this (?:message|email) because you are subscribed)"#)
+    /// Log levels in brackets ("[INFO]", "\[ERROR\]"), kernel timestamps ("[ 12.345678]"), a level and
+    /// a colon at the start, timestamps at the start ("2024-01-02 10:11:12", "Jan  2 10:11:12"), a
+    /// Python traceback.
+    static let logMarker = regex(
+        #"(?:\\?\[(?:INFO|WARN|WARNING|ERROR|ERR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE|EMERG|ALERT|TRACE)\\?\]|^\[\s*\d+\.\d{3,}\]|^(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\s*[:|\]-]|^\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?|^\[?\d{2}:\d{2}:\d{2}[.,]\d+|^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}\b|^Traceback \(most recent call last\)|^(?:Error|Fatal error):\s|^\w+(?:Error|Exception): \S|^(?:E|W|I|D)\d{4} \d{2}:\d{2})"#)
+    /// "$ make", "# modprobe …", "user@host:~$ …", ">>> x = 1", "C:\> dir"
+    static let shellPrompt = regex(#"^(?:\$ \S|# (?!of\b)[a-z./]|>>> |\S+@\S+:[^\s]*[#$]\s?|[A-Z]:\\[^ ]*>\s?\S|In \[\d+\]: )"#)
+    /// Java, Python, gdb and C++ stack frames.
+    static let stackFrame = regex(#"^(?:at [\w.$<>]+\([^)]*\)$|File "[^"]+", line \d+|#\d+\s+0x[0-9a-f]+ in |\d+: 0x[0-9a-f]+|in \S+::\S+\()"#)
+    static let codeLine = regex(
+        #"^(?:#\s*(?:include|define|ifn?def|endif|if|else|elif|pragma|undef)\b|import [\w.]+(?: as \w+)?;?$|from [\w.]+ import \w|(?:def|class|fn|func|struct|enum|typedef|template|namespace|module|entity|architecture|package|always) [\w<]+.*[:({;]$|(?:public|private|protected|static|const|void|int|unsigned|uint\d+_t|int\d+_t|size_t|bool|char|double|float|auto|std::\w+|reg|wire|input|output|logic|localparam|parameter|assign|begin|end(?:module|case|function)?)\b[^.!?]*[;{(=]\s*$|(?:if|for|while|switch|catch|else if)\s*\(.*\)\s*\{?$|return\b.*;$|\}\s*else\b|[\w.\[\]]+(?:->\w+)*\s*[+\-*/|&]?=\s*[^=\s].*;$|```|//|/\*|\*/$|- \{ ?\w+:|[a-z_][\w.-]*: (?:['"]?[\w./-]+['"]?|\[.*\]|\{.*\}|\d[\w.]*)\s*(?:#.*)?$)"#)
+    /// "[INFO]"-like tags, times with seconds, long floats, long hex numbers.
+    static let logToken = regex(#"^(?:\\?\[[A-Z][A-Z0-9_:/#.-]{1,30}\\?\]|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?|-?\d+\.\d{5,}\w*|0x[0-9a-fA-F]{6,}|\[\s*\d+\.\d+\])"#)
+    /// A signature's contact line: a phone or a fax, an address, a web site, a company or a title.
+    static let contactLine = regex(
+        #"(?i)(?:\b(?:tel|phone|mobile|cell|fax|office|direct|voice|ph|mob|m|t|f|e)\s*[.:]\s*\+?[\d(]|\+\d[\d ()./-]{7,}|\(\d{3}\)\s*\d{3}[-. ]\d{4}|\b\d{3}[-.]\d{3}[-.]\d{4}\b|@[\w-]+\.\w|https?://|www\.|\b(?:inc|llc|ltd|gmbh|corp|corporation|company|university|institute|laboratory|department|dept)\b\.?|\b(?:engineer|manager|director|president|scientist|professor|researcher|analyst|consultant|officer|architect|developer|student|ceo|cto|vp)\b)"#)
+
+    static func regex(_ pattern: String) -> NSRegularExpression {
+        try! NSRegularExpression(pattern: pattern)
+    }
+
+    static func matches(_ regex: NSRegularExpression, _ text: String) -> Bool {
+        regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+}

@@ -1,0 +1,288 @@
+import Embedding
+import MailModel
+import ThreadInsights
+import XCTest
+
+/// Patches, code, logs, `name>` quotes, trailers, signatures and footers are never summary sentences
+/// (issue 33: on a kernel list 30 % of summary lines were diff, code or log text).
+final class ProseClassifierTests: XCTestCase {
+    static func prose(_ body: String) -> [String] {
+        MessageCleaner.clean(body).sentences.filter(\.isProse).map(\.text)
+    }
+
+    /// A `git send-email` patch: its description (above `---`) is what it says; the trailers, the
+    /// diffstat and the diff, comments in it included, are not prose.
+    static let patch = """
+        The GPIO line of the second bank was never cleared on suspend, so a
+        board that resumes with the line high reads a stale value and the
+        driver reports a spurious interrupt.
+
+        Clear the output register in the suspend hook, as the first bank does.
+
+        Fixes: 4b1d2c3a5e6f ("gpio: foo: add suspend support")
+        Reported-by: Ralf Baechle <ralf@linux-mips.org>
+        Signed-off-by: Ann Lee <ann@example.com>
+        ---
+         drivers/gpio/gpio-foo.c | 12 ++++++++++--
+         1 file changed, 10 insertions(+), 2 deletions(-)
+
+        diff --git a/drivers/gpio/gpio-foo.c b/drivers/gpio/gpio-foo.c
+        index 3f2a1b4..8c9d0e1 100644
+        --- a/drivers/gpio/gpio-foo.c
+        +++ b/drivers/gpio/gpio-foo.c
+        @@ -210,8 +210,16 @@ static int foo_gpio_suspend(struct device *dev)
+         {
+         \tstruct foo_gpio *priv = dev_get_drvdata(dev);
+         
+        -\twritel(0, priv->base + FOO_IRQ_EN);
+        +\t/* The second bank keeps its output state across suspend, so clear it here. */
+        +\twritel(0, priv->base + FOO_IRQ_EN);
+        +\twritel(0, priv->base + FOO_OUT(1));
+        +
+         \treturn 0;
+         }
+        -- 
+        2.39.2
+        """
+
+    func testAPatchEmailIsSummarisedByItsCommitMessage() {
+        XCTAssertEqual(Self.prose(Self.patch), [
+            "The GPIO line of the second bank was never cleared on suspend, so a board that resumes with the line high reads a stale value and the driver reports a spurious interrupt.",
+            "Clear the output register in the suspend hook, as the first bank does.",
+        ])
+        let sentences = MessageCleaner.clean(Self.patch).sentences
+        func kinds(_ part: String) -> Set<LineKind> { Set(sentences.filter { $0.text.contains(part) }.map(\.kind)) }
+        XCTAssertEqual(kinds("Signed-off-by: Ann Lee"), [.trailer])
+        XCTAssertEqual(kinds("gpio-foo.c | 12"), [.diff])
+        XCTAssertEqual(kinds("keeps its output state"), [.diff])
+    }
+
+    /// An inline patch in a reply, without `---`: the hunk ends where the prose starts again.
+    func testAnInlineDiffEndsWhereTheProseResumes() {
+        let body = """
+            Something like this should do it:
+
+            --- a/drivers/net/foo.c
+            +++ b/drivers/net/foo.c
+            @@ -88,7 +88,7 @@ static void foo_reset(struct foo *f)
+             \tu32 val = readl(f->base);
+            -\tval |= FOO_RESET;
+            +\tval |= FOO_RESET | FOO_HOLD;
+             \twritel(val, f->base);
+            Does the hold bit exist on the older revisions as well?
+            """
+        XCTAssertEqual(Self.prose(body), ["Something like this should do it:", "Does the hold bit exist on the older revisions as well?"])
+    }
+
+    func testALogPasteIsNotProse() {
+        let body = """
+            Hi all,
+
+            After a few minutes of streaming the B210 drops off the bus. This is what
+            the kernel says when it happens:
+
+            [ 1516.703188] usb 1-1-port3: attempt power cycle
+            [ 1517.351042] usb 1-1: new high-speed USB device number 9 using xhci_hcd
+            [ 1517.502311] usb 1-1: device descriptor read/64, error -71
+
+            and UHD prints:
+
+            [INFO] [UHD] linux; GNU C++ version 9.4.0; Boost_107100; UHD_4.1.0.5-3
+            [INFO] [B200] Detecting internal GPSDO....
+            [ERROR] [UHD] Exception caught in safe-call.
+            Setting RX Rate: 1.000000 Msps...
+            Actual RX Rate: 1.000000 Msps...
+            Using Device: Single USRP:
+            2024-01-02 10:11:12,345 WARN  streamer: overflow count=12 chan=0 in the last window
+            Jan  2 10:11:13 radio1 kernel: xhci_hcd 0000:00:14.0: WARN Event TRB for slot 3 ep 2 with no TDs queued
+
+            Is this a power problem or a cable problem?
+            """
+        XCTAssertEqual(Self.prose(body), [
+            "After a few minutes of streaming the B210 drops off the bus.",
+            "This is what the kernel says when it happens:",
+            "Is this a power problem or a cable problem?",
+        ])
+    }
+
+    func testACSnippetBetweenProseIsNotProse() {
+        let body = """
+            The clock never starts because the enable bit is written before the
+            divider. This is the part of the probe function that does it:
+
+            static int foo_probe(struct platform_device *pdev)
+            {
+            \tstruct foo_priv *priv;
+            \tint ret;
+
+            \tpriv->base = devm_platform_ioremap_resource(pdev, 0);
+            \tif (IS_ERR(priv->base))
+            \t\treturn PTR_ERR(priv->base);
+            \twritel(FOO_EN | (div << 4), priv->base + FOO_CTRL);
+            \treturn 0;
+            }
+
+            Swapping the two writes fixes it here, and the clock starts on every boot.
+            """
+        XCTAssertEqual(Self.prose(body), [
+            "The clock never starts because the enable bit is written before the divider.",
+            "This is the part of the probe function that does it:",
+            "Swapping the two writes fixes it here, and the clock starts on every boot.",
+        ])
+    }
+
+    /// Python and shell pasted into a question, and a YAML block: code, not prose.
+    func testScriptsAndConfigurationAreNotProse() {
+        let body = """
+            I tune both channels like this and the second one never locks:
+
+            usrp = uhd.usrp.MultiUSRP("addr=192.168.10.2,type=x300")
+            usrp.set_rx_freq(uhd.types.TuneRequest(2.4e9), 1)
+            if not usrp.get_rx_sensor("lo_locked", 1).to_bool():
+                print("[ERROR] LO did not lock")
+            root@ni-e320-321D09C:~# uhd_usrp_probe --args "addr=192.168.10.2"
+            - { srcblk: radio0, srcport: out_0, dstblk: ddc0, dstport: in_0 }
+            image_core_name: 'e310'
+
+            What am I missing?
+            """
+        XCTAssertEqual(Self.prose(body), ["I tune both channels like this and the second one never locks:", "What am I missing?"])
+    }
+
+    /// Supercite's "name>" quotes are someone else's words: left out like "> " quotes; so is an
+    /// attribution wrapped over two lines.
+    func testANameQuoteIsLeftOut() {
+        let body = """
+            ralf> The R4000 errata workaround is only needed on the 100 MHz parts,
+            ralf> so the check should look at the clock, not the revision register.
+
+            That is not what the errata sheet says: it lists every R4000 below
+            revision 3.0, whatever the clock.
+
+            On Mon, Sep 11, 2023 at 5:30 AM Baechle, Ralf <
+            ralf@linux-mips.org> wrote:
+            > An older note.
+            """
+        XCTAssertEqual(MessageCleaner.clean(body).text,
+                       "That is not what the errata sheet says: it lists every R4000 below revision 3.0, whatever the clock.")
+    }
+
+    func testTrailersAreNotProse() {
+        let body = """
+            Looks right to me, and it fixes the hang on my board too.
+
+            Reviewed-by: Ann Lee <ann@example.com>
+            Tested-by: Bob Stone <bob@example.com> # on an RK3399 board
+            Acked-by: Carla Diaz <carla@example.com>
+            Cc: stable@vger.kernel.org # 5.10+
+            """
+        XCTAssertEqual(Self.prose(body), ["Looks right to me, and it fixes the hang on my board too."])
+        XCTAssertEqual(MessageCleaner.clean(body).sentences.filter { $0.kind == .trailer }.count, 4)
+    }
+
+    func testASignatureAListFooterAndADisclaimerAreNotProse() {
+        let body = """
+            The replacement unit ships on Monday and should reach you by Wednesday.
+
+            Joshua White
+            Senior RF Engineer, Acme Radio Systems Inc.
+            Tel: +1 505-396-7109
+
+            This e-mail message, including any attachments, is for the sole use of the intended
+            recipient(s) and may contain confidential or privileged information. Any unauthorized
+            review, use, disclosure or distribution is prohibited.
+            To unsubscribe send an email to usrp-users-leave@lists.ettus.com
+            Sent from my iPhone
+            """
+        XCTAssertEqual(Self.prose(body), ["The replacement unit ships on Monday and should reach you by Wednesday."])
+    }
+
+    /// Ordinary business mail loses nothing: every sentence is prose, and a sentence whose last word
+    /// wrapped onto a line of its own ("$0.045.") is whole.
+    func testABusinessEmailKeepsAllItsSentences() {
+        let body = """
+            Hi Sara,
+
+            I spoke with the folks in Houston about the Q3 gas contracts. They are fine with
+            the revised pricing, but legal wants to see the final draft before we sign. Can
+            you send it to Mark Taylor by Thursday? The counterparty expects an answer on
+            Friday, and the volume we agreed on is 25,000 MMBtu/d at a premium of
+            $0.045.
+
+            Also, the meeting with El Paso moved to 3:30 pm in room 3C1. Please let me know if
+            that does not work for you.
+
+            Thanks,
+            Jeff
+            """
+        let cleaned = MessageCleaner.clean(body)
+        let expected = [
+            "I spoke with the folks in Houston about the Q3 gas contracts.",
+            "They are fine with the revised pricing, but legal wants to see the final draft before we sign.",
+            "Can you send it to Mark Taylor by Thursday?",
+            "The counterparty expects an answer on Friday, and the volume we agreed on is 25,000 MMBtu/d at a premium of $0.045.",
+            "Also, the meeting with El Paso moved to 3:30 pm in room 3C1.",
+            "Please let me know if that does not work for you.",
+        ]
+        XCTAssertEqual(cleaned.sentences.map(\.text), expected)
+        XCTAssertEqual(cleaned.sentences.filter(\.isProse).map(\.text), expected)
+    }
+
+    /// Outlook's quoted header block in German and in Chinese starts the quoted original, as the
+    /// English one does.
+    func testAQuotedHeaderBlockInGermanOrChineseStartsTheQuotedOriginal() {
+        for (from, sent) in [("Von: Rob Kossler <rob@example.com>", "Gesendet: Mittwoch, 6. September 2023 21:29"),
+                             ("发件人: Marcus Leech <marcus@example.com>", "发送时间: 2021年12月9日 22:39")] {
+            let body = "Could you show me an example of the device arguments?\n\n\(from)\n\(sent)\nSubject: Re: external LO\n\nUse the Device Arguments field."
+            XCTAssertEqual(MessageCleaner.clean(body).text, "Could you show me an example of the device arguments?", from)
+        }
+    }
+
+    /// "Waiting on" is never built from a "?" inside code (a kernel thread's was `1 << gpio, value ?`),
+    /// and the summary's sentences are the patch's description and the reviewer's prose.
+    func testWaitingOnNeverTakesAQuestionFromCode() throws {
+        let ann = Address(name: "Ann Lee", email: "ann@example.com")
+        let bob = Address(name: "Bob Stone", email: "bob@example.com")
+        let review = """
+            Thanks, the description matches what I see on my board.
+
+            The two writes could become one call, though:
+
+            \tret = regmap_update_bits(priv->regmap, FOO_OUT(1), 1 << gpio, value ?
+            \t\t\t\t 1 << gpio : 0);
+
+            Reviewed-by: Bob Stone <bob@example.com>
+            """
+        let messages = [
+            ConversationMessage(emailId: 1, from: ann, to: [bob], date: nil, body: Self.patch),
+            ConversationMessage(emailId: 2, from: bob, to: [ann], date: nil, body: review),
+        ]
+        let summary = try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages)
+        XCTAssertNil(summary.points.first { $0.kind == .waitingOn }, "\(summary.points.map(\.text))")
+        // The candidates: the patch's two sentences of description and the reviewer's two of prose.
+        XCTAssertEqual(summary.sentences, 4)
+        for point in summary.points {
+            XCTAssertFalse(point.sentence.contains("<<") || point.sentence.contains("writel") || point.sentence.contains("-by:"), point.text)
+        }
+    }
+}
+
+/// A stand-in for MiniLM: each word adds to one of 64 dimensions (enough for tests of what is a
+/// candidate, not of which candidate wins).
+struct WordHashEmbedder: Embedder {
+    var dimension: Int { 64 }
+
+    func embed(_ texts: [String]) throws -> [[Float]] {
+        texts.map { text in
+            var v = [Float](repeating: 0, count: dimension)
+            for word in text.lowercased().split(whereSeparator: { !$0.isLetter }) {
+                let h = word.unicodeScalars.reduce(5381) { ($0 &* 33 &+ Int($1.value)) & 0xFFFF_FFFF }
+                v[h % dimension] += 1
+            }
+            let norm = v.reduce(0) { $0 + $1 * $1 }.squareRoot()
+            return norm > 0 ? v.map { $0 / norm } : v
+        }
+    }
+
+    func knownWordShare(_ text: String) -> Double { 1 }
+}
