@@ -108,7 +108,10 @@ class ServeHistories(unittest.TestCase):
 
     # -- the pieces -------------------------------------------------------------------------------------------------
 
-    def cli(self, *args, timeout=120):
+    # Longer than the client's own limit for a silent server (SyncOptions.responseTimeout, 120 s) and its retries: a
+    # server that stalls is then the product's to handle (time out, reconnect, go on), and an overrun is the
+    # product's own hang, reported with its threads' stacks (hangs.py).
+    def cli(self, *args, timeout=300):
         env = dict(os.environ, MAILSEARCH_DATA_DIR=self.data, MAILSEARCH_TEST_PASSWORD="alice-password")
         return hangs.run([test_send_queue.BINARY, *args], timeout, env=env, text=True)
 
