@@ -117,6 +117,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=20)
     ap.add_argument("--wrk-seconds", type=int, default=30)
     ap.add_argument("--port", type=int, default=18025)
+    ap.add_argument("--searches", type=int, default=10_000, help="sequential searches after wrk for the RSS growth check")
     args = ap.parse_args()
 
     env = dict(os.environ, MAILSEARCH_DATA_DIR=args.data_dir)
@@ -190,10 +191,10 @@ def main():
                 get(url(args.port, HYBRID[(start + i) % len(HYBRID)], "hybrid"))
         searches(100, 0)
         after100 = rss_kb(server.pid)
-        searches(9_900, 100)
+        searches(max(0, args.searches - 100), 100)
         after10k = rss_kb(server.pid)
         print(f"  RSS: before wrk {rss_before_wrk / 1024:.0f} MB; after wrk and 100 more searches {after100 / 1024:.1f} MB;"
-              f" after 10,000 {after10k / 1024:.1f} MB (growth {(after10k - after100) / 1024:+.1f} MB)")
+              f" after {max(100, args.searches):,} {after10k / 1024:.1f} MB (growth {(after10k - after100) / 1024:+.1f} MB)")
     finally:
         server.terminate()
         try:
