@@ -82,7 +82,7 @@ public enum ProseClassifier {
         if f.logTokens >= 2, stopShare < 0.25 { return .log }
         if codeShare >= 0.5 || (codeShare >= 0.3 && stopShare < 0.1) { return .code }
         if f.symbolShare >= 0.2, stopShare < 0.2 { return .code }
-        if f.letterShare < 0.6 { return f.digitShare >= 0.25 ? .data : .code }
+        if f.letterShare < 0.6 { return f.digitShare >= 0.25 || f.trimmed.count <= 3 && f.codeTokens == 0 ? .data : .code }
         if f.labelPrefix, stopShare < 0.15 { return .log }
         if alone, f.words >= 3, f.stopwords == 0, !f.endsSentence { return .data }
         return .prose
@@ -90,12 +90,15 @@ public enum ProseClassifier {
 
     /// Markers that one occurrence settles.
     private static func strongMarker(_ f: Features) -> LineKind? {
-        let t = f.trimmed
-        let first = f.first ?? " "
+        // Markdown's emphasis and code quotes around a pasted line do not hide it.
+        let t = f.trimmed.drop { "`*".contains($0) }.description
+        let first = t.first ?? " "
+        if first == "[" || first == "\\", matches(bracketTagStart, t), f.words == 0 || Double(f.stopwords) / Double(f.words) < 0.3 { return .log }
+        if has(f.lower, "//"), matches(trailingComment, t) { return .code }
         if f.hasBracket || f.hasColon || first.isNumber || t.hasPrefix("Traceback"), matches(logMarker, t) { return .log }
         if "$#>".contains(first) || t.contains("@") && f.hasColon || has(f.lower, ":\\") || t.hasPrefix("In ["), matches(shellPrompt, t) { return .log }
         if first == "#" || first.isNumber || t.hasPrefix("at ") || t.hasPrefix("File \"") || t.hasPrefix("in "), matches(stackFrame, t) { return .log }
-        if mayBeCode(f), matches(codeLine, t) { return .code }
+        if mayBeCode(f) || t != f.trimmed, matches(codeLine, t) { return .code }
         if let last = t.last, "{}".contains(last), f.stopwords <= 2 { return .code }
         if t.hasSuffix(";"), f.codeTokens >= 2 || f.stopwords == 0 || t.hasSuffix(");") { return .code }
         return nil
@@ -175,12 +178,16 @@ public enum ProseClassifier {
     }
 
     /// A short line that ends a sentence the line before it began (a wrapped model number, a
-    /// name, "5.8 GHz?"): prose, not a line of code or figures of its own.
+    /// name, a program's name, "5.8 GHz?"): prose, not a line of code or figures of its own. A line
+    /// that more code follows, or a statement, stays code.
     private static func markContinuations(_ f: [Features], _ kinds: inout [LineKind]) {
         for i in f.indices.dropFirst() where kinds[i - 1] == .prose && [.code, .data, .link].contains(kinds[i]) {
             let previous = f[i - 1]
+            // The end of a run: a line of code followed by more code is part of that code.
+            let next = i + 1 < f.count ? kinds[i + 1] : .blank
             guard f[i].tokens.count <= 3, f[i].indent <= previous.indent, !previous.endsSentence,
-                  !previous.trimmed.hasSuffix(":"), strongMarker(f[i]) == nil else { continue }
+                  !previous.trimmed.hasSuffix(":"), strongMarker(f[i]) == nil, ![.code, .log, .diff].contains(next),
+                  !f[i].trimmed.hasSuffix(";"), !f[i].trimmed.hasSuffix("{") else { continue }
             kinds[i] = .prose
         }
     }
@@ -452,15 +459,19 @@ public enum ProseClassifier {
     /// a colon at the start, timestamps at the start ("2024-01-02 10:11:12", "Jan  2 10:11:12"), a
     /// Python traceback.
     static let logMarker = regex(
-        #"(?:\\?\[(?:INFO|WARN|WARNING|ERROR|ERR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE|EMERG|ALERT|TRACE)\\?\]|^\[\s*\d+\.\d{3,}\]|^(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL)\s*[:|\]-]|^\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?|^\[?\d{2}:\d{2}:\d{2}[.,]\d+|^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}\b|^Traceback \(most recent call last\)|^(?:Error|Fatal error):\s|^\w+(?:Error|Exception): \S|^(?:E|W|I|D)\d{4} \d{2}:\d{2})"#)
+        #"(?:\\?\[(?:INFO|WARN|WARNING|ERROR|ERR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE|EMERG|ALERT|TRACE)\\?\]|^\[\s*\d+\.\d{3,}\]|^(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|CRITICAL WARNING)\s*[:|\]-]|^\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?|^\[?\d{2}:\d{2}:\d{2}[.,]\d+|^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}\b|^Traceback \(most recent call last\)|\.[a-zA-Z]{1,4}:\d+:(?:\d+:)?\s|^(?:Error|Fatal error):\s|^\w+(?:Error|Exception): \S|^(?:E|W|I|D)\d{4} \d{2}:\d{2})"#)
     /// "$ make", "# modprobe …", "user@host:~$ …", ">>> x = 1", "C:\> dir"
     static let shellPrompt = regex(#"^(?:\$ \S|# (?!of\b)[a-z./]|>>> |\S+@\S+:[^\s]*[#$]\s?|[A-Z]:\\[^ ]*>\s?\S|In \[\d+\]: )"#)
     /// Java, Python, gdb and C++ stack frames.
     static let stackFrame = regex(#"^(?:at [\w.$<>]+\([^)]*\)$|File "[^"]+", line \d+|#\d+\s+0x[0-9a-f]+ in |\d+: 0x[0-9a-f]+|in \S+::\S+\()"#)
     static let codeLine = regex(
-        #"^(?:#\s*(?:include|define|ifn?def|endif|if|else|elif|pragma|undef)\b|import [\w.]+(?: as \w+)?;?$|from [\w.]+ import \w|(?:def|class|fn|func|struct|enum|typedef|template|namespace|module|entity|architecture|package|always) [\w<]+.*[:({;]$|(?:public|private|protected|static|const|void|int|unsigned|uint\d+_t|int\d+_t|size_t|bool|char|double|float|auto|std::\w+|reg|wire|input|output|logic|localparam|parameter|assign|begin|end(?:module|case|function)?)\b[^.!?]*[;{(=]\s*$|(?:if|for|while|switch|catch|else if)\s*\(.*\)\s*\{?$|return\b.*;$|\}\s*else\b|[\w.\[\]]+(?:->\w+)*\s*[+\-*/|&]?=\s*[^=\s].*;$|```|//|/\*|\*/$|- \{ ?\w+:|[a-z_][\w.-]*: (?:['"]?[\w./-]+['"]?|\[.*\]|\{.*\}|\d[\w.]*)\s*(?:#.*)?$)"#)
+        #"^(?:#(?:\s*(?:include|define|ifn?def|endif|if|else|elif|pragma|undef)\b|[-=#*]|\s+(?!of\b)\S)|import [\w.]+(?: as \w+)?;?$|from [\w.]+ import \w|(?:def|class|fn|func|struct|enum|typedef|template|namespace|module|entity|architecture|package|always) [\w<]+.*[:({;]$|(?:public|private|protected|static|const|void|int|unsigned|uint\d+_t|int\d+_t|size_t|bool|char|double|float|auto|std::\w+|reg|wire|input|output|logic|localparam|parameter|assign|begin|end(?:module|case|function)?)\b[^.!?]*[;{(=]\s*$|(?:if|for|while|switch|catch|else if)\s*\(.*\)\s*\{?$|return\b.*;$|\}\s*else\b|[\w.\[\]]+(?:->\w+)*\s*[+\-*/|&]?=\s*[^=\s].*;$|```|//|/\*|\*/$|- \{ ?\w+:|[a-z_][\w.-]*: (?:['"]?[\w./-]+['"]?|\[.*\]|\{.*\}|\d[\w.]*)\s*(?:#.*)?$)"#)
     /// "[INFO]"-like tags, times with seconds, long floats, long hex numbers.
     static let logToken = regex(#"^(?:\\?\[[A-Z][A-Z0-9_:/#.-]{1,30}\\?\]|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?|-?\d+\.\d{5,}\w*|0x[0-9a-fA-F]{6,}|\[\s*\d+\.\d+\])"#)
+    /// A line that starts with a tag of a program's output: "[LIBCONFIG] …", "\[HW\] …".
+    static let bracketTagStart = regex(#"^\\?\[[A-Z][A-Z0-9_:/#. -]{1,30}\\?\]"#)
+    /// Code followed by a comment: "stream_args); // Is this correct?"
+    static let trailingComment = regex(#"[;{})]\s*//"#)
     /// A signature's contact line: a phone or a fax, an address, a web site, a company or a title.
     static let contactLine = regex(
         #"(?i)(?:\b(?:tel|phone|mobile|cell|fax|office|direct|voice|ph|mob|m|t|f|e)\s*[.:]\s*\+?[\d(]|\+\d[\d ()./-]{7,}|\(\d{3}\)\s*\d{3}[-. ]\d{4}|\b\d{3}[-.]\d{3}[-.]\d{4}\b|@[\w-]+\.\w|https?://|www\.|\b(?:inc|llc|ltd|gmbh|corp|corporation|company|university|institute|laboratory|department|dept)\b\.?|\b(?:engineer|manager|director|president|scientist|professor|researcher|analyst|consultant|officer|architect|developer|student|ceo|cto|vp)\b)"#)
