@@ -24,6 +24,8 @@ import ThreadInsights
 ///                                    the mail's text is not)
 ///     insights clean-pairs IN OUT    the same cleaning for pairs found elsewhere (JSON lines with raw
 ///                                    "message" and "reply": scripts/eval/enron_reply_pairs.py)
+///     insights sentences|threads …   the prose filter on a corpus, and summaries of its threads read from
+///                                    the corpus itself (InsightsProseBenchmark)
 enum InsightsBenchmark {
     struct FixtureThread: Decodable {
         struct Person: Decodable { var name: String?; var email: String }
@@ -49,6 +51,15 @@ enum InsightsBenchmark {
         case "clean-pairs":
             guard args.count == 3 else { throw BenchError("usage: insights clean-pairs IN.jsonl OUT.jsonl") }
             try cleanPairs(input: args[1], output: args[2])
+        case "sentences":
+            guard args.count == 3 else { throw BenchError("usage: insights sentences SOURCE OUT.jsonl") }
+            try InsightsProseBenchmark.sentences(source: args[1], output: args[2])
+        case "threads":
+            guard (4...6).contains(args.count), let minimum = Int(args[2]) else {
+                throw BenchError("usage: insights threads SOURCE MIN OUT.txt [COUNT [SEED]]")
+            }
+            try InsightsProseBenchmark.threads(source: args[1], minimum: minimum, output: args[3],
+                                               count: args.count > 4 ? Int(args[4]) : nil, seed: args.count > 5 ? UInt64(args[5]) ?? 1 : 1)
         default:
             throw BenchError("insights: summaries [FIXTURE] | pairs MBOX OUT | clean-pairs IN OUT")
         }

@@ -1,0 +1,139 @@
+import Embedding
+import Foundation
+import MailModel
+import MailParsing
+import ThreadInsights
+
+/// `mailsearch-bench insights sentences|threads …`: what the prose filter keeps, read straight from a
+/// corpus (no import), for scripts/eval/prose_lines.py and for reading summaries as a user would.
+///
+///     insights sentences SOURCE OUT.jsonl
+///         every message of SOURCE (an mbox file, or a folder of one-message files: Maildir, .eml)
+///         parsed as the import parses it and cleaned by `MessageCleaner`: one JSON line per message
+///         with its body, its cleaned text and its sentences (text, isProse)
+///     insights threads SOURCE MIN OUT.txt [COUNT [SEED]]
+///         conversations of MIN+ messages (Message-ID, In-Reply-To and References joined), COUNT of them
+///         picked at random with SEED (default: all), each message's cleaned text beside its summary
+enum InsightsProseBenchmark {
+    /// The messages of an mbox file or of every regular file under a folder, in a stable order.
+    static func messages(of source: String) throws -> [(name: String, parsed: ParsedMessage)] {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: source, isDirectory: &isFolder) else {
+            throw InsightsBenchmark.BenchError("\(source): no such file or folder")
+        }
+        if !isFolder.boolValue {
+            return try MboxReader(path: source).map { raw in
+                ("\(source)@\(raw.offset)", MIMEParser.parse(raw.bytes, mboxFromLineDate: raw.fromLineDate, fallbackDate: nil))
+            }
+        }
+        let root = URL(fileURLWithPath: source)
+        guard let walker = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        var paths: [String] = []
+        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true {
+            paths.append(String(url.path.dropFirst(root.path.count + 1)))
+        }
+        return try paths.sorted().map { path in
+            let bytes = try [UInt8](Data(contentsOf: root.appendingPathComponent(path)))
+            return (path, MIMEParser.parse(bytes, fallbackDate: nil))
+        }
+    }
+
+    static func sentences(source: String, output: String) throws {
+        struct Row: Encodable {
+            struct Line: Encodable { var t: String; var p: Bool }
+            var n: Int
+            var name: String
+            var messageId: String
+            var body: String
+            var text: String
+            var sentences: [Line]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var out = Data()
+        var count = 0, total = 0, prose = 0
+        var times = Samples()
+        for (n, message) in try messages(of: source).enumerated() {
+            let body = message.parsed.textBody
+            var clean: CleanedMessage?
+            times.add(measure { clean = MessageCleaner.clean(body) })
+            guard let cleaned = clean else { continue }
+            let row = Row(n: n, name: message.name, messageId: message.parsed.messageId ?? "",
+                          body: String(body.prefix(EmbeddingText.bodyWindow)), text: cleaned.text,
+                          sentences: cleaned.sentences.map { .init(t: $0.text, p: $0.isProse) })
+            out.append(try encoder.encode(row))
+            out.append(0x0A)
+            count += 1
+            total += cleaned.sentences.count
+            prose += cleaned.sentences.filter(\.isProse).count
+        }
+        try out.write(to: URL(fileURLWithPath: output))
+        print("\(source): \(count) messages, \(total) sentences, \(prose) marked prose → \(output)")
+        print("  MessageCleaner.clean per message: \(times.summary()), \(String(format: "%.1f", times.values.reduce(0, +) / 1000)) s in all")
+    }
+
+    static func threads(source: String, minimum: Int, output: String, count: Int?, seed: UInt64) throws {
+        let all = try messages(of: source).map(\.parsed)
+        // Threads: messages joined by their Message-ID, In-Reply-To and References (union-find).
+        var parent: [String: String] = [:]
+        func find(_ x: String) -> String {
+            var x = x
+            while let p = parent[x], p != x { parent[x] = parent[p] ?? p; x = p }
+            return x
+        }
+        func union(_ a: String, _ b: String) {
+            let ra = find(a), rb = find(b)
+            if ra != rb { parent[ra] = rb }
+        }
+        for (i, m) in all.enumerated() {
+            let id = m.messageId ?? "#\(i)"
+            if parent[id] == nil { parent[id] = id }
+            for other in m.inReplyTo + m.references {
+                if parent[other] == nil { parent[other] = other }
+                union(id, other)
+            }
+        }
+        var groups: [String: [Int]] = [:]
+        for (i, m) in all.enumerated() { groups[find(m.messageId ?? "#\(i)"), default: []].append(i) }
+        var threads = groups.values.filter { $0.count >= minimum }
+            .map { $0.sorted { (all[$0].date ?? .distantPast, $0) < (all[$1].date ?? .distantPast, $1) } }
+            .sorted { $0[0] < $1[0] }
+        if let count, count < threads.count {
+            var generator = SeededGenerator(seed: seed)
+            threads = Array(threads.shuffled(using: &generator).prefix(count)).sorted { $0[0] < $1[0] }
+        }
+        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: ModelStore().directory))
+        var text = ""
+        for thread in threads {
+            let messages = thread.map { i -> ConversationMessage in
+                let m = all[i]
+                func address(_ a: ParsedAddress) -> Address { Address(name: a.name, email: a.address) }
+                return ConversationMessage(emailId: Int64(i), from: m.from.first.map(address), to: m.to.map(address),
+                                           cc: m.cc.map(address), date: m.date, body: m.textBody, subject: m.subject)
+            }
+            text += "== \(all[thread[0]].subject) (\(thread.count) messages; first \(all[thread[0]].messageId ?? "?"))\n"
+            for (n, m) in messages.enumerated() {
+                let cleaned = MessageCleaner.clean(m.body).text.replacingOccurrences(of: "\n", with: " ⏎ ")
+                text += "  [\(n + 1)] \(m.author): \(cleaned.prefix(600))\(cleaned.count > 600 ? " …" : "")\n"
+            }
+            text += "  -- summary\n"
+            for p in try summarizer.summarize(messages).points { text += "  • \(p.text)\n" }
+            text += "\n"
+        }
+        try text.write(toFile: output, atomically: true, encoding: .utf8)
+        print("\(source): \(threads.count) conversations of \(minimum)+ messages summarized → \(output)")
+    }
+
+    /// SplitMix64: the same sample on every run.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+}

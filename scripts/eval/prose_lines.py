@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""How well MessageCleaner's prose filter (`Sentence.isProse`: what a thread summary may quote) holds
+on real mail: sentences marked prose that are really code, diffs, logs, quotes, signatures or footers,
+and real prose it drops. Judged by hand on random samples; the verdicts are docs/prose-judging.json.
+
+  scripts/eval/prose_lines.py extract CORPUS LABEL [--bench .build-prose/debug/mailsearch-bench]
+      every message of CORPUS parsed and cleaned by the Swift code (`mailsearch-bench insights
+      sentences`) into bench-data/prose/CORPUS-LABEL.jsonl (LABEL: "old" for the cleaner before the
+      prose classifier, "new" after)
+  scripts/eval/prose_lines.py sample CORPUS LABEL STRATUM N [--seed 33]
+      N sentences drawn at random from one stratum ("prose": marked prose, "dropped": not), printed
+      with the lines around them, each with the key its verdict is stored under; those already judged
+      are marked
+  scripts/eval/prose_lines.py judge VERDICTS.txt
+      adds verdicts ("KEY LABEL [note]" per line) to docs/prose-judging.json
+  scripts/eval/prose_lines.py score [--seed 33] [--n 120]
+      per corpus and cleaner: sentences marked prose and dropped, and from the judged samples the share
+      (and estimated count) of prose-marked sentences that are not prose and of dropped ones that are
+
+CORPUS: usrp-users (corpora/usrp-users.mbox: the corpus the rules were written on), list-heldout
+(corpora/list-heldout/original: scripts/fetch-list-corpus.sh) and enron (corpora/enron-inbox/maildir),
+held out. A sample is the same on every run (seeded by corpus, cleaner, stratum and --seed), so the
+verdicts stay attached to it.
+
+Labels: prose (a person's own sentence: what a summary may quote, inline code names and all); not
+prose: code, diff, log, quote (someone else's words: "name>" lines, attributions), trailer
+(Signed-off-by: …), signature (name, title, phone, disclaimer), footer (list or service boilerplate),
+header (a quoted or forwarded header line), link (a URL, a path or an address alone), table (figures,
+a table or a form), fragment (a scrap of a sentence or a greeting: not code, not worth quoting either).
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+from collections import Counter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CORPORA = {
+    "usrp-users": "corpora/usrp-users.mbox",
+    "list-heldout": "corpora/list-heldout/original",
+    "enron": "corpora/enron-inbox/maildir",
+}
+CALIBRATED_ON = {"usrp-users"}
+JUDGING = os.path.join(ROOT, "docs/prose-judging.json")
+LABELS = {"prose", "code", "diff", "log", "quote", "trailer", "signature", "footer", "header", "link", "table", "fragment"}
+# Not prose and what the classifier is meant to catch; "fragment" is neither (counted apart).
+JUNK = LABELS - {"prose", "fragment"}
+
+
+def data_path(corpus, label):
+    return os.path.join(ROOT, "bench-data/prose", f"{corpus}-{label}.jsonl")
+
+
+def extract(args):
+    os.makedirs(os.path.join(ROOT, "bench-data/prose"), exist_ok=True)
+    source = os.path.join(ROOT, CORPORA[args.corpus])
+    if not os.path.exists(source):
+        sys.exit(f"{source} is missing: make corpora (or scripts/fetch-list-corpus.sh for list-heldout)")
+    subprocess.run([args.bench, "insights", "sentences", source, data_path(args.corpus, args.label)], check=True, cwd=ROOT)
+
+
+def load(corpus, label):
+    with open(data_path(corpus, label)) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def key(corpus, message, sentence):
+    """A verdict's key: the corpus, the message and the sentence's text (the same under both cleaners)."""
+    return f"{corpus}|{message}|{sentence}"
+
+
+def stratum(rows, which):
+    """(message row, sentence index) of every sentence in the stratum, in corpus order."""
+    want = which == "prose"
+    return [(r, i) for r in rows for i, s in enumerate(r["sentences"]) if s["p"] == want]
+
+
+def draw(corpus, label, which, n, seed):
+    rows = load(corpus, label)
+    population = stratum(rows, which)
+    rng = random.Random(f"{corpus}/{label}/{which}/{seed}")
+    return population, rng.sample(population, min(n, len(population)))
+
+
+def load_judging():
+    if not os.path.exists(JUDGING):
+        return {"about": __doc__.split("\n\n")[0], "verdicts": []}
+    with open(JUDGING) as f:
+        return json.load(f)
+
+
+def save_judging(judging):
+    # One verdict a line: diffs stay readable.
+    lines = ["{", f' "about": {json.dumps(judging["about"], ensure_ascii=False)},', ' "verdicts": [']
+    body = [" " + json.dumps(v, ensure_ascii=False, sort_keys=True) for v in judging["verdicts"]]
+    lines.append(",\n".join(body))
+    lines += [" ]", "}"]
+    with open(JUDGING, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def context(row, sentence):
+    """The cleaned text's line holding the sentence, with the lines before and after it."""
+    lines = row["text"].split("\n")
+    at = next((i for i, l in enumerate(lines) if sentence in l), None)
+    if at is None:
+        return ["  (not found in the cleaned text)"]
+    out = []
+    for i in range(max(0, at - 2), min(len(lines), at + 3)):
+        mark = ">>" if i == at else "  "
+        text = lines[i] if len(lines[i]) <= 240 else lines[i][:237] + "…"
+        out.append(f"  {mark} {text}")
+    return out
+
+
+def sample(args):
+    judged = {v["key"]: v for v in load_judging()["verdicts"]}
+    population, picked = draw(args.corpus, args.label, args.stratum, args.n, args.seed)
+    print(f"{args.corpus} {args.label} {args.stratum}: {len(picked)} of {len(population)}")
+    for n, (row, i) in enumerate(picked):
+        s = row["sentences"][i]["t"]
+        k = key(args.corpus, row["name"], s)
+        verdict = judged.get(k)
+        print(f"\n#{n:03d} {k[:150]}" + (f"   [judged: {verdict['label']}]" if verdict else ""))
+        print(f"  SENTENCE: {s}")
+        if not args.brief:
+            print("\n".join(context(row, s)))
+
+
+def judge(args):
+    """VERDICTS.txt: blocks of "KEY" / "LABEL [note]" lines (the key as `sample` prints it after '#NNN ')."""
+    judging = load_judging()
+    by_key = {v["key"]: v for v in judging["verdicts"]}
+    added = 0
+    with open(args.verdicts) as f:
+        lines = [l.rstrip("\n") for l in f if l.strip()]
+    for k, verdict in zip(lines[0::2], lines[1::2]):
+        label, _, note = verdict.strip().partition(" ")
+        assert label in LABELS, (label, k)
+        assert k.split("|")[0] in CORPORA, k
+        entry = {"key": k, "label": label}
+        if note:
+            entry["note"] = note
+        if k not in by_key:
+            judging["verdicts"].append(entry)
+            added += 1
+        by_key[k] = entry
+        by_key[k].update(entry)
+    judging["verdicts"] = sorted(by_key.values(), key=lambda v: v["key"])
+    save_judging(judging)
+    print(f"{added} verdicts added, {len(judging['verdicts'])} in {JUDGING}")
+
+
+def score(args):
+    judged = {v["key"]: v["label"] for v in load_judging()["verdicts"]}
+    for corpus in CORPORA:
+        role = "calibrated on" if corpus in CALIBRATED_ON else "held out"
+        for label in ("old", "new"):
+            if not os.path.exists(data_path(corpus, label)):
+                continue
+            rows = load(corpus, label)
+            total = sum(len(r["sentences"]) for r in rows)
+            print(f"\n{corpus} ({role}), {label} cleaner: {len(rows)} messages, {total} sentences")
+            for which in ("prose", "dropped"):
+                population, picked = draw(corpus, label, which, args.n, args.seed)
+                labels = [judged.get(key(corpus, r["name"], r["sentences"][i]["t"])) for r, i in picked]
+                done = [l for l in labels if l]
+                if not done:
+                    print(f"  {which}: {len(population)} sentences, not judged")
+                    continue
+                counts = Counter(done)
+                if which == "prose":
+                    wrong = sum(counts[l] for l in JUNK)
+                    what = "code, diff, log, quote, signature, footer … (not prose)"
+                else:
+                    wrong = counts["prose"]
+                    what = "real prose (wrongly dropped)"
+                share = wrong / len(done)
+                print(f"  {which}: {len(population)} sentences; judged {len(done)} of a sample of {len(picked)}: "
+                      f"{wrong} {what} = {share:.1%} ≈ {share * len(population):,.0f} sentences"
+                      f"  [{', '.join(f'{l} {c}' for l, c in counts.most_common())}]")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("extract")
+    p.add_argument("corpus", choices=CORPORA)
+    p.add_argument("label")
+    p.add_argument("--bench", default=os.path.join(ROOT, ".build-prose/debug/mailsearch-bench"))
+    p = sub.add_parser("sample")
+    p.add_argument("corpus", choices=CORPORA)
+    p.add_argument("label")
+    p.add_argument("stratum", choices=["prose", "dropped"])
+    p.add_argument("n", type=int)
+    p.add_argument("--seed", type=int, default=33)
+    p.add_argument("--brief", action="store_true", help="the sentences only, no lines around them")
+    p = sub.add_parser("judge")
+    p.add_argument("verdicts")
+    p = sub.add_parser("score")
+    p.add_argument("--seed", type=int, default=33)
+    p.add_argument("--n", type=int, default=120)
+    args = parser.parse_args()
+    {"extract": extract, "sample": sample, "judge": judge, "score": score}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()
