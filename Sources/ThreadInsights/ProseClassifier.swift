@@ -79,7 +79,7 @@ public enum ProseClassifier {
         let codeShare = Double(f.codeTokens) / Double(f.tokens.count)
         let stopShare = f.words > 0 ? Double(f.stopwords) / Double(f.words) : 0
         if f.linkTokens > 0, f.words - f.linkTokens < 3, f.stopwords <= 1 { return .link }
-        if f.logTokens >= 2, stopShare < 0.25 { return .log }
+        if f.logTokens >= 3 || f.logTokens >= 2 && stopShare < 0.25 { return .log }
         if codeShare >= 0.5 || (codeShare >= 0.3 && stopShare < 0.1) { return .code }
         if f.symbolShare >= 0.2, stopShare < 0.2 { return .code }
         if f.letterShare < 0.6 { return f.digitShare >= 0.25 || f.trimmed.count <= 3 && f.codeTokens == 0 ? .data : .code }
