@@ -45,7 +45,7 @@ public enum MessageCleaner {
         var current = ""
         var currentKind = LineKind.blank
         for line in lines {
-            if line.text.isEmpty {
+            if line.text.isEmpty || line.kind == .blank {
                 if !current.isEmpty { segments.append((current, currentKind)); current = "" }
             } else if current.isEmpty {
                 current = line.text

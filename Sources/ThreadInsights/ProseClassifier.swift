@@ -65,7 +65,8 @@ public enum ProseClassifier {
 
     static func kind(of f: Features, alone: Bool) -> LineKind {
         let t = f.trimmed
-        if t.isEmpty { return .blank }
+        // A lone backslash is a Markdown line break some mail programs write between paragraphs.
+        if t.isEmpty || t == "\\" { return .blank }
         if f.isNameQuote { return .quote }
         // Each regular expression runs only on a line that could match it (they are the costly part).
         if f.labelColon, matches(trailer, t) { return .trailer }
@@ -298,7 +299,7 @@ public enum ProseClassifier {
             digitShare = visible > 0 ? Double(digits) / Double(visible) : 0
             symbolShare = visible > 0 ? Double(symbols) / Double(visible) : 0
             var end = trimmed
-            while let last = end.last, ")\"'”’*_".contains(last) { end.removeLast() }
+            while let last = end.last, ")\"'”’*_\\".contains(last) { end.removeLast() }
             endsSentence = (end.hasSuffix(".") && !end.hasSuffix("..")) || end.hasSuffix("?") || end.hasSuffix("!")
             if let colon = trimmed.firstIndex(of: ":"), trimmed.distance(from: trimmed.startIndex, to: colon) <= 16 {
                 let label = trimmed[..<colon]
