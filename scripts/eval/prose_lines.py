@@ -11,16 +11,17 @@ and real prose it drops. Judged by hand on random samples; the verdicts are docs
       N sentences drawn at random from one stratum ("prose": marked prose, "dropped": not), printed
       with the lines around them, each with the key its verdict is stored under; those already judged
       are marked
-  scripts/eval/prose_lines.py judge VERDICTS.txt
-      adds verdicts ("KEY LABEL [note]" per line) to docs/prose-judging.json
+  scripts/eval/prose_lines.py judge CORPUS LABEL STRATUM N VERDICTS.txt [--seed 33]
+      adds the verdicts on that sample ("NNN LABEL [note]" per line, NNN as `sample` numbered it;
+      "rest LABEL" for all the others not judged before) to docs/prose-judging.json
   scripts/eval/prose_lines.py score [--seed 33] [--n 120]
       per corpus and cleaner: sentences marked prose and dropped, and from the judged samples the share
       (and estimated count) of prose-marked sentences that are not prose and of dropped ones that are
 
 CORPUS: usrp-users (corpora/usrp-users.mbox: the corpus the rules were written on), list-heldout
 (corpora/list-heldout/original: scripts/fetch-list-corpus.sh) and enron (corpora/enron-inbox/maildir),
-held out. A sample is the same on every run (seeded by corpus, cleaner, stratum and --seed), so the
-verdicts stay attached to it.
+held out. A sample is the same on every run: the sentences of a stratum whose seeded hash ranks first, so
+verdicts (keyed by corpus, message and sentence) carry over between runs and between the cleaners.
 
 Labels: prose (a person's own sentence: what a summary may quote, inline code names and all); not
 prose: code, diff, log, quote (someone else's words: "name>" lines, attributions), trailer
@@ -29,9 +30,9 @@ header (a quoted or forwarded header line), link (a URL, a path or an address al
 a table or a form), fragment (a scrap of a sentence or a greeting: not code, not worth quoting either).
 """
 import argparse
+import hashlib
 import json
 import os
-import random
 import subprocess
 import sys
 from collections import Counter
@@ -45,8 +46,9 @@ CORPORA = {
 CALIBRATED_ON = {"usrp-users"}
 JUDGING = os.path.join(ROOT, "docs/prose-judging.json")
 LABELS = {"prose", "code", "diff", "log", "quote", "trailer", "signature", "footer", "header", "link", "table", "fragment"}
-# Not prose and what the classifier is meant to catch; "fragment" is neither (counted apart).
-JUNK = LABELS - {"prose", "fragment"}
+# Not prose and what the classifier is meant to catch; "table" and "fragment" are not prose either, but
+# not text a summary would misattribute (counted apart).
+JUNK = LABELS - {"prose", "fragment", "table"}
 
 
 def data_path(corpus, label):
@@ -62,8 +64,15 @@ def extract(args):
 
 
 def load(corpus, label):
+    rows = []
     with open(data_path(corpus, label)) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        for line in f:
+            if line.strip():
+                row = json.loads(line)
+                # Message names relative to the repository, whatever path the corpus was read from.
+                row["name"] = row["name"].removeprefix(ROOT + "/")
+                rows.append(row)
+    return rows
 
 
 def key(corpus, message, sentence):
@@ -78,10 +87,15 @@ def stratum(rows, which):
 
 
 def draw(corpus, label, which, n, seed):
+    """The stratum and the N sentences of it that rank first by a seeded hash of their key: a sentence
+    keeps its place whatever else changes, so a small change to the cleaner redraws few of them, and
+    the old and the new cleaner's samples share most of theirs (and their verdicts)."""
     rows = load(corpus, label)
     population = stratum(rows, which)
-    rng = random.Random(f"{corpus}/{label}/{which}/{seed}")
-    return population, rng.sample(population, min(n, len(population)))
+    def rank(item):
+        row, i = item
+        return hashlib.sha256(f"{seed}|{which}|{key(corpus, row['name'], row['sentences'][i]['t'])}".encode()).hexdigest()
+    return population, sorted(population, key=rank)[:n]
 
 
 def load_judging():
@@ -101,17 +115,18 @@ def save_judging(judging):
         f.write("\n".join(lines) + "\n")
 
 
-def context(row, sentence):
-    """The cleaned text's line holding the sentence, with the lines before and after it."""
+def context(row, sentence, width=170):
+    """The cleaned text's line holding the sentence, with the line before and after it."""
     lines = row["text"].split("\n")
     at = next((i for i, l in enumerate(lines) if sentence in l), None)
     if at is None:
-        return ["  (not found in the cleaned text)"]
+        return ["     (not in the cleaned text)"]
     out = []
-    for i in range(max(0, at - 2), min(len(lines), at + 3)):
-        mark = ">>" if i == at else "  "
-        text = lines[i] if len(lines[i]) <= 240 else lines[i][:237] + "…"
-        out.append(f"  {mark} {text}")
+    for i in range(max(0, at - 1), min(len(lines), at + 2)):
+        if i == at:
+            continue
+        text = lines[i] if len(lines[i]) <= width else lines[i][:width - 1] + "…"
+        out.append(f"     {'before' if i < at else 'after '}: {text}")
     return out
 
 
@@ -123,31 +138,43 @@ def sample(args):
         s = row["sentences"][i]["t"]
         k = key(args.corpus, row["name"], s)
         verdict = judged.get(k)
-        print(f"\n#{n:03d} {k[:150]}" + (f"   [judged: {verdict['label']}]" if verdict else ""))
-        print(f"  SENTENCE: {s}")
+        print(f"#{n:03d} {row['name']}" + (f"   [judged: {verdict['label']}]" if verdict else ""))
+        print(f"  » {s if len(s) <= 400 else s[:399] + '…'}")
         if not args.brief:
             print("\n".join(context(row, s)))
 
 
 def judge(args):
-    """VERDICTS.txt: blocks of "KEY" / "LABEL [note]" lines (the key as `sample` prints it after '#NNN ')."""
+    """VERDICTS: "NNN LABEL [note]" per line, NNN a number `sample` printed for the same CORPUS LABEL
+    STRATUM N; "rest LABEL" gives LABEL to every other item of the sample (after reading them all)."""
     judging = load_judging()
     by_key = {v["key"]: v for v in judging["verdicts"]}
-    added = 0
+    _, picked = draw(args.corpus, args.label, args.stratum, args.n, args.seed)
+    given, rest = {}, None
     with open(args.verdicts) as f:
-        lines = [l.rstrip("\n") for l in f if l.strip()]
-    for k, verdict in zip(lines[0::2], lines[1::2]):
-        label, _, note = verdict.strip().partition(" ")
-        assert label in LABELS, (label, k)
-        assert k.split("|")[0] in CORPORA, k
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            number, label, *note = line.split(None, 2)
+            assert label in LABELS, line
+            if number == "rest":
+                rest = label
+            else:
+                given[int(number)] = (label, note[0].strip() if note else "")
+    added = 0
+    for n, (row, i) in enumerate(picked):
+        k = key(args.corpus, row["name"], row["sentences"][i]["t"])
+        if n not in given and k in by_key:
+            continue  # judged before (in another sample): the verdict stands
+        assert n in given or rest, f"#{n:03d} needs a verdict"
+        label, note = given.get(n, (rest, ""))
         entry = {"key": k, "label": label}
         if note:
             entry["note"] = note
-        if k not in by_key:
-            judging["verdicts"].append(entry)
-            added += 1
+        if k in by_key and by_key[k]["label"] != label:
+            print(f"#{n:03d}: {by_key[k]['label']} before, now {label}: {k[:120]}")
+        added += k not in by_key
         by_key[k] = entry
-        by_key[k].update(entry)
     judging["verdicts"] = sorted(by_key.values(), key=lambda v: v["key"])
     save_judging(judging)
     print(f"{added} verdicts added, {len(judging['verdicts'])} in {JUDGING}")
@@ -173,7 +200,7 @@ def score(args):
                 counts = Counter(done)
                 if which == "prose":
                     wrong = sum(counts[l] for l in JUNK)
-                    what = "code, diff, log, quote, signature, footer … (not prose)"
+                    what = "code, diff, log, quote, trailer, signature, footer, header or link"
                 else:
                     wrong = counts["prose"]
                     what = "real prose (wrongly dropped)"
@@ -181,6 +208,9 @@ def score(args):
                 print(f"  {which}: {len(population)} sentences; judged {len(done)} of a sample of {len(picked)}: "
                       f"{wrong} {what} = {share:.1%} ≈ {share * len(population):,.0f} sentences"
                       f"  [{', '.join(f'{l} {c}' for l, c in counts.most_common())}]")
+                if which == "prose":
+                    other = counts["table"] + counts["fragment"]
+                    print(f"         and {other} table or fragment = {other / len(done):.1%}")
 
 
 def main():
@@ -198,7 +228,12 @@ def main():
     p.add_argument("--seed", type=int, default=33)
     p.add_argument("--brief", action="store_true", help="the sentences only, no lines around them")
     p = sub.add_parser("judge")
+    p.add_argument("corpus", choices=CORPORA)
+    p.add_argument("label")
+    p.add_argument("stratum", choices=["prose", "dropped"])
+    p.add_argument("n", type=int)
     p.add_argument("verdicts")
+    p.add_argument("--seed", type=int, default=33)
     p = sub.add_parser("score")
     p.add_argument("--seed", type=int, default=33)
     p.add_argument("--n", type=int, default=120)
