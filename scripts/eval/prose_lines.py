@@ -8,7 +8,8 @@ and real prose it drops. Judged by hand on random samples; the verdicts are docs
       sentences`) into bench-data/prose/CORPUS-LABEL.jsonl (LABEL: "old" for the cleaner before the
       prose classifier, "new" after)
   scripts/eval/prose_lines.py sample CORPUS LABEL STRATUM N [--seed 33]
-      N sentences drawn at random from one stratum ("prose": marked prose, "dropped": not), printed
+      N sentences drawn at random from one stratum ("prose": marked prose, "dropped": not,
+      "newly-dropped": not prose now, prose under the old cleaner, same message and words), printed
       with the lines around them, each with the key its verdict is stored under; those already judged
       are marked
   scripts/eval/prose_lines.py judge CORPUS LABEL STRATUM N VERDICTS.txt [--seed 33]
@@ -45,6 +46,7 @@ CORPORA = {
 }
 CALIBRATED_ON = {"usrp-users"}
 JUDGING = os.path.join(ROOT, "docs/prose-judging.json")
+STRATA = ["prose", "dropped", "newly-dropped"]
 LABELS = {"prose", "code", "diff", "log", "quote", "trailer", "signature", "footer", "header", "link", "table", "fragment"}
 # Not prose and what the classifier is meant to catch; "table" and "fragment" are not prose either, but
 # not text a summary would misattribute (counted apart).
@@ -80,8 +82,13 @@ def key(corpus, message, sentence):
     return f"{corpus}|{message}|{sentence}"
 
 
-def stratum(rows, which):
-    """(message row, sentence index) of every sentence in the stratum, in corpus order."""
+def stratum(rows, which, corpus=None):
+    """(message row, sentence index) of every sentence in the stratum, in corpus order. "newly-dropped":
+    the new cleaner's sentences that are not prose but were, word for word in the same message, under
+    the old one."""
+    if which == "newly-dropped":
+        was = {(r["name"], s["t"]) for r in load(corpus, "old") for s in r["sentences"] if s["p"]}
+        return [(r, i) for r in rows for i, s in enumerate(r["sentences"]) if not s["p"] and (r["name"], s["t"]) in was]
     want = which == "prose"
     return [(r, i) for r in rows for i, s in enumerate(r["sentences"]) if s["p"] == want]
 
@@ -91,7 +98,7 @@ def draw(corpus, label, which, n, seed):
     keeps its place whatever else changes, so a small change to the cleaner redraws few of them, and
     the old and the new cleaner's samples share most of theirs (and their verdicts)."""
     rows = load(corpus, label)
-    population = stratum(rows, which)
+    population = stratum(rows, which, corpus)
     def rank(item):
         row, i = item
         return hashlib.sha256(f"{seed}|{which}|{key(corpus, row['name'], row['sentences'][i]['t'])}".encode()).hexdigest()
@@ -190,7 +197,9 @@ def score(args):
             rows = load(corpus, label)
             total = sum(len(r["sentences"]) for r in rows)
             print(f"\n{corpus} ({role}), {label} cleaner: {len(rows)} messages, {total} sentences")
-            for which in ("prose", "dropped"):
+            for which in ("prose", "dropped") + (("newly-dropped",) if label == "new" else ()):
+                if which == "newly-dropped" and not os.path.exists(data_path(corpus, "old")):
+                    continue
                 population, picked = draw(corpus, label, which, args.n, args.seed)
                 labels = [judged.get(key(corpus, r["name"], r["sentences"][i]["t"])) for r, i in picked]
                 done = [l for l in labels if l]
@@ -201,9 +210,12 @@ def score(args):
                 if which == "prose":
                     wrong = sum(counts[l] for l in JUNK)
                     what = "code, diff, log, quote, trailer, signature, footer, header or link"
-                else:
+                elif which == "dropped":
                     wrong = counts["prose"]
                     what = "real prose (wrongly dropped)"
+                else:
+                    wrong = counts["prose"]
+                    what = "real prose that the old cleaner kept (dropped by this change)"
                 share = wrong / len(done)
                 print(f"  {which}: {len(population)} sentences; judged {len(done)} of a sample of {len(picked)}: "
                       f"{wrong} {what} = {share:.1%} ≈ {share * len(population):,.0f} sentences"
@@ -223,14 +235,14 @@ def main():
     p = sub.add_parser("sample")
     p.add_argument("corpus", choices=CORPORA)
     p.add_argument("label")
-    p.add_argument("stratum", choices=["prose", "dropped"])
+    p.add_argument("stratum", choices=STRATA)
     p.add_argument("n", type=int)
     p.add_argument("--seed", type=int, default=33)
     p.add_argument("--brief", action="store_true", help="the sentences only, no lines around them")
     p = sub.add_parser("judge")
     p.add_argument("corpus", choices=CORPORA)
     p.add_argument("label")
-    p.add_argument("stratum", choices=["prose", "dropped"])
+    p.add_argument("stratum", choices=STRATA)
     p.add_argument("n", type=int)
     p.add_argument("verdicts")
     p.add_argument("--seed", type=int, default=33)
