@@ -124,7 +124,11 @@ def main():
     # No answer cache: every timed request is a whole search.
     # Its log goes to a file: a pipe nobody reads would fill and stall the server.
     log = open(os.path.join(tempfile.gettempdir(), "mailsearch-bench-http.log"), "w")
-    server = subprocess.Popen([args.binary, "serve", "--port", str(args.port), "--no-background-embedding",
+    # Nothing in the background: no embedding and no summaries (they would share the cores, and their CPU time
+    # would count as the searches'). A binary from before summaries had their own switch has none to turn off.
+    help_text = subprocess.run([args.binary, "serve", "--help"], env=env, capture_output=True, text=True).stdout
+    quiet = ["--no-background-summaries"] if "--no-background-summaries" in help_text else []
+    server = subprocess.Popen([args.binary, "serve", "--port", str(args.port), "--no-background-embedding", *quiet,
                                "--cache-entries", "0", "--log-level", "warning"],
                               env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
     try:
