@@ -6,7 +6,8 @@ and real prose it drops. Judged by hand on random samples; the verdicts are docs
   scripts/eval/prose_lines.py extract CORPUS LABEL [--bench .build-prose/debug/mailsearch-bench]
       every message of CORPUS parsed and cleaned by the Swift code (`mailsearch-bench insights
       sentences`) into bench-data/prose/CORPUS-LABEL.jsonl (LABEL: "old" for the cleaner before the
-      prose classifier, "new" after)
+      prose classifier, "frozen" for its rules as they were when the held-out corpora were judged,
+      "new" for the current code)
   scripts/eval/prose_lines.py sample CORPUS LABEL STRATUM N [--seed 33]
       N sentences drawn at random from one stratum ("prose": marked prose, "dropped": not,
       "newly-dropped": not prose now, prose under the old cleaner, same message and words), printed
@@ -191,13 +192,13 @@ def score(args):
     judged = {v["key"]: v["label"] for v in load_judging()["verdicts"]}
     for corpus in CORPORA:
         role = "calibrated on" if corpus in CALIBRATED_ON else "held out"
-        for label in ("old", "new"):
+        for label in ("old", "frozen", "new"):
             if not os.path.exists(data_path(corpus, label)):
                 continue
             rows = load(corpus, label)
             total = sum(len(r["sentences"]) for r in rows)
             print(f"\n{corpus} ({role}), {label} cleaner: {len(rows)} messages, {total} sentences")
-            for which in ("prose", "dropped") + (("newly-dropped",) if label == "new" else ()):
+            for which in ("prose", "dropped") + (("newly-dropped",) if label != "old" else ()):
                 if which == "newly-dropped" and not os.path.exists(data_path(corpus, "old")):
                     continue
                 population, picked = draw(corpus, label, which, args.n, args.seed)
