@@ -287,8 +287,13 @@ static void *team_helper(void *argument) {
     return NULL;
 }
 
+/// Set by `ms_team_serial_on_this_thread`: this thread's jobs never use the team.
+static _Thread_local int serialOnThisThread = 0;
+
+void ms_team_serial_on_this_thread(int serial) { serialOnThisThread = serial != 0; }
+
 void ms_team_run(int parts, ms_team_task task, void *context) {
-    if (parts <= 1 || pthread_mutex_trylock(&team.busy) != 0) {
+    if (parts <= 1 || serialOnThisThread || pthread_mutex_trylock(&team.busy) != 0) {
         for (int part = 0; part < parts; part++) task(context, part);
         return;
     }

@@ -165,11 +165,14 @@ final class SummaryQueue: @unchecked Sendable {
     }
 
     /// The summaries' thread yields the cores to every other thread of the machine (nice 19; on
-    /// Linux, `setpriority` of process 0 sets the calling thread's).
+    /// Linux, `setpriority` of process 0 sets the calling thread's), and runs the encoder's kernels
+    /// on itself alone.
     private static func lowerThreadPriority() {
         #if os(Linux)
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
         #endif
+        // …and keeps its encoder's work on itself: the kernels' helper threads run at normal priority.
+        KernelThreads.runAloneOnThisThread()
     }
 }
 

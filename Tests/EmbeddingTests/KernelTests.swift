@@ -1,4 +1,5 @@
 import CKernels
+import Foundation
 import XCTest
 
 /// The C kernels on shapes the model never uses (outputs not a multiple of the 16-wide panel,
@@ -9,6 +10,52 @@ final class KernelTests: XCTestCase {
         ms_float_to_half(&input, &half, 1)
         ms_half_to_float(&half, &output, 1)
         return output
+    }
+
+    /// Which thread ran each part of a team job (pthread ids), filled by `recordThread`.
+    private final class PartThreads: @unchecked Sendable {
+        var threads: [pthread_t?]
+        init(parts: Int) { threads = Array(repeating: nil, count: parts) }
+    }
+
+    private static let recordThread: ms_team_task = { context, part in
+        let parts = Unmanaged<PartThreads>.fromOpaque(context!).takeUnretainedValue()
+        // Long enough for the helpers to take their share when they may.
+        var x = 0.0
+        for i in 0..<200_000 { x += sin(Double(i)) }
+        if x.isNaN { return }
+        parts.threads[Int(part)] = pthread_self()
+    }
+
+    private static func runTeamJob(parts count: Int) -> Set<UInt> {
+        let parts = PartThreads(parts: count)
+        ms_team_run(Int32(count), recordThread, Unmanaged.passUnretained(parts).toOpaque())
+        return Set(parts.threads.map { UInt($0!) })
+    }
+
+    /// A thread that asked for it (the background summaries') runs its jobs alone; others use the team.
+    func testAThreadSetToRunAloneNeverUsesTheTeam() {
+        let helped = LockedResult()
+        let alone = LockedResult()
+        let normal = Thread { helped.set(Self.runTeamJob(parts: 8)); }
+        let serial = Thread {
+            ms_team_serial_on_this_thread(1)
+            alone.set(Self.runTeamJob(parts: 8))
+            ms_team_serial_on_this_thread(0)
+        }
+        normal.start()
+        while helped.value == nil { Thread.sleep(forTimeInterval: 0.01) }
+        serial.start()
+        while alone.value == nil { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertGreaterThan(helped.value!.count, 1, "the team's helpers took parts of an ordinary thread's job")
+        XCTAssertEqual(alone.value!.count, 1, "every part ran on the thread set to run alone")
+    }
+
+    private final class LockedResult: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stored: Set<UInt>?
+        var value: Set<UInt>? { lock.withLock { stored } }
+        func set(_ value: Set<UInt>) { lock.withLock { stored = value } }
     }
 
     func testHalfConversionRoundsToNearestEven() {

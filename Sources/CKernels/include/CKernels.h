@@ -27,6 +27,11 @@ typedef void (*ms_team_task)(void *context, int part);
 /// When another job is running, the parts run one after the other on the calling thread.
 void ms_team_run(int parts, ms_team_task task, void *context);
 
+/// Makes every later `ms_team_run` on the calling thread run its parts one after the other on that
+/// thread (1), or on the team again (0). For background work of the lowest priority: the helpers
+/// run at normal priority, so a job of a niced thread on them would compete with the foreground.
+void ms_team_serial_on_this_thread(int serial);
+
 /// Converts `count` floats to IEEE half precision (round to nearest even).
 void ms_float_to_half(const float *source, uint16_t *destination, size_t count);
 
