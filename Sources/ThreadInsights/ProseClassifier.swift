@@ -305,9 +305,17 @@ public enum ProseClassifier {
             logTokens = log
             linkTokens = link
             var letters = 0, digits = 0, symbols = 0, visible = 0
-            for c in trimmed where !c.isWhitespace {
-                visible += 1
-                if c.isLetter { letters += 1 } else if c.isNumber { digits += 1 } else if "{}[]()<>;=*&|\\$#%^~`".contains(c) { symbols += 1 }
+            if trimmed.utf8.allSatisfy({ $0 < 0x80 }) {
+                // ASCII, the common case: bytes, not Characters (their Unicode properties cost more).
+                for b in trimmed.utf8 where !(b == 0x20 || (0x09...0x0D).contains(b)) {
+                    visible += 1
+                    if (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) { letters += 1 } else if (0x30...0x39).contains(b) { digits += 1 } else if ProseClassifier.symbolBytes.contains(b) { symbols += 1 }
+                }
+            } else {
+                for c in trimmed where !c.isWhitespace {
+                    visible += 1
+                    if c.isLetter { letters += 1 } else if c.isNumber { digits += 1 } else if "{}[]()<>;=*&|\\$#%^~`".contains(c) { symbols += 1 }
+                }
             }
             letterShare = visible > 0 ? Double(letters) / Double(visible) : 0
             digitShare = visible > 0 ? Double(digits) / Double(visible) : 0
@@ -336,6 +344,9 @@ public enum ProseClassifier {
             firstWord = String(trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
         }
     }
+
+    /// The symbols `symbolShare` counts, as ASCII bytes.
+    static let symbolBytes: Set<UInt8> = Set("{}[]()<>;=*&|\\$#%^~`".utf8)
 
     /// Trimmed from a token's ends before it is read as a word.
     static let wordEdges: Set<Character> = Set("\"'“”‘’()[]{}<>,.;:!?*_`")
@@ -401,6 +412,15 @@ public enum ProseClassifier {
         if token.hasPrefix("#include") || token.hasPrefix("#define") { return true }
         if token.count == 1, "=;{}".contains(token.first!) { return true }
         if token.hasSuffix(";") || token.hasSuffix("{") || token.hasPrefix("}") { return true }
+        // Most tokens are words: none of "_([=" nor a digit, and no capital after a small letter.
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            var plain = true
+            for (k, b) in bytes.enumerated() {
+                if b == 0x5F || b == 0x28 || b == 0x5B || b == 0x3D || (0x30...0x39).contains(b) { plain = false; break }
+                if k >= 2, (0x41...0x5A).contains(b), (0x61...0x7A).contains(bytes[k - 1]) { plain = false; break }
+            }
+            if plain { return false }
+        }
         let chars = Array(token)
         var hasUnderscore = false, camel = false, call = false, index = false, hex = false, assign = false
         for (k, c) in chars.enumerated() {
