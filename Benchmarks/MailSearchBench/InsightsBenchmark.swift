@@ -61,7 +61,7 @@ enum InsightsBenchmark {
             try InsightsProseBenchmark.threads(source: args[1], minimum: minimum, output: args[3],
                                                count: args.count > 4 ? Int(args[4]) : nil, seed: args.count > 5 ? UInt64(args[5]) ?? 1 : 1)
         default:
-            throw BenchError("insights: summaries [FIXTURE] | pairs MBOX OUT | clean-pairs IN OUT")
+            throw BenchError("insights: summaries [FIXTURE] | pairs MBOX OUT | clean-pairs IN OUT | sentences SOURCE OUT | threads SOURCE MIN OUT [COUNT [SEED]]")
         }
     }
 

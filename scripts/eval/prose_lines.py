@@ -16,6 +16,9 @@ and real prose it drops. Judged by hand on random samples; the verdicts are docs
   scripts/eval/prose_lines.py judge CORPUS LABEL STRATUM N VERDICTS.txt [--seed 33]
       adds the verdicts on that sample ("NNN LABEL [note]" per line, NNN as `sample` numbered it;
       "rest LABEL" for all the others not judged before) to docs/prose-judging.json
+  scripts/eval/prose_lines.py paired [--seed 33] [--n 120]
+      the old cleaner's judged sample of prose-marked sentences looked up in the newer cleaners' output:
+      what became of its junk and of its prose (a paired comparison, on the same sentences)
   scripts/eval/prose_lines.py score [--seed 33] [--n 120]
       per corpus and cleaner: sentences marked prose and dropped, and from the judged samples the share
       (and estimated count) of prose-marked sentences that are not prose and of dropped ones that are
@@ -226,6 +229,36 @@ def score(args):
                     print(f"         and {other} table or fragment = {other / len(done):.1%}")
 
 
+def paired(args):
+    """The old cleaner's sample of prose-marked sentences, each looked up in a newer cleaner's output
+    (same message, same words): how many of its junk sentences are no longer prose, and how many of its
+    real prose sentences still are. A sentence whose words changed (joined, split) is counted apart."""
+    judged = {v["key"]: v["label"] for v in load_judging()["verdicts"]}
+    for corpus in CORPORA:
+        if not os.path.exists(data_path(corpus, "old")):
+            continue
+        _, picked = draw(corpus, "old", "prose", args.n, args.seed)
+        for label in ("frozen", "new"):
+            if not os.path.exists(data_path(corpus, label)):
+                continue
+            now = {(r["name"], s["t"]): s["p"] for r in load(corpus, label) for s in r["sentences"]}
+            tally = Counter()
+            for row, i in picked:
+                text = row["sentences"][i]["t"]
+                verdict = judged.get(key(corpus, row["name"], text))
+                if verdict is None:
+                    continue
+                kind = "junk" if verdict in JUNK else "prose" if verdict == "prose" else "other"
+                state = now.get((row["name"], text))
+                tally[(kind, "changed" if state is None else "prose" if state else "dropped")] += 1
+            junk = sum(tally[("junk", s)] for s in ("prose", "dropped", "changed"))
+            prose = sum(tally[("prose", s)] for s in ("prose", "dropped", "changed"))
+            print(f"{corpus}, the old cleaner's {len(picked)} prose-marked sentences under the {label} cleaner: "
+                  f"of {junk} not prose, {tally[('junk', 'dropped')]} dropped, {tally[('junk', 'prose')]} still marked prose, "
+                  f"{tally[('junk', 'changed')]} changed; of {prose} real prose, {tally[('prose', 'prose')]} kept, "
+                  f"{tally[('prose', 'dropped')]} dropped, {tally[('prose', 'changed')]} changed")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -247,11 +280,14 @@ def main():
     p.add_argument("n", type=int)
     p.add_argument("verdicts")
     p.add_argument("--seed", type=int, default=33)
+    p = sub.add_parser("paired")
+    p.add_argument("--seed", type=int, default=33)
+    p.add_argument("--n", type=int, default=120)
     p = sub.add_parser("score")
     p.add_argument("--seed", type=int, default=33)
     p.add_argument("--n", type=int, default=120)
     args = parser.parse_args()
-    {"extract": extract, "sample": sample, "judge": judge, "score": score}[args.command](args)
+    {"extract": extract, "sample": sample, "judge": judge, "score": score, "paired": paired}[args.command](args)
 
 
 if __name__ == "__main__":
