@@ -48,7 +48,16 @@ extension ServiceCore {
     public static let summaryMinimumMessages = 3
 
     /// The key summaries of the extractive summarizer are stored under in mail.sqlite: one per embedding model.
-    static func extractiveBackend(model: EmbeddingModel) -> String { "extractive:\(model.name)" }
+    static func extractiveBackend(model: EmbeddingModel) -> String { "extractive-\(extractiveVersion):\(model.name)" }
+
+    /// Changes whenever the summarizer chooses sentences differently (2: prose only, `ProseClassifier`),
+    /// so that summaries stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 2
+
+    /// The keys earlier versions stored summaries under: the background queue forgets them.
+    static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {
+        ["extractive:\(model.name)"] + (2..<extractiveVersion).map { "extractive-\($0):\(model.name)" }
+    }
 
     /// A conversation's summary: the extractive one (`ExtractiveSummarizer`) as stored in
     /// mail.sqlite by the background queue or an earlier request, else computed now (and stored,

@@ -161,7 +161,8 @@ final class ServiceCore: @unchecked Sendable {
         let activity = self.activity
         let embeddingQueue = self.embedding
         summaries = SummaryQueue(
-            store: store, backend: Self.extractiveBackend(model: model), minimumMessages: Self.summaryMinimumMessages,
+            store: store, backend: Self.extractiveBackend(model: model), superseded: Self.earlierExtractiveBackends(model: model),
+            minimumMessages: Self.summaryMinimumMessages,
             makeEmbedder: { try semantic.encoder() },
             // Lowest priority: after embedding, and never while a user waits for an answer.
             isBusy: { embeddingQueue.progress.state == .running || !activity.isQuiet(for: 0.25) })

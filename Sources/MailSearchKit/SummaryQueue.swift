@@ -40,6 +40,8 @@ public struct SummaryProgress: Sendable, Codable, Hashable {
 final class SummaryQueue: @unchecked Sendable {
     private let store: MailStore
     private let backend: String
+    /// Keys of earlier versions' summaries, forgotten when a pass starts.
+    private let superseded: [String]
     private let minimumMessages: Int
     private let makeEmbedder: @Sendable () throws -> (any Embedder)?
     private let isBusy: @Sendable () -> Bool
@@ -53,13 +55,15 @@ final class SummaryQueue: @unchecked Sendable {
 
     /// - Parameters:
     ///   - backend: the key summaries are stored under (`thread_summaries.backend`).
+    ///   - superseded: the keys earlier versions of the summarizer stored under (forgotten by each pass).
     ///   - isBusy: whether foreground work (or embedding) runs now; the queue waits while it does.
     ///   - didStore: called with each thread whose summary was stored.
-    init(store: MailStore, backend: String, minimumMessages: Int, chunk: Int = 16, pollInterval: TimeInterval = 0.05,
+    init(store: MailStore, backend: String, superseded: [String] = [], minimumMessages: Int, chunk: Int = 16, pollInterval: TimeInterval = 0.05,
          makeEmbedder: @escaping @Sendable () throws -> (any Embedder)?, isBusy: @escaping @Sendable () -> Bool,
          didStore: @escaping @Sendable (Int64) -> Void = { _ in }) {
         self.store = store
         self.backend = backend
+        self.superseded = superseded
         self.minimumMessages = minimumMessages
         self.chunk = max(1, chunk)
         self.pollInterval = pollInterval
@@ -114,6 +118,7 @@ final class SummaryQueue: @unchecked Sendable {
     private func pass(embedder: any Embedder) throws {
         // The counts of the last pass stay until this one stores something (a pass with nothing to do changes nothing).
         update { $0.state = .running }
+        for key in superseded { try store.deleteThreadSummaries(backend: key) }
         let yielding = YieldingEmbedder(base: embedder, chunk: chunk) { [weak self] in
             guard let self, self.waitForQuiet() else { throw CancellationError() }
         }

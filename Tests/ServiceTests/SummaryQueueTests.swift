@@ -212,4 +212,25 @@ final class SummaryQueueTests: XCTestCase {
         let quietStatus = try await quiet.status()
         XCTAssertEqual(quietStatus.summaries.state, .idle, "nothing asked for a pass")
     }
+
+    /// Summaries an earlier version of the summarizer stored (another key) are forgotten by the next
+    /// pass, which makes them again: a user sees what the current rules choose.
+    func testAPassForgetsTheSummariesOfAnEarlierVersion() async throws {
+        let service = try openService()
+        defer { service.shutdown() }
+        try await importMail(service)
+        let store = service.store
+        let venue = try threadId(store, subject: "Venue")
+        let ids = try emailIds(store, thread: venue)
+        XCTAssertTrue(try store.storeThreadSummary(threadId: venue, backend: "old", emailIds: ids, json: Data("{}".utf8)))
+        let queue = SummaryQueue(store: store, backend: "new", superseded: ["old"], minimumMessages: 3,
+                                 makeEmbedder: { StubEmbedder() }, isBusy: { false })
+        defer { queue.stop() }
+        queue.wake()
+        queue.waitUntilIdle()
+        XCTAssertNil(try store.storedThreadSummary(threadId: venue, backend: "old", emailIds: ids), "the earlier version's summary is gone")
+        XCTAssertNotNil(try store.storedThreadSummary(threadId: venue, backend: "new", emailIds: ids), "and made again")
+        XCTAssertNotEqual(ServiceCore.extractiveBackend(model: .default), "extractive:\(EmbeddingModel.default.name)")
+        XCTAssertTrue(ServiceCore.earlierExtractiveBackends(model: .default).contains("extractive:\(EmbeddingModel.default.name)"))
+    }
 }
