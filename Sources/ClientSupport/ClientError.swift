@@ -44,7 +44,11 @@ public struct ConnectionFailure: Sendable, Equatable {
             switch error {
             case .handshakeFailed(let inner):
                 let text = String(describing: inner)
-                if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                if text.contains("EOF during handshake") {
+                    // The server closed the connection mid-handshake (it stopped, or restarted): a cut
+                    // connection, worth another attempt, not a TLS setting to change.
+                    self.init(kind: .connectionClosed, message: "the connection to \(endpoint) was closed during the TLS handshake (\(text))")
+                } else if text.contains("CERTIFICATE_VERIFY_FAILED") {
                     self.init(kind: .certificateRejected,
                               message: "the TLS certificate of \(endpoint) is not signed by a trusted authority; "
                                   + "if the server uses its own certificate authority, pass that CA's certificate with --ca-file (\(text))")

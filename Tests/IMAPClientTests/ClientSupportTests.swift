@@ -35,6 +35,27 @@ final class ClientSupportTests: XCTestCase {
         try await server.close()
     }
 
+    /// A server that closes the connection in the middle of the TLS handshake (it stopped, or is
+    /// restarting) is a cut connection, worth another attempt, not a TLS setting to change.
+    func testAServerThatHangsUpDuringTheTLSHandshakeIsAClosedConnection() async throws {
+        final class HangUp: ChannelInboundHandler, Sendable {
+            typealias InboundIn = ByteBuffer
+            func channelRead(context: ChannelHandlerContext, data: NIOAny) { context.close(promise: nil) }
+        }
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .childChannelInitializer { $0.pipeline.addHandler(HangUp()) }
+            .bind(host: "127.0.0.1", port: 0).get()
+        defer { server.close(promise: nil) }
+        do {
+            _ = try await IMAPConnection.connect(IMAPClientConfiguration(host: "127.0.0.1", port: server.localAddress!.port!, security: .tls,
+                                                                         responseTimeout: .seconds(10)))
+            XCTFail("connected to a server that hung up")
+        } catch {
+            let failure = try XCTUnwrap(error as? IMAPClientError)
+            XCTAssertEqual(failure.kind, .connectionClosed, failure.message)
+        }
+    }
+
     // MARK: SilenceTimer
 
     func testSilenceTimerSchedulesOnArmAndExpiresOnlyAfterTheTimeoutOfSilence() {
