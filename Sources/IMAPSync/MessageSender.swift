@@ -188,7 +188,9 @@ public final class MessageSender: Sendable {
                      retry: false)
                 return false
             }
-            let transient = Self.isTransient(error)
+            // A refused login is tried once more before the message fails: a server restarting, or its
+            // authentication service for a moment, refuses the right password too; a wrong one is refused again.
+            let transient = Self.isTransient(error) || (error.kind == .authenticationFailed && draft.attempts < 2)
             if transient { service.sending.lastError = error.description }
             await fail(draft, error.description, retry: transient)
             return false

@@ -21,14 +21,14 @@ final class ComposeSendTests: DovecotTestCase {
                                    submission: true, maxMailSize: 200_000)
     }
 
-    private func makeService() throws -> (MailSearchService, IMAPSyncEngine) {
+    private func makeService(password: String = "alice-password") throws -> (MailSearchService, IMAPSyncEngine) {
         let service = try MailSearchService(configuration: .init(
             dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: work.appendingPathComponent("no-model"),
             backgroundEmbedding: false))
         services.append(service)
         service.sending.undoWindow = 0
         let settings = IMAPAccountSettings(host: server.host, port: server.tlsPort, security: "tls", username: "alice",
-                                           passwordCommand: "printf '%s\\n' 'alice-password'", caFile: server.caFile, syncWindowDays: nil,
+                                           passwordCommand: "printf '%s\\n' '\(password)'", caFile: server.caFile, syncWindowDays: nil,
                                            smtpHost: server.host, smtpPort: server.submissionPort, smtpSecurity: "startTLS")
         let account = try service.store.addIMAPAccount(named: "work", email: "alice@example.org", settings: settings)
         var options = SyncOptions()
@@ -188,6 +188,22 @@ final class ComposeSendTests: DovecotTestCase {
         _ = try await service.compose.reopen(id: draft.id)
         let state = try await service.compose.draftDetail(id: draft.id).state
         XCTAssertEqual(state, "draft", "a failed message goes back to the drafts")
+    }
+
+    /// A refused login is tried once more before the message fails (a server restarting refuses the
+    /// right password too); a wrong password is refused again, and then the message has failed.
+    func testARefusedLoginIsTriedOnceMoreThenTheMessageFails() async throws {
+        let (service, _) = try makeService(password: "not-the-password")
+        let draft = try await service.compose.compose(.new, input: DraftInput(to: ["bob@example.com"], subject: "Login", body: "hi"))
+        _ = try await service.compose.send(draftId: draft.id)
+        _ = await sender(service).sendDue()
+        let first = try await service.compose.draftDetail(id: draft.id)
+        XCTAssertEqual(first.state, "waiting", "the first refusal waits for another attempt")
+        XCTAssertTrue(first.lastError?.contains("refused the login") ?? false, first.lastError ?? "")
+        _ = await sender(service).sendDue(retryNow: true)
+        let second = try await service.compose.draftDetail(id: draft.id)
+        XCTAssertEqual(second.state, "failed", "refused again: the password is wrong")
+        XCTAssertTrue(second.lastError?.contains("refused the login") ?? false, second.lastError ?? "")
     }
 
     func testMailQueuedWhileTheServerIsDownGoesOutOnceWhenItReturns() async throws {
