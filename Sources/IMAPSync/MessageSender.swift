@@ -236,7 +236,10 @@ public final class MessageSender: Sendable {
             let folder = try await Self.appendToSent(bytes: bytes, messageId: messageId, account: account, settings: settings,
                                                      service: service)
             try await queue.setSentCopy(id: id, "done")
-            await Self.fileLocally(bytes: bytes, folder: folder, account: account, service: service, now: now)
+            // The sent message in the local mailbox at once, in its account's Sent folder (as read and
+            // searchable as the rest), instead of at the account's next full sync pass — which then finds
+            // it by its Message-ID and only links its UID. Best effort: on a failure that pass brings it.
+            try? await service.mailbox.fileSentMessage(bytes, folder: folder, accountId: account.id, date: now)
         } catch {
             try? await queue.setSentCopy(id: id, "pending", error: "sent, but not yet copied to the Sent folder: \(error)")
         }
@@ -265,13 +268,6 @@ public final class MessageSender: Sendable {
             await connection.close()
             throw error
         }
-    }
-
-    /// The sent message in the local mailbox at once, in its account's Sent folder (as read and
-    /// searchable as the rest), instead of at the account's next full sync pass — which then finds
-    /// it by its Message-ID and only links its UID. Best effort: on a failure that pass brings it.
-    public static func fileLocally(bytes: [UInt8], folder: String, account: Account, service: MailSearchService, now: Date) async {
-        try? await service.mailbox.fileSentMessage(bytes, folder: folder, accountId: account.id, date: now)
     }
 
     /// The work on the servers' folders (Sent copies still to make, drafts to save or remove),
