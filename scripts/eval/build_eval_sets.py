@@ -420,17 +420,33 @@ def quoted_name(name):
     return '"' + name.replace('"', "") + '"' if (" " in name or ":" in name) else name
 
 
-# ---------------------------------------------------------------- usrp-users
+# ---------------------------------------------------------------- threaded mail (usrp-users, lists, --mbox)
 
 VIA = re.compile(r"\s+via\s+\S.*$", re.IGNORECASE)
 
 
-def build_usrp(path, out_dir, seed, max_topic, max_short, max_from):
+def mbox_messages(path):
+    """The raw bytes of each message of an mbox, in file order."""
     box = mailbox.mbox(path, factory=None, create=False)
+    for key in box.iterkeys():
+        yield box.get_bytes(key)
+
+
+def eml_messages(directory):
+    """The raw bytes of each *.eml file of a directory, in sorted file-name order."""
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".eml"):
+            with open(os.path.join(directory, name), "rb") as f:
+                yield f.read()
+
+
+def build_threaded(raw_messages, source, corpus, out_dir, seed, max_topic, max_short, max_from):
+    """A set from mail with threading headers (`raw_messages`: the bytes of each message, in a fixed
+    order); `corpus` is the manifest's corpus name (the bench names its scratch data after it)."""
     messages = []  # (msgid, msg)
     seen = set()
-    for key in box.iterkeys():
-        msg = email.message_from_bytes(box.get_bytes(key), policy=email.policy.compat32)
+    for raw in raw_messages:
+        msg = email.message_from_bytes(raw, policy=email.policy.compat32)
         ids = message_ids(msg.get("Message-ID"), bare_needs_at=False)
         if not ids or ids[0] in seen:
             continue
@@ -506,7 +522,7 @@ def build_usrp(path, out_dir, seed, max_topic, max_short, max_from):
 
     leaks = leak_stats(queries, copies, lambda q: info[q["relevant"][0]]["norm"] if q["kind"] == "topic" else None)
     stats = {
-        "corpus": "usrp-users", "source": os.path.abspath(path), "messages": len(messages),
+        "corpus": corpus, "source": os.path.abspath(source), "messages": len(messages),
         "threads_2plus": len(threads), "threads_eligible": len(eligible),
         "messages_in_threads_2plus": sum(len(v) for v in threads.values()),
         "via_list_from": sum(1 for i in info.values() if i["via"]),
@@ -855,7 +871,8 @@ def main():
     if args.only in (None, "usrp"):
         if not os.path.exists(args.usrp):
             sys.exit("%s not found (make corpora)" % args.usrp)
-        build_usrp(args.usrp, os.path.join(args.out, "usrp"), args.seed, args.topic, args.short, args.from_queries)
+        build_threaded(mbox_messages(args.usrp), args.usrp, "usrp-users", os.path.join(args.out, "usrp"),
+                       args.seed, args.topic, args.short, args.from_queries)
     if args.only in (None, "enron"):
         if not os.path.isdir(args.enron):
             sys.exit("%s not found (make corpora)" % args.enron)
