@@ -16,8 +16,20 @@ For each corpus it writes, into OUT/<name>/:
   manifest.json  sizes, label statistics, reliability checks, the mbox's SHA-256 (the bench keys its
                  scratch data directory by it).
 
+Sets (--only SET builds one):
+  usrp          the usrp-users mailing list archive (corpus usrp-users), threaded by headers.
+  enron         a --enron-size subset of the Enron inboxes (corpus enron-inbox), seed --seed.
+  enron-b       a second subset of the same size (corpus enron-inbox-b, seed --enron-b-seed, default
+                --seed + 1), disjoint from `enron`: none of its messages, no other copy of the same mail
+                (same text; a short one from the same sender), and no message of a component any of
+                those belongs to. The held-back sample.
+  spamassassin  2,403 messages of 2002 mailing lists and personal mail (corpus spamassassin-lists; the
+                *.eml files of --lists in sorted order, scripts/fetch-list-corpus.sh), threaded by headers.
+  NAME          any mbox with threading headers, --mbox NAME=PATH (repeatable; corpus NAME).
+
 Labels:
-  usrp   threads = connected components of Message-ID / In-Reply-To / References (union-find over
+  threaded sets (usrp, spamassassin, --mbox)
+         threads = connected components of Message-ID / In-Reply-To / References (union-find over
          every <…> id, and bare ids holding an @ as Hyperkitty's web replies write them, including ids
          of messages missing from the archive); a thread of two or more archived messages is one
          label, its query words come from its first (oldest) message's subject.
@@ -35,8 +47,11 @@ Query kinds: topic (the subject's content words, at most 6, lower-cased), short 
 content words), from (`from:"Real Name" topic words`, the thread starter's own display name; for the
 mailing list the name before " via USRP-users"; relevant = that person's messages in the thread),
 paraphrase (hand-written questions in other words than the mail's, scripts/eval/paraphrase/),
-nonsense (random letter strings, xyznonexistent12345, triples of unrelated words; every word checked
-absent from the copy, also as a prefix, since the keyword search matches prefixes).
+nonsense (random letter strings, xyznonexistent12345, triples of unrelated words, keyboard mash
+(nonsense-keyboard), invented words and code-like junk (nonsense-invented); every word checked absent
+from the copy, also as a prefix, since the keyword search matches prefixes), incoherent (triples of
+words the copy holds, never together in one message). Kinds added later are drawn from generators
+seeded apart and appended, so the earlier queries of a set keep their text and ids.
 
 Two threads that give the same query text become one query relevant to both.
 Deterministic: files are read in sorted order and every sample uses --seed; the copy's envelope
@@ -379,6 +394,79 @@ def sender_nonsense_queries(queries, nonsense, count=30):
     return out
 
 
+KEYBOARD_ROWS = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
+SYLLABLE_ONSETS = ("b bl br d dr f fl fr g gl gr j k kr l m n p pl pr qu r s sk sn sp st sw t tr thr v vr w "
+                   "z zh x").split()
+SYLLABLE_VOWELS = "a e i o u a e i o u oo ai ee ou".split()
+SYLLABLE_CODAS = ["", "", "", "rp", "nk", "x", "z", "b", "g", "m", "ft", "sk", "lp", "rb", "zz", "nd"]
+INVENTED_SUFFIXES = ("tastic ified ulator omatic widget ster ix izer oid ulous ination ometer flux wock "
+                     "ling").split()
+
+
+def keyboard_word(rng):
+    """A keyboard mash of 3 to 8 letters: a run along one qwerty row (either way), or a walk over
+    neighbouring keys."""
+    length = rng.randint(3, 8)
+    if rng.random() < 0.55:
+        row = rng.choice(KEYBOARD_ROWS)
+        row = row if rng.random() < 0.5 else row[::-1]
+        length = min(length, len(row))
+        start = rng.randint(0, len(row) - length)
+        return row[start:start + length]
+    r = rng.randrange(3)
+    c = rng.randrange(len(KEYBOARD_ROWS[r]))
+    word = KEYBOARD_ROWS[r][c]
+    while len(word) < length:
+        steps = [(r, c - 1), (r, c + 1), (r - 1, c), (r - 1, c + 1), (r + 1, c), (r + 1, c - 1)]
+        steps = [(a, b) for a, b in steps if 0 <= a < 3 and 0 <= b < len(KEYBOARD_ROWS[a])
+                 and KEYBOARD_ROWS[a][b] not in word[-2:]]
+        if not steps:
+            break
+        r, c = rng.choice(steps)
+        word += KEYBOARD_ROWS[r][c]
+    return word
+
+
+def invented_word(rng):
+    """A pronounceable invented word (two or three syllables, sometimes a made-up suffix), or a
+    code-like token (digits and letters)."""
+    roll = rng.random()
+    if roll < 0.2:
+        return "%d%s" % (rng.randint(100, 99999), "".join(rng.choice("qxzjkvw") for _ in range(rng.randint(1, 3))))
+    syllables = rng.randint(2, 3)
+    suffix = rng.choice(INVENTED_SUFFIXES) if rng.random() < 0.4 else ""
+    word = "".join(rng.choice(SYLLABLE_ONSETS) + rng.choice(SYLLABLE_VOWELS) + rng.choice(SYLLABLE_CODAS)
+                   for _ in range(syllables - 1 if suffix else syllables)) + suffix
+    if roll > 0.88:
+        word += str(rng.randint(2, 9999))
+    return word
+
+
+def mash_nonsense_queries(seed, tokens, count=25):
+    """Keyboard mash (`nonsense-keyboard`: "kjhgf lkjhg mnbvc") and invented words and code-like junk
+    (`nonsense-invented`: "blorptastic zanderfloop 4471zz"), one to three words, each absent from the
+    copy also as a prefix. Seeded apart, so the other queries stay as they were."""
+    sorted_tokens = sorted(tokens)
+
+    def absent(word):
+        i = bisect.bisect_left(sorted_tokens, word)
+        return not (i < len(sorted_tokens) and sorted_tokens[i].startswith(word))
+
+    out = []
+    for kind, offset, make in (("nonsense-keyboard", 2, keyboard_word), ("nonsense-invented", 3, invented_word)):
+        rng = random.Random(seed * 7919 + offset)
+        made, seen, tries = 0, set(), 0
+        while made < count and tries < 100000:
+            tries += 1
+            words = [make(rng) for _ in range(rng.randint(1, 3))]
+            q = " ".join(words)
+            if len(set(words)) == len(words) and q not in seen and all(absent(w) for w in words):
+                seen.add(q)
+                out.append((kind, q))
+                made += 1
+    return out
+
+
 def nonsense_queries(rng, tokens, count_random=30, count_words=20):
     sorted_tokens = sorted(tokens)
 
@@ -517,6 +605,7 @@ def build_threaded(raw_messages, source, corpus, out_dir, seed, max_topic, max_s
     nonsense, pool = nonsense_queries(rng, tokens)
     nonsense += present_nonsense_queries(seed, message_tokens)
     nonsense += sender_nonsense_queries(queries, nonsense)
+    nonsense += mash_nonsense_queries(seed, tokens)
     for kind, q in nonsense:
         queries.append({"kind": kind, "query": q, "relevant": []})
 
@@ -679,7 +768,17 @@ def enron_quotes(text):
     return out
 
 
-def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_component):
+def copy_key(address, text):
+    """Equal for copies of one mail: the same mail delivered to several inboxes has a Message-ID per
+    copy, and broadcasts come from several sender addresses (a short text counts with its sender)."""
+    text = " ".join(text.split())
+    return hashlib.sha1(((address.lower() if len(text) < 200 else "") + "\0" + text).encode("utf-8")).digest()
+
+
+def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_component, corpus="enron-inbox",
+                apart_from_seed=None):
+    """The Enron set of `seed`. With `apart_from_seed`, a set disjoint from the one that seed gives (same
+    size and limits): none of its messages, and no message of any component it holds a message of."""
     paths = []
     for d, dirs, files in os.walk(root):
         dirs.sort()
@@ -706,6 +805,7 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
         msgs.append({"path": p, "mid": ids[0], "utc": utc, "norm": normalize_subject(subject),
                      "sender": name_tokens(x_from) | name_tokens(addr), "address": addr.lower(),
                      "name": display_name(x_from), "quotes": enron_quotes(text),
+                     "copy": copy_key(addr, text),
                      "own": text.split("-----Original Message-----")[0] if "Original Message" in text else None})
 
     links = UnionFind()
@@ -776,19 +876,38 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
         checked += 1
         agree += " ".join(own.replace(">", " ").split()).lower()[:60] in quoting
 
-    rng = random.Random(seed)
-    eligible = sorted((c for c in components if 2 <= len(c) <= max_component
-                       and len(content_words(subject_of(c))) >= 2), key=lambda c: msgs[c[0]]["mid"])
-    rng.shuffle(eligible)
-    chosen, included = [], set()
-    for c in eligible:
-        if len(chosen) >= max_topic or len(included) + len(c) > size * 0.6:
-            break
-        chosen.append(c)
-        included.update(c)
-    rest = [i for i in range(len(msgs)) if i not in included]
-    included.update(rng.sample(rest, max(0, min(len(rest), size - len(included)))))
-    subset = sorted(included)
+    def select(seed, excluded):
+        """(rng after the draws, eligible components, chosen components, the subset's message indices)."""
+        rng = random.Random(seed)
+        eligible = sorted((c for c in components if 2 <= len(c) <= max_component
+                           and len(content_words(subject_of(c))) >= 2 and not excluded.intersection(c)),
+                          key=lambda c: msgs[c[0]]["mid"])
+        rng.shuffle(eligible)
+        chosen, included = [], set()
+        for c in eligible:
+            if len(chosen) >= max_topic or len(included) + len(c) > size * 0.6:
+                break
+            chosen.append(c)
+            included.update(c)
+        rest = [i for i in range(len(msgs)) if i not in included and i not in excluded]
+        included.update(rng.sample(rest, max(0, min(len(rest), size - len(included)))))
+        return rng, eligible, chosen, sorted(included)
+
+    apart = {}
+    excluded = set()
+    if apart_from_seed is not None:
+        _, _, _, other = select(apart_from_seed, set())
+        copies_of_other = {msgs[k]["copy"] for k in other}
+        same_mail = [i for i in range(len(msgs)) if msgs[i]["copy"] in copies_of_other]
+        excluded = set(same_mail)
+        component_of = {k: c for c in components for k in c}
+        for k in same_mail:
+            excluded.update(component_of.get(k, ()))
+        apart = {"apart_from_seed": apart_from_seed, "apart_from_messages": len(other),
+                 "apart_other_copies_of_the_same_mail": len(same_mail) - len(other),
+                 "apart_excluded_messages_with_their_components": len(excluded)}
+    rng, eligible, chosen, subset = select(seed, excluded)
+    assert not excluded.intersection(subset)
 
     subjects_known = [m["norm"] for m in msgs] + [norm for m in msgs for _, _, norm in m["quotes"]]
     hider = SubjectHider(subjects_known)
@@ -834,6 +953,7 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
     nonsense, pool = nonsense_queries(rng, tokens)
     nonsense += present_nonsense_queries(seed, message_tokens)
     nonsense += sender_nonsense_queries(queries, nonsense)
+    nonsense += mash_nonsense_queries(seed, tokens)
     for kind, q in nonsense:
         queries.append({"kind": kind, "query": q, "relevant": []})
 
@@ -842,7 +962,7 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
                        lambda q: subject_by_first.get(q["relevant"][0]) if q["kind"] == "topic" else None)
     sizes = sorted(len(c) for c in components)
     stats = {
-        "corpus": "enron-inbox", "source": os.path.abspath(root), "messages_total": len(msgs),
+        "corpus": corpus, "source": os.path.abspath(root), "messages_total": len(msgs), **apart,
         "messages": len(subset), "messages_with_original_message_blocks": sum(1 for m in msgs if m["quotes"]),
         "quoted_originals_parsed": sum(len(m["quotes"]) for m in msgs),
         "links_to_archived_original": original_links, "links_via_same_quoted_original": quote_links,
@@ -856,28 +976,65 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
     finish(out_dir, queries, stats)
 
 
+BUILT_IN_SETS = ["usrp", "enron", "enron-b", "spamassassin"]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--usrp", default="corpora/usrp-users.mbox")
     ap.add_argument("--enron", default="corpora/enron-inbox/maildir")
+    ap.add_argument("--lists", default="corpora/list-heldout/original",
+                    help="folder of *.eml list mail for the spamassassin set (scripts/fetch-list-corpus.sh)")
+    ap.add_argument("--mbox", action="append", default=[], metavar="NAME=PATH",
+                    help="also build OUT/NAME from the mbox PATH, threaded by its headers (corpus NAME); repeatable")
     ap.add_argument("--out", default="eval-data")
     ap.add_argument("--seed", type=int, default=8)
+    ap.add_argument("--enron-b-seed", type=int, default=None,
+                    help="seed of enron-b, disjoint from the enron set of --seed (default --seed + 1)")
     ap.add_argument("--enron-size", type=int, default=5000)
     ap.add_argument("--topic", type=int, default=400)
     ap.add_argument("--short", type=int, default=200)
     ap.add_argument("--from-queries", type=int, default=200)
-    ap.add_argument("--only", choices=["usrp", "enron"])
+    ap.add_argument("--only", metavar="SET", help="build only this set: %s, or a --mbox NAME" % ", ".join(BUILT_IN_SETS))
     args = ap.parse_args()
-    if args.only in (None, "usrp"):
+    extra = {}
+    for spec in args.mbox:
+        name, sep, path = spec.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name) or not path:
+            ap.error("--mbox wants NAME=PATH (NAME of letters, digits, . _ -), not %r" % spec)
+        if name in BUILT_IN_SETS or name in extra:
+            ap.error("--mbox %s: that set name is taken" % name)
+        extra[name] = path
+    if args.only is not None and args.only not in BUILT_IN_SETS and args.only not in extra:
+        ap.error("--only %s: not one of %s" % (args.only, ", ".join(BUILT_IN_SETS + list(extra))))
+
+    def wanted(name):
+        return args.only in (None, name)
+
+    if wanted("usrp"):
         if not os.path.exists(args.usrp):
             sys.exit("%s not found (make corpora)" % args.usrp)
         build_threaded(mbox_messages(args.usrp), args.usrp, "usrp-users", os.path.join(args.out, "usrp"),
                        args.seed, args.topic, args.short, args.from_queries)
-    if args.only in (None, "enron"):
-        if not os.path.isdir(args.enron):
-            sys.exit("%s not found (make corpora)" % args.enron)
-        build_enron(args.enron, os.path.join(args.out, "enron"), args.seed, args.enron_size, args.topic,
-                    args.short, args.from_queries, max_component=40)
+    for name, corpus, seed, apart in (("enron", "enron-inbox", args.seed, None),
+                                      ("enron-b", "enron-inbox-b",
+                                       args.seed + 1 if args.enron_b_seed is None else args.enron_b_seed, args.seed)):
+        if wanted(name):
+            if not os.path.isdir(args.enron):
+                sys.exit("%s not found (make corpora)" % args.enron)
+            build_enron(args.enron, os.path.join(args.out, name), seed, args.enron_size, args.topic,
+                        args.short, args.from_queries, max_component=40, corpus=corpus, apart_from_seed=apart)
+    if wanted("spamassassin"):
+        if not os.path.isdir(args.lists):
+            sys.exit("%s not found (scripts/fetch-list-corpus.sh)" % args.lists)
+        build_threaded(eml_messages(args.lists), args.lists, "spamassassin-lists",
+                       os.path.join(args.out, "spamassassin"), args.seed, args.topic, args.short, args.from_queries)
+    for name, path in extra.items():
+        if wanted(name):
+            if not os.path.isfile(path):
+                sys.exit("--mbox %s: %s not found" % (name, path))
+            build_threaded(mbox_messages(path), path, name, os.path.join(args.out, name), args.seed, args.topic,
+                           args.short, args.from_queries)
 
 
 if __name__ == "__main__":
