@@ -169,9 +169,13 @@ bench-cold: deps corpora release
 EVAL_DIR ?= eval-data
 EVAL_SEED ?= 8
 EVAL_ARGS ?=
-eval: deps corpora model $(EVAL_DIR)/usrp/manifest.json $(EVAL_DIR)/enron/manifest.json
+## The sets built here (enron-b: the held-back Enron sample, disjoint from enron), then every other set already
+## in $(EVAL_DIR) (a build_eval_sets.py --mbox NAME=PATH set).
+EVAL_SETS = usrp enron spamassassin enron-b
+EVAL_OTHER_SETS = $(filter-out $(EVAL_SETS),$(patsubst $(EVAL_DIR)/%/manifest.json,%,$(wildcard $(EVAL_DIR)/*/manifest.json)))
+eval: deps corpora model $(EVAL_SETS:%=$(EVAL_DIR)/%/manifest.json)
 	$(SWIFT_RELEASE) --product mailsearch-bench
-	.build/release/mailsearch-bench eval $(EVAL_DIR)/usrp $(EVAL_DIR)/enron
+	.build/release/mailsearch-bench eval $(addprefix $(EVAL_DIR)/,$(EVAL_SETS) $(EVAL_OTHER_SETS))
 
 ## make eval-cross: `make eval`, then the semantic relevance decision calibrated on each corpus and judged on the
 ## other (scripts/eval/calibrate_semantic.py over the per-query features the bench wrote into bench-data/).
@@ -223,6 +227,15 @@ $(EVAL_DIR)/usrp/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scrip
 $(EVAL_DIR)/enron/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron.jsonl) $(CORPORA)/enron-inbox/maildir
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
 	python3 scripts/eval/build_eval_sets.py --only enron --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
+
+$(EVAL_DIR)/enron-b/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron-b.jsonl) $(CORPORA)/enron-inbox/maildir
+	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
+	python3 scripts/eval/build_eval_sets.py --only enron-b --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
+
+$(EVAL_DIR)/spamassassin/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/spamassassin.jsonl) $(wildcard $(CORPORA)/list-heldout/original)
+	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
+	@test -d $(CORPORA)/list-heldout/original || ./scripts/fetch-list-corpus.sh $(CORPORA)/list-heldout
+	python3 scripts/eval/build_eval_sets.py --only spamassassin --lists $(CORPORA)/list-heldout/original --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
 
 ## make thread-agreement [THREAD_MBOX=…]: import an mbox into a scratch store, then compare its threads
 ## with an independent implementation of spec 001 §5.2.4 (pair precision, recall, F1).
