@@ -25,6 +25,10 @@ Sets (--only SET builds one):
                 those belongs to. The held-back sample.
   spamassassin  2,403 messages of 2002 mailing lists and personal mail (corpus spamassassin-lists; the
                 *.eml files of --lists in sorted order, scripts/fetch-list-corpus.sh), threaded by headers.
+  newsgroups    2,954 Usenet posts of 1993 (comp.graphics, rec.sport.baseball, sci.space; corpus
+                newsgroups-1993; --newsgroups, scripts/fetch-newsgroups-corpus.sh): no subjects, no real
+                senders, no threading headers, so each post is its own conversation. Query kinds: short
+                (a post's two rarest words, each in at most 3 posts), paraphrase and the nonsense kinds.
   NAME          any mbox with threading headers, --mbox NAME=PATH (repeatable; corpus NAME).
 
 Labels:
@@ -634,11 +638,13 @@ def leak_stats(queries, copies, subject_of):
     return {"leak_check_topic_labels": checked, "leak_check_full_subject_still_in_a_relevant_body": hits}
 
 
-def paraphrase_queries(out_dir, queries, stats):
+def paraphrase_queries(out_dir, queries, stats, post_ids=None):
     """The hand-written paraphrase queries of this set (scripts/eval/paraphrase/<set>.jsonl): questions
     a person would ask, sharing few words with the mail, each written for one topic label (its
     conversation, `from_label`) and kept only when that label, with the same relevant messages, is in
-    this build (another --seed or size picks other conversations)."""
+    this build (another --seed or size picks other conversations). A set without topic labels passes
+    `post_ids` (the Message-IDs of its copy): its lines have `from_label` "post" and are kept when
+    every relevant message is in the copy."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "paraphrase",
                         os.path.basename(os.path.normpath(out_dir)) + ".jsonl")
     if not os.path.exists(path):
@@ -651,7 +657,12 @@ def paraphrase_queries(out_dir, queries, stats):
                 continue
             p = json.loads(line)
             source = by_id.get(p.get("from_label"))
-            if source is not None and sorted(source["relevant"]) == sorted(p["relevant"]):
+            if post_ids is not None and p.get("from_label") == "post":
+                if p["relevant"] and all(m in post_ids for m in p["relevant"]):
+                    kept.append(p)
+                else:
+                    dropped += 1
+            elif source is not None and sorted(source["relevant"]) == sorted(p["relevant"]):
                 kept.append(p)
             else:
                 dropped += 1
@@ -660,7 +671,7 @@ def paraphrase_queries(out_dir, queries, stats):
     return kept
 
 
-def finish(out_dir, queries, stats):
+def finish(out_dir, queries, stats, post_ids=None):
     # Two labelled threads that yield the same query (same subject, not linked by headers or quotes:
     # a repost, or a conversation the labels could not join) make one query relevant to both.
     merged, by_text = [], {}
@@ -678,7 +689,7 @@ def finish(out_dir, queries, stats):
     queries = merged
     for i, q in enumerate(queries):
         q["id"] = "%s-%04d" % (q["kind"], i)
-    queries += paraphrase_queries(out_dir, queries, stats)
+    queries += paraphrase_queries(out_dir, queries, stats, post_ids)
     with open(os.path.join(out_dir, "labels.jsonl"), "w", encoding="utf-8") as f:
         for q in queries:
             f.write(json.dumps(q, ensure_ascii=False, sort_keys=True) + "\n")
@@ -976,7 +987,125 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
     finish(out_dir, queries, stats)
 
 
-BUILT_IN_SETS = ["usrp", "enron", "enron-b", "spamassassin"]
+# ---------------------------------------------------------------- 20 Newsgroups (no subjects, no senders)
+
+NG_QUOTED = re.compile(r"^\s*[>|]")
+NG_ATTRIBUTION = re.compile(r"(?i)\bin article\b|\b(?:writes|wrote|says)\s*:")
+NG_ADDRESS = re.compile(r"\S+@\S+|<[^<>]*>|\b(?:https?|ftp|news|gopher)://\S+|\b(?:ftp|www)\.\S+")
+
+
+def newsgroups_own_words(msg):
+    """The content words of a post's own lines, in order of first occurrence: no quoted ("> ", "| ")
+    lines, no "In article … writes:" lines, no addresses or URLs; letters only, 4 to 20 of them,
+    lower-cased, not stop words (split as FTS5's unicode61 splits: at anything not a letter or digit)."""
+    text = "\n".join(part_text(p) for p in text_parts(msg) if p.get_content_subtype() == "plain")
+    out, seen = [], set()
+    for line in text.split("\n"):
+        if NG_QUOTED.match(line) or NG_ATTRIBUTION.search(line):
+            continue
+        for w in re.findall(r"[^\W_]+", NG_ADDRESS.sub(" ", line).lower()):
+            if w.isascii() and w.isalpha() and 4 <= len(w) <= 20 and w not in STOP_WORDS and w not in seen:
+                seen.add(w)
+                out.append(w)
+    return out
+
+
+def build_newsgroups(path, out_dir, seed, max_short=100, corpus="newsgroups-1993"):
+    """The newsgroups set from scripts/fetch-newsgroups-corpus.sh's mbox: posts with an empty subject,
+    a synthetic sender each and no threading headers, so every post is a conversation of its own.
+    `short` queries: for `max_short` seeded posts, the post's two rarest own content words among those
+    held by at most 3 posts (a post holds a word when one of its indexed words starts with it: the
+    keyword search matches prefixes; neither word a prefix of the other), written in the post's order;
+    relevant = every post holding both."""
+    messages = []  # (msgid, group, msg)
+    seen = set()
+    for raw in mbox_messages(path):
+        msg = email.message_from_bytes(raw, policy=email.policy.compat32)
+        ids = message_ids(msg.get("Message-ID"), bare_needs_at=False)
+        if not ids or ids[0] in seen:
+            continue
+        seen.add(ids[0])
+        messages.append((ids[0], (msg.get("Newsgroups") or "").strip(), msg))
+
+    # No subjects to hide (they are empty); subject lines inside bodies go as in every other set.
+    hider = SubjectHider([])
+    mbox_path, out = fresh_mbox(out_dir)
+    tokens = set()
+    message_tokens = []
+    own_words = []
+    removed_lines = 0
+    for mid, _, msg in messages:
+        removed_lines += hide_subjects(msg, hider, set())
+        message_tokens.append(corpus_tokens(msg))
+        tokens |= message_tokens[-1]
+        own_words.append(newsgroups_own_words(msg))
+        out.add(msg)
+    out.flush()
+    out.unlock()
+    out.close()
+
+    postings = {}
+    for i, t in enumerate(message_tokens):
+        for w in t:
+            postings.setdefault(w, []).append(i)
+    vocabulary = sorted(postings)
+    holders_of = {}
+
+    def holders(word):
+        """The posts holding a word that starts with `word`."""
+        if word not in holders_of:
+            found = set()
+            i = bisect.bisect_left(vocabulary, word)
+            while i < len(vocabulary) and vocabulary[i].startswith(word):
+                found.update(postings[vocabulary[i]])
+                i += 1
+            holders_of[word] = found
+        return holders_of[word]
+
+    rng = random.Random(seed)
+    order = list(range(len(messages)))
+    rng.shuffle(order)
+    queries = []
+    relevant_sizes = []
+    for i in order:
+        if len(queries) >= max_short:
+            break
+        rare = sorted((len(holders(w)), -len(w), k, w) for k, w in enumerate(own_words[i]) if len(holders(w)) <= 3)
+        pair = None
+        for a in range(len(rare)):
+            for b in range(a + 1, len(rare)):
+                x, y = rare[a][3], rare[b][3]
+                if not x.startswith(y) and not y.startswith(x):
+                    pair = sorted((rare[a], rare[b]), key=lambda r: r[2])
+                    break
+            if pair:
+                break
+        if not pair:
+            continue
+        relevant = sorted(holders(pair[0][3]) & holders(pair[1][3]))
+        assert i in relevant
+        relevant_sizes.append(len(relevant))
+        queries.append({"kind": "short", "query": " ".join(r[3] for r in pair),
+                        "relevant": [messages[k][0] for k in relevant]})
+    nonsense, pool = nonsense_queries(rng, tokens)
+    nonsense += present_nonsense_queries(seed, message_tokens)
+    nonsense += mash_nonsense_queries(seed, tokens)
+    for kind, q in nonsense:
+        queries.append({"kind": kind, "query": q, "relevant": []})
+
+    groups = {}
+    for _, group, _ in messages:
+        groups[group] = groups.get(group, 0) + 1
+    stats = {
+        "corpus": corpus, "source": os.path.abspath(path), "messages": len(messages), "groups": groups,
+        "conversations": len(messages), "posts_without_own_words": sum(1 for w in own_words if not w),
+        "short_relevant_posts": {str(n): relevant_sizes.count(n) for n in sorted(set(relevant_sizes))},
+        "subject_lines_removed_from_bodies": removed_lines, "nonsense_word_pool_absent": pool,
+    }
+    finish(out_dir, queries, stats, post_ids=seen)
+
+
+BUILT_IN_SETS = ["usrp", "enron", "enron-b", "spamassassin", "newsgroups"]
 
 
 def main():
@@ -985,6 +1114,8 @@ def main():
     ap.add_argument("--enron", default="corpora/enron-inbox/maildir")
     ap.add_argument("--lists", default="corpora/list-heldout/original",
                     help="folder of *.eml list mail for the spamassassin set (scripts/fetch-list-corpus.sh)")
+    ap.add_argument("--newsgroups", default="corpora/newsgroups.mbox",
+                    help="mbox of the newsgroups set (scripts/fetch-newsgroups-corpus.sh)")
     ap.add_argument("--mbox", action="append", default=[], metavar="NAME=PATH",
                     help="also build OUT/NAME from the mbox PATH, threaded by its headers (corpus NAME); repeatable")
     ap.add_argument("--out", default="eval-data")
@@ -1029,6 +1160,10 @@ def main():
             sys.exit("%s not found (scripts/fetch-list-corpus.sh)" % args.lists)
         build_threaded(eml_messages(args.lists), args.lists, "spamassassin-lists",
                        os.path.join(args.out, "spamassassin"), args.seed, args.topic, args.short, args.from_queries)
+    if wanted("newsgroups"):
+        if not os.path.isfile(args.newsgroups):
+            sys.exit("%s not found (scripts/fetch-newsgroups-corpus.sh)" % args.newsgroups)
+        build_newsgroups(args.newsgroups, os.path.join(args.out, "newsgroups"), args.seed)
     for name, path in extra.items():
         if wanted(name):
             if not os.path.isfile(path):
