@@ -169,9 +169,9 @@ bench-cold: deps corpora release
 EVAL_DIR ?= eval-data
 EVAL_SEED ?= 8
 EVAL_ARGS ?=
-## The sets built here (enron-b: the held-back Enron sample, disjoint from enron), then every other set already
-## in $(EVAL_DIR) (a build_eval_sets.py --mbox NAME=PATH set).
-EVAL_SETS = usrp enron spamassassin enron-b
+## The sets built here (enron-b: the held-back Enron sample, disjoint from enron; newsgroups: 1993 Usenet posts,
+## fetched when missing), then every other set already in $(EVAL_DIR) (a build_eval_sets.py --mbox NAME=PATH set).
+EVAL_SETS = usrp enron spamassassin enron-b newsgroups
 EVAL_OTHER_SETS = $(filter-out $(EVAL_SETS),$(patsubst $(EVAL_DIR)/%/manifest.json,%,$(wildcard $(EVAL_DIR)/*/manifest.json)))
 eval: deps corpora model $(EVAL_SETS:%=$(EVAL_DIR)/%/manifest.json)
 	$(SWIFT_RELEASE) --product mailsearch-bench
@@ -236,6 +236,11 @@ $(EVAL_DIR)/spamassassin/manifest.json: scripts/eval/build_eval_sets.py $(wildca
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
 	@test -d $(CORPORA)/list-heldout/original || ./scripts/fetch-list-corpus.sh $(CORPORA)/list-heldout
 	python3 scripts/eval/build_eval_sets.py --only spamassassin --lists $(CORPORA)/list-heldout/original --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
+
+$(EVAL_DIR)/newsgroups/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/newsgroups.jsonl) $(wildcard $(CORPORA)/newsgroups.mbox)
+	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
+	@test -f $(CORPORA)/newsgroups.mbox || ./scripts/fetch-newsgroups-corpus.sh $(CORPORA)/newsgroups.mbox
+	python3 scripts/eval/build_eval_sets.py --only newsgroups --newsgroups $(CORPORA)/newsgroups.mbox --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
 
 ## make thread-agreement [THREAD_MBOX=…]: import an mbox into a scratch store, then compare its threads
 ## with an independent implementation of spec 001 §5.2.4 (pair precision, recall, F1).
