@@ -171,7 +171,7 @@ EVAL_SEED ?= 8
 EVAL_ARGS ?=
 ## The sets built here (enron-b: the held-back Enron sample, disjoint from enron; newsgroups: 1993 Usenet posts,
 ## fetched when missing), then every other set already in $(EVAL_DIR) (a build_eval_sets.py --mbox NAME=PATH set).
-EVAL_SETS = usrp enron spamassassin enron-b newsgroups
+EVAL_SETS = usrp enron spamassassin enron-b enron-c newsgroups
 EVAL_OTHER_SETS = $(filter-out $(EVAL_SETS),$(patsubst $(EVAL_DIR)/%/manifest.json,%,$(wildcard $(EVAL_DIR)/*/manifest.json)))
 eval: deps corpora model $(EVAL_SETS:%=$(EVAL_DIR)/%/manifest.json)
 	$(SWIFT_RELEASE) --product mailsearch-bench
@@ -231,6 +231,10 @@ $(EVAL_DIR)/enron/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scri
 $(EVAL_DIR)/enron-b/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron-b.jsonl) $(CORPORA)/enron-inbox/maildir
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
 	python3 scripts/eval/build_eval_sets.py --only enron-b --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
+
+$(EVAL_DIR)/enron-c/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron-c.jsonl) $(CORPORA)/enron-inbox/maildir
+	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
+	python3 scripts/eval/build_eval_sets.py --only enron-c --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
 
 $(EVAL_DIR)/spamassassin/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/spamassassin.jsonl) $(wildcard $(CORPORA)/list-heldout/original)
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }

@@ -23,6 +23,8 @@ Sets (--only SET builds one):
                 --seed + 1), disjoint from `enron`: none of its messages, no other copy of the same mail
                 (same text; a short one from the same sender), and no message of a component any of
                 those belongs to. The held-back sample.
+  enron-c       a third subset of the same size (corpus enron-inbox-c, seed --enron-c-seed, default
+                --seed + 2), disjoint in the same sense from both `enron` and `enron-b`.
   spamassassin  2,403 messages of 2002 mailing lists and personal mail (corpus spamassassin-lists; the
                 *.eml files of --lists in sorted order, scripts/fetch-list-corpus.sh), threaded by headers.
   newsgroups    2,954 Usenet posts of 1993 (comp.graphics, rec.sport.baseball, sci.space; corpus
@@ -789,7 +791,9 @@ def copy_key(address, text):
 def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_component, corpus="enron-inbox",
                 apart_from_seed=None):
     """The Enron set of `seed`. With `apart_from_seed`, a set disjoint from the one that seed gives (same
-    size and limits): none of its messages, and no message of any component it holds a message of."""
+    size and limits): none of its messages, and no message of any component it holds a message of. A list
+    of seeds is a chain of sets, each built apart from those before it (enron, then enron-b apart from
+    it): the set of `seed` is then disjoint in that sense from every one of them."""
     paths = []
     for d, dirs, files in os.walk(root):
         dirs.sort()
@@ -906,17 +910,29 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
 
     apart = {}
     excluded = set()
-    if apart_from_seed is not None:
-        _, _, _, other = select(apart_from_seed, set())
-        copies_of_other = {msgs[k]["copy"] for k in other}
-        same_mail = [i for i in range(len(msgs)) if msgs[i]["copy"] in copies_of_other]
-        excluded = set(same_mail)
+    if isinstance(apart_from_seed, int):
+        apart_from_seed = [apart_from_seed]
+    if apart_from_seed:
+        # Each earlier set is drawn as it was built: the first of the chain from everything, every later
+        # one apart from those before it. Then each set's messages, every other copy of the same mail, and
+        # the components any of those belong to are excluded.
         component_of = {k: c for c in components for k in c}
-        for k in same_mail:
-            excluded.update(component_of.get(k, ()))
-        apart = {"apart_from_seed": apart_from_seed, "apart_from_messages": len(other),
-                 "apart_other_copies_of_the_same_mail": len(same_mail) - len(other),
-                 "apart_excluded_messages_with_their_components": len(excluded)}
+        others, same_mail = [], set()
+        for other_seed in apart_from_seed:
+            _, _, _, other = select(other_seed, excluded)
+            others.append(other)
+            copies_of_other = {msgs[k]["copy"] for k in other}
+            same = [i for i in range(len(msgs)) if msgs[i]["copy"] in copies_of_other]
+            same_mail.update(same)
+            excluded.update(same)
+            for k in same:
+                excluded.update(component_of.get(k, ()))
+        if len(apart_from_seed) == 1:
+            apart = {"apart_from_seed": apart_from_seed[0], "apart_from_messages": len(others[0])}
+        else:
+            apart = {"apart_from_seeds": list(apart_from_seed), "apart_from_messages": [len(o) for o in others]}
+        apart.update({"apart_other_copies_of_the_same_mail": len(same_mail) - sum(len(o) for o in others),
+                      "apart_excluded_messages_with_their_components": len(excluded)})
     rng, eligible, chosen, subset = select(seed, excluded)
     assert not excluded.intersection(subset)
 
@@ -1105,7 +1121,7 @@ def build_newsgroups(path, out_dir, seed, max_short=100, corpus="newsgroups-1993
     finish(out_dir, queries, stats, post_ids=seen)
 
 
-BUILT_IN_SETS = ["usrp", "enron", "enron-b", "spamassassin", "newsgroups"]
+BUILT_IN_SETS = ["usrp", "enron", "enron-b", "enron-c", "spamassassin", "newsgroups"]
 
 
 def main():
@@ -1122,6 +1138,8 @@ def main():
     ap.add_argument("--seed", type=int, default=8)
     ap.add_argument("--enron-b-seed", type=int, default=None,
                     help="seed of enron-b, disjoint from the enron set of --seed (default --seed + 1)")
+    ap.add_argument("--enron-c-seed", type=int, default=None,
+                    help="seed of enron-c, disjoint from both the enron and the enron-b set (default --seed + 2)")
     ap.add_argument("--enron-size", type=int, default=5000)
     ap.add_argument("--topic", type=int, default=400)
     ap.add_argument("--short", type=int, default=200)
@@ -1147,9 +1165,11 @@ def main():
             sys.exit("%s not found (make corpora)" % args.usrp)
         build_threaded(mbox_messages(args.usrp), args.usrp, "usrp-users", os.path.join(args.out, "usrp"),
                        args.seed, args.topic, args.short, args.from_queries)
+    enron_b_seed = args.seed + 1 if args.enron_b_seed is None else args.enron_b_seed
+    enron_c_seed = args.seed + 2 if args.enron_c_seed is None else args.enron_c_seed
     for name, corpus, seed, apart in (("enron", "enron-inbox", args.seed, None),
-                                      ("enron-b", "enron-inbox-b",
-                                       args.seed + 1 if args.enron_b_seed is None else args.enron_b_seed, args.seed)):
+                                      ("enron-b", "enron-inbox-b", enron_b_seed, args.seed),
+                                      ("enron-c", "enron-inbox-c", enron_c_seed, [args.seed, enron_b_seed])):
         if wanted(name):
             if not os.path.isdir(args.enron):
                 sys.exit("%s not found (make corpora)" % args.enron)
