@@ -7,8 +7,12 @@ public protocol Embedder: Sendable {
     /// The share (0–1) of the words of `text` (runs of three or more letters) that the model knows
     /// as whole words; 1 for an embedder without a vocabulary.
     func knownWordShare(_ text: String) -> Double
+    /// Whether the model has `word` (lower-cased) as one whole token of its vocabulary; true for
+    /// an embedder without a vocabulary.
+    func knowsWord(_ word: String) -> Bool
 }
 
 extension Embedder {
     public func knownWordShare(_ text: String) -> Double { 1 }
+    public func knowsWord(_ word: String) -> Bool { true }
 }

@@ -61,6 +61,10 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
         tokenizer.knownWordShare(text)
     }
 
+    public func knowsWord(_ word: String) -> Bool {
+        tokenizer.isWholeToken(word.lowercased())
+    }
+
     public func embed(_ texts: [String]) throws -> [[Float]] {
         embed(tokenized: texts.map(tokenizer.tokenize))
     }

@@ -29,12 +29,23 @@ public struct SemanticRelevance: Sendable, Hashable {
     public var filteredSpan: Double
     /// Without filters, one of the query's nearest emails up to this far below the floor still
     /// counts when the keyword index agrees: the email is among the `agreementKeywordDepth` best
-    /// BM25 matches of any of the query's words (`FTS5QueryBuilder.anyWordExpression`).
+    /// BM25 matches of mail holding `agreementWords` of the query's words when it has three or
+    /// more, any of them otherwise (`FTS5QueryBuilder.agreementExpression`).
     public var agreementDepth: Double
     public var agreementKeywordDepth: Int
+    public var agreementWords: Int
+    /// For a query of three or more words, how far below the floor a near miss counts when it is
+    /// among the best matches of only one of its words (one word in common is weaker evidence:
+    /// "purple elephant tapdancing on jupiter" and a thread about a Jupiter synthesizer).
+    public var singleWordAgreementDepth: Double
+    /// When some mail holds every word of the query, a semantic match without them (a related
+    /// result) counts only within this much similarity of the query's best semantic match: the
+    /// tail is cut where similarity falls off. Infinity keeps every match above the floor.
+    public var relatedSpan: Double
 
     public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double, filteredDepth: Double,
-                filteredSpan: Double, agreementDepth: Double = 0, agreementKeywordDepth: Int = 0) {
+                filteredSpan: Double, agreementDepth: Double = 0, agreementKeywordDepth: Int = 0,
+                agreementWords: Int = 1, singleWordAgreementDepth: Double? = nil, relatedSpan: Double = .infinity) {
         self.threshold = threshold
         self.spreadWeight = spreadWeight
         self.unknownWordPenalty = unknownWordPenalty
@@ -42,6 +53,9 @@ public struct SemanticRelevance: Sendable, Hashable {
         self.filteredSpan = filteredSpan
         self.agreementDepth = agreementDepth
         self.agreementKeywordDepth = agreementKeywordDepth
+        self.agreementWords = agreementWords
+        self.singleWordAgreementDepth = singleWordAgreementDepth ?? agreementDepth
+        self.relatedSpan = relatedSpan
     }
 
     /// What ships for the default model (README, "Search quality"); each model carries its own

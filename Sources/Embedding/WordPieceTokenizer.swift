@@ -87,6 +87,11 @@ public struct WordPieceTokenizer: Sendable {
         return words == 0 ? 0 : Double(known) / Double(words)
     }
 
+    /// Whether `word` is one token of the vocabulary as it is (not a `##` piece).
+    public func isWholeToken(_ word: String) -> Bool {
+        !word.isEmpty && vocabulary[word] != nil
+    }
+
     /// The token ids of `text`: `[CLS]`, the WordPiece ids of the text (cut so that the whole
     /// sequence has at most `maxLength` ids), `[SEP]`.
     public func tokenize(_ text: String) -> [Int32] {

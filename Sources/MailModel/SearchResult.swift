@@ -73,6 +73,8 @@ public struct SearchResult: Hashable, Sendable, Codable, Identifiable {
     public var hasAttachment: Bool
     /// The fusion score (RRF) of the best message; higher is better.
     public var score: Double
+    /// Which ranker found it (`match` in JSON): `keyword` and `both` contain the query's words,
+    /// `semantic` is related by meaning only, `filter` passes the filters of a search without text.
     public var matchSource: MatchSource
     public var accountId: Int64
     /// How many messages of the thread matched.
@@ -83,6 +85,12 @@ public struct SearchResult: Hashable, Sendable, Codable, Identifiable {
     public var isRead: Bool
     /// The best message's category (the list's badge).
     public var category: AICategory
+
+    private enum CodingKeys: String, CodingKey {
+        case threadId, emailId, subject, senderName, senderEmail, date, snippet, highlights, hasAttachment, score
+        case matchSource = "match"
+        case accountId, matchedMessages, why, isRead, category
+    }
 
     public init(
         threadId: Int64, emailId: Int64, subject: String, senderName: String, senderEmail: String,

@@ -13,6 +13,7 @@ public enum FastJSON {
         w.raw("{\"conversationCount\":"); w.int(page.conversationCount)
         if let cursor = page.cursor { w.raw(",\"cursor\":"); w.string(cursor) }
         w.raw(",\"keywordMatches\":"); w.int(page.keywordMatches)
+        w.raw(",\"matchedConversations\":"); w.int(page.matchedConversations)
         w.raw(",\"offset\":"); w.int(page.offset)
         w.raw(",\"query\":{\"filters\":")
         let encoder = JSONEncoder()
@@ -147,7 +148,7 @@ public enum FastJSON {
                 raw("}")
             }
             raw("],\"isRead\":"); bool(r.isRead)
-            raw(",\"matchSource\":"); string(r.matchSource.rawValue)
+            raw(",\"match\":"); string(r.matchSource.rawValue)
             raw(",\"matchedMessages\":"); int(r.matchedMessages)
             raw(",\"score\":"); double(r.score)
             raw(",\"senderEmail\":"); string(r.senderEmail)

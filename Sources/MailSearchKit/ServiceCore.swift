@@ -244,7 +244,7 @@ final class ServiceCore: @unchecked Sendable {
         }
         let page = SearchPage(
             query: SearchPage.Query(response.query), conversationCount: response.conversationCount,
-            keywordMatches: response.keywordMatches, offset: offset, results: results, threads: threads,
+            matchedConversations: response.matchedConversations, keywordMatches: response.keywordMatches, offset: offset, results: results, threads: threads,
             semantic: SemanticStatus(response.semantic), tookMs: response.tookMs,
             cursor: next < response.conversationCount && results.count == request.limit ? Self.cursor(offset: next) : nil)
         // An answer computed while the data changed is not kept: it may mix the two states.
@@ -793,6 +793,8 @@ struct PooledSemanticRanker: SemanticRanker {
         if vectors.count == 0 { return .noEmbeddings }
         return nil
     }
+
+    func knowsWord(_ word: String) -> Bool { embedder?.knowsWord(word) ?? true }
 
     func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
         try await rankWithNearMisses(text: text, candidates: candidates, limit: limit).matches

@@ -204,4 +204,5 @@ struct YieldingEmbedder: Embedder {
     }
 
     func knownWordShare(_ text: String) -> Double { base.knownWordShare(text) }
+    func knowsWord(_ word: String) -> Bool { base.knowsWord(word) }
 }

@@ -99,6 +99,9 @@ public struct SearchPage: Sendable, Codable {
     public var query: Query
     /// Every conversation with a match, exact.
     public var conversationCount: Int
+    /// Of those, the conversations with an email that contains every word of the query (or passes
+    /// the filters of a search without text): they come first. The rest are related by meaning only.
+    public var matchedConversations: Int
     /// Emails that matched by keyword, exact.
     public var keywordMatches: Int
     /// Conversations before this page.

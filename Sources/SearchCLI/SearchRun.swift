@@ -64,6 +64,7 @@ public enum Wording {
         case .keywordOnlyRequested: return "keyword-only search requested"
         case .queryTooShort: return "query shorter than 3 characters: prefix match only"
         case .filtersOnly: return "filters only: no text to rank"
+        case .notWords: return "none of the query's words is a word the model or your mail knows: nothing to compare"
         case .emptyQuery: return "empty query"
         case .failed: return "semantic search failed (\(error ?? "unknown error")); keyword results only"
         }
@@ -119,7 +120,8 @@ public struct SearchRun: Sendable {
         if case .skipped(let reason, let error) = page.semantic, reason == .failed || reason == .noEmbeddings {
             note = Wording.semantic(reason, error: error)
         }
-        printList(conversationCount: page.conversationCount, tookMs: page.tookMs, semanticNote: note, results: page.results)
+        printList(conversationCount: page.conversationCount, matched: page.matchedConversations, tookMs: page.tookMs,
+                  semanticNote: note, results: page.results)
         // Done: keep what the next search needs, leave without closing the databases one by one.
         fflush(nil)
         service.saveForNextProcess()
@@ -134,22 +136,39 @@ public struct SearchRun: Sendable {
               let path = DataDirectory.path(explicit: dataDir, variable: { getenv($0).map { String(cString: $0) } }),
               let response = OneShotKeywordSearch.search(dataDirectory: path, text: query, limit: limit, recordHistory: !noHistory)
         else { return false }
-        printList(conversationCount: response.conversationCount, tookMs: response.tookMs, semanticNote: nil,
-                  results: response.results)
+        printList(conversationCount: response.conversationCount, matched: response.matchedConversations,
+                  tookMs: response.tookMs, semanticNote: nil, results: response.results)
         fflush(nil)
         return true
     }
 
-    /// The text output of a result list ("No results …" for none).
-    private func printList(conversationCount: Int, tookMs: Double, semanticNote: String?, results: [SearchResult]) {
+    /// "3 conversations contain these words · 12 related": the headline of a result list, counting
+    /// what matched apart from what is only related by meaning.
+    public static func headline(conversations: Int, matched: Int) -> String {
+        func plural(_ n: Int) -> String { "\(n) conversation\(n == 1 ? "" : "s")" }
+        let related = conversations - matched
+        if related <= 0 { return plural(conversations) }
+        if matched == 0 { return "No conversation contains all these words · \(related) related" }
+        return "\(plural(matched)) contain\(matched == 1 ? "s" : "") these words · \(related) related"
+    }
+
+    /// The text output of a result list ("No results …" for none). Related results (semantic
+    /// only) follow the ones with the words, under a divider.
+    private func printList(conversationCount: Int, matched: Int, tookMs: Double, semanticNote: String?, results: [SearchResult]) {
         guard !results.isEmpty else {
             print("No results for \"\(query)\" — try fewer words or remove a filter")
             return
         }
-        print("\(conversationCount) conversation\(conversationCount == 1 ? "" : "s")  (\(Output.fixed(tookMs, digits: 1)) ms)")
+        print("\(Self.headline(conversations: conversationCount, matched: matched))  (\(Output.fixed(tookMs, digits: 1)) ms)")
         if let semanticNote { print("note: semantic search \(semanticNote)") }
         let bold = Output.stdoutIsTerminal
+        var dividerShown = false
         for r in results {
+            if r.matchSource == .semantic, !dividerShown, matched > 0 {
+                dividerShown = true
+                print("")
+                print("── related: similar in meaning, without all these words ──")
+            }
             let sender = r.senderName.isEmpty ? r.senderEmail : r.senderName
             let subject = Self.render(r.subject, r.highlights.filter { $0.field == .subject }, bold: bold)
             let snippet = Self.render(r.snippet, r.highlights.filter { $0.field == .snippet }, bold: bold)

@@ -60,7 +60,7 @@ public enum OneShotKeywordSearch {
         var filters = SearchFilters()
         filters.sender = plain.sender
         return SearchResponse(query: SearchQuery(text: freeText, filters: filters, scope: .allMail), conversationCount: page.conversations,
-                              keywordMatches: hits.count, results: results,
+                              matchedConversations: page.conversations, keywordMatches: hits.count, results: results,
                               semantic: SemanticReport(ran: false, reason: .keywordOnlyRequested), tookMs: ms)
     }
 

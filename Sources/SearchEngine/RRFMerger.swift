@@ -16,12 +16,18 @@ public struct RRFMerger: Sendable {
     public var semanticWeight: Double
     /// How many of the best keyword matches no semantic-only result may precede. Default: 3.
     public var protectedKeywordResults: Int
+    /// Whether every semantic-only result (a related one: it lacks the query's words) comes after
+    /// every result with a keyword match, so that a list reads "these contain your words · these
+    /// are related" (the default); false interleaves them by fused score.
+    public var relatedLast: Bool
 
-    public init(k: Double = 60, keywordWeight: Double = 1.0, semanticWeight: Double = 1.5, protectedKeywordResults: Int = 3) {
+    public init(k: Double = 60, keywordWeight: Double = 1.0, semanticWeight: Double = 1.5, protectedKeywordResults: Int = 3,
+                relatedLast: Bool = true) {
         self.k = k
         self.keywordWeight = keywordWeight
         self.semanticWeight = semanticWeight
         self.protectedKeywordResults = protectedKeywordResults
+        self.relatedLast = relatedLast
     }
 
     public struct Fused: Sendable, Hashable {
@@ -102,7 +108,7 @@ public struct RRFMerger: Sendable {
             let takeSemantic: Bool
             if c < semanticOnly.count {
                 if let keywordHead {
-                    takeSemantic = protectedLeft == 0 && Self.better(semanticOnly[c], keywordHead)
+                    takeSemantic = !relatedLast && protectedLeft == 0 && Self.better(semanticOnly[c], keywordHead)
                 } else {
                     takeSemantic = true
                 }

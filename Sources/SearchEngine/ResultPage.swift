@@ -22,11 +22,14 @@ struct ResultPage {
     private(set) var entries: [Entry] = []
     /// Every conversation with a match.
     let conversations: Int
+    /// The conversations with a keyword match (or passing the filters, for filters alone).
+    let matchedConversations: Int
 
     init(ranking: KeywordRanking, semantic: [SemanticHit], filtersOnly: Bool, directory: EmailDirectory.Snapshot,
          merger: RRFMerger, limit: Int) {
         let semanticIds = semantic.map(\.emailId)
         conversations = directory.conversationCount(ofHits: ranking.hits, and: semanticIds)
+        matchedConversations = semanticIds.isEmpty ? conversations : directory.conversationCount(ofHits: ranking.hits, and: [])
         guard conversations > 0 else { return }
         var k = max(4 * limit, 200)
         while true {
@@ -52,7 +55,13 @@ struct ResultPage {
             // Past this score the fused order depends on keyword matches not yet sorted (a date order needs no such stop).
             let boundary = k < ranking.count && !filtersOnly ? merger.keywordWeight / (merger.k + Double(k + 1)) : -Double.infinity
             for f in fused {
-                guard entries.count < limit, f.score > boundary else { break }
+                guard entries.count < limit else { break }
+                if f.source == .semantic, merger.relatedLast {
+                    // Related results follow every keyword match: only once all of them are ordered.
+                    guard k >= ranking.count else { break }
+                } else {
+                    guard f.score > boundary else { break }
+                }
                 guard let thread = directory.thread(of: f.emailId) else { continue }
                 if thread > 0 {
                     guard !seen.contains(thread) else { continue }

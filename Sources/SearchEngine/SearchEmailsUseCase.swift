@@ -60,7 +60,7 @@ public final class SearchEmailsUseCase: Sendable {
         let directory = index.directory
         let senders = index.senders
         guard match != nil || !filters.isEmpty || query.scope != .allMail else {
-            return SearchResponse(query: query, conversationCount: 0, keywordMatches: 0, results: [],
+            return SearchResponse(query: query, conversationCount: 0, matchedConversations: 0, keywordMatches: 0, results: [],
                                   semantic: SemanticReport(ran: false, reason: .emptyQuery), tookMs: 0)
         }
         let (snapshot, candidates) = try await index.read { db in
@@ -98,21 +98,27 @@ public final class SearchEmailsUseCase: Sendable {
                 skipReason = why
             } else if semantic == nil {
                 skipReason = .modelNotInstalled
+            } else if let semantic, try await isNotWords(semanticText, semantic: semantic) {
+                skipReason = .notWords
             }
             let runKeyword = mode != .semantic && candidates?.isEmpty != true
             async let keywordPart = runKeyword ? index.keywordMatches(match: match, candidates: candidates) : []
             var semanticHits: [SemanticHit] = []
+            var relatedSpan = Double.infinity
             if skipReason == nil, let semantic {
                 do {
                     let ranking = try await semantic.rankWithNearMisses(text: semanticText, candidates: candidates,
                                                                         limit: semanticLimit)
                     semanticHits = ranking.matches
-                    if !ranking.nearMisses.isEmpty, let depth = ranking.keywordDepth,
-                       let anyWord = FTS5QueryBuilder.anyWordExpression(for: semanticText) {
-                        // Near misses the keyword index agrees with: among the best matches of any of the words.
-                        let anyWordHits = KeywordRanking(hits: try await index.keywordMatches(match: anyWord, candidates: nil))
-                        let agreeing = Set(anyWordHits.top(depth).map(\.emailId))
-                        let kept = ranking.nearMisses.filter { agreeing.contains($0.emailId) }
+                    relatedSpan = ranking.relatedSpan
+                    if !ranking.clearsFloorWithoutFilters, !semanticHits.isEmpty,
+                       try await !mailboxHasAWord(of: semanticText) {
+                        semanticHits = []
+                    }
+                    if !ranking.nearMisses.isEmpty, let depth = ranking.keywordDepth {
+                        // Near misses the keyword index agrees with: among the best matches of mail with
+                        // enough of the words (two of a longer query), or, less far down, of one of them.
+                        let kept = try await agreeingNearMisses(ranking, text: semanticText, keywordDepth: depth)
                         semanticHits += kept
                         agreed = Set(kept.map(\.emailId))
                     }
@@ -126,6 +132,13 @@ public final class SearchEmailsUseCase: Sendable {
             let hits = try await keywordPart
             keywordCount = hits.count
             ranking = KeywordRanking(hits: hits)
+            if !hits.isEmpty, relatedSpan.isFinite, let best = semanticHits.map(\.similarity).max() {
+                // Mail has every word: a related result (no keyword match) counts only near the best semantic match.
+                let matched = EmailIdSet(hits.map(\.emailId))
+                semanticHits = semanticHits.filter { matched.contains($0.emailId) || $0.similarity >= best - relatedSpan }
+                agreed = agreed.filter { id in semanticHits.contains { $0.emailId == id } }
+                if report.ran { report.matches = semanticHits.count }
+            }
             semanticMatches = semanticHits
         } else {
             // Filters alone: the matching mail, newest first (unknown dates last).
@@ -137,23 +150,69 @@ public final class SearchEmailsUseCase: Sendable {
         }
 
         let terms = text.positiveTerms
-        let (results, conversations) = try await buildResults(
+        let (results, conversations, matched) = try await buildResults(
             ranking: ranking, semantic: semanticMatches, agreed: agreed, filtersOnly: filtersOnly, directory: snapshot,
             match: match, terms: terms, limit: limit)
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15
-        return SearchResponse(query: query, conversationCount: conversations, keywordMatches: keywordCount,
-                              results: results, semantic: report, tookMs: ms)
+        return SearchResponse(query: query, conversationCount: conversations, matchedConversations: matched,
+                              keywordMatches: keywordCount, results: results, semantic: report, tookMs: ms)
+    }
+
+    /// The near misses of `ranking` that count because the keyword index agrees (`SemanticRelevance`):
+    /// among the `keywordDepth` best BM25 matches of mail holding `agreementWords` of the text's words
+    /// (of a text of three or more; any one of fewer), or, within `singleWordAgreementDepth` of the
+    /// floor, among the best matches of any one of them.
+    private func agreeingNearMisses(_ ranking: SemanticRanking, text: String, keywordDepth: Int) async throws -> [SemanticHit] {
+        func agreeing(_ words: Int) async throws -> Set<Int64> {
+            guard let expression = FTS5QueryBuilder.agreementExpression(for: text, minimumWords: words) else { return [] }
+            return Set(KeywordRanking(hits: try await index.keywordMatches(match: expression, candidates: nil)).top(keywordDepth)
+                .map(\.emailId))
+        }
+        let strong = try await agreeing(ranking.agreementWords)
+        let needsTwo = ranking.agreementWords > 1 && FTS5QueryBuilder.contentWords(for: text).count >= 3
+        var weak: Set<Int64> = []
+        if needsTwo, let floor = ranking.floor,
+           ranking.nearMisses.contains(where: { $0.similarity >= floor - ranking.singleWordAgreementDepth }) {
+            weak = try await agreeing(1)
+        }
+        return ranking.nearMisses.filter { hit in
+            if strong.contains(hit.emailId) { return true }
+            guard let floor = ranking.floor else { return false }
+            return weak.contains(hit.emailId) && hit.similarity >= floor - ranking.singleWordAgreementDepth
+        }
+    }
+
+    /// Whether some email has one of the content words of `text` (`FTS5QueryBuilder.contentWords`).
+    private func mailboxHasAWord(of text: String) async throws -> Bool {
+        guard let anyWord = FTS5QueryBuilder.anyWordExpression(for: text) else { return false }
+        return try await index.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM email_fts WHERE email_fts MATCH ? LIMIT 1", arguments: [anyWord]) != nil
+        }
+    }
+
+    /// Whether every content word of `text` is junk (`QueryWords`): not known to the model as a
+    /// word, or keyboard mash, and not a word of any email here.
+    public func isNotWords(_ text: String, semantic: any SemanticRanker) async throws -> Bool {
+        guard let candidates = QueryWords.junkCandidates(in: text, modelKnows: semantic.knowsWord),
+              !candidates.isEmpty else { return false }
+        return try await index.read { db in
+            for word in candidates {
+                if try Bool.fetchOne(db, sql: "SELECT 1 FROM email_fts WHERE email_fts MATCH ? LIMIT 1",
+                                     arguments: ["\"" + word + "\""]) != nil { return false }
+            }
+            return true
+        }
     }
 
     /// Groups matches into conversations (one row per thread, at its best message) and counts
     /// them all; only the page that is returned is read in full.
     private func buildResults(ranking: KeywordRanking, semantic: [SemanticHit], agreed: Set<Int64>, filtersOnly: Bool,
                               directory: EmailDirectory.Snapshot, match: String?,
-                              terms: [FTS5QueryBuilder.Term], limit: Int) async throws -> ([SearchResult], Int) {
+                              terms: [FTS5QueryBuilder.Term], limit: Int) async throws -> ([SearchResult], Int, Int) {
         let page = ResultPage(ranking: ranking, semantic: semantic, filtersOnly: filtersOnly, directory: directory,
                               merger: merger, limit: limit)
-        guard page.conversations > 0 else { return ([], 0) }
+        guard page.conversations > 0 else { return ([], 0, 0) }
         let highlighter = MatchHighlighter(terms: match == nil ? [] : terms)
         let matchedTerms: (Int64) -> [String]
         if let names = ResultPage.termNamesMatchedByAll(terms, match: match) {
@@ -167,7 +226,7 @@ public final class SearchEmailsUseCase: Sendable {
             try Self.rows(db, sql: EmailRow.sql(highlighting: !highlighter.isEmpty), ids: pageIds).map(EmailRow.init(row:))
         }
         return (page.results(rows: rows, highlighter: highlighter, matchedTerms: matchedTerms, agreed: agreed),
-                page.conversations)
+                page.conversations, page.matchedConversations)
     }
 
     /// Which positive terms each of `emailIds` matched, for a MATCH with an OR: each term is looked

@@ -30,6 +30,9 @@ public enum SemanticSkipReason: String, Sendable, Codable, Hashable, CaseIterabl
     case queryTooShort
     /// Filters without text: nothing to compare.
     case filtersOnly
+    /// None of the query's words is a word the model or the mailbox knows (keyboard mash,
+    /// invented words; `QueryWords`): nothing to be similar to.
+    case notWords
     /// Nothing to search for.
     case emptyQuery
     /// The ranker failed (`SemanticReport.error` says how).
@@ -43,6 +46,10 @@ public struct SearchResponse: Sendable, Codable {
     /// email that matches by keyword (all words, filters and scope) or semantically (above the
     /// similarity floor), or, without text, that passes the filters. Exact, never capped.
     public var conversationCount: Int
+    /// Of those, the conversations holding an email that matched by keyword (every word, or, for
+    /// filters alone, passing the filters): what "contains these words" counts. The rest
+    /// (`conversationCount − matchedConversations`) are related by meaning only, and come after them.
+    public var matchedConversations: Int
     /// Number of emails that matched by keyword.
     public var keywordMatches: Int
     public var results: [SearchResult]

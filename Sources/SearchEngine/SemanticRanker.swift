@@ -26,6 +26,9 @@ public protocol SemanticRanker: Sendable {
     /// `SemanticRelevance.agreementDepth`, among the `limit` nearest, searches without filters):
     /// those count only when the keyword index agrees (`SearchEmailsUseCase`).
     func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking
+
+    /// Whether the model has `word` as a whole word of its vocabulary (`Embedder.knowsWord`).
+    func knowsWord(_ word: String) -> Bool
 }
 
 /// The semantic matches of a query, and its near misses (`SemanticRanker.rankWithNearMisses`).
@@ -36,15 +39,38 @@ public struct SemanticRanking: Sendable, Hashable {
     /// How many of the best keyword matches of any of the query's words a near miss must be among
     /// (`SemanticRelevance.agreementKeywordDepth`); nil without near misses.
     public var keywordDepth: Int?
+    /// How many of the query's words a near miss's keyword agreement needs
+    /// (`SemanticRelevance.agreementWords`).
+    public var agreementWords: Int
+    /// The floor the matches cleared (nil with a fixed floor or without near misses), and how far
+    /// below it a near miss agreeing on a single word of a longer query counts
+    /// (`SemanticRelevance.singleWordAgreementDepth`).
+    public var floor: Double?
+    public var singleWordAgreementDepth: Double
+    /// With filters: whether the text's best match over the whole mailbox clears the floor. When it
+    /// does not, the matches count only if the mail has one of the text's words (`SearchEmailsUseCase`):
+    /// a filter does not make nonsense mean something.
+    public var clearsFloorWithoutFilters = true
+    /// `SemanticRelevance.relatedSpan`: how far below the best match a semantic match without the
+    /// query's words still counts when other mail has them all.
+    public var relatedSpan: Double
 
-    public init(matches: [SemanticHit], nearMisses: [SemanticHit] = [], keywordDepth: Int? = nil) {
+    public init(matches: [SemanticHit], nearMisses: [SemanticHit] = [], keywordDepth: Int? = nil,
+                agreementWords: Int = 1, floor: Double? = nil, singleWordAgreementDepth: Double = .infinity,
+                relatedSpan: Double = .infinity) {
         self.matches = matches
         self.nearMisses = nearMisses
         self.keywordDepth = nearMisses.isEmpty ? nil : keywordDepth
+        self.agreementWords = agreementWords
+        self.floor = floor
+        self.singleWordAgreementDepth = singleWordAgreementDepth
+        self.relatedSpan = relatedSpan
     }
 }
 
 extension SemanticRanker {
+    public func knowsWord(_ word: String) -> Bool { true }
+
     /// A ranker without near misses.
     public func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
         SemanticRanking(matches: try await rank(text: text, candidates: candidates, limit: limit))

@@ -34,6 +34,8 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         return nil
     }
 
+    public func knowsWord(_ word: String) -> Bool { embedder?.knowsWord(word) ?? true }
+
     public func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
         try rankNow(text: text, candidates: candidates, limit: limit)
     }
@@ -54,6 +56,7 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         guard let query = try embedder.embed([text]).first else { return SemanticRanking(matches: []) }
         let hits = vectors.search(query, k: limit, candidates: candidates)
         var floor: Double
+        var clearsFloorUnfiltered = true
         if let minimumSimilarity {
             floor = minimumSimilarity
         } else {
@@ -61,20 +64,27 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
                                     knownWordShare: embedder.knownWordShare(text))
             if candidates != nil, let bestFiltered = hits.first {
                 // Filters narrow the mail: the text must still mean something in the mailbox (its
-                // best match anywhere clears the floor), and then the filtered mail's nearest count
-                // further down — the filter already says much of what the user wants —, though not
-                // far below the best of them (a sender's unrelated mail stays out).
-                guard let best = vectors.search(query, k: 1).first, Double(best.score) >= floor else {
-                    return SemanticRanking(matches: [])
-                }
+                // best match anywhere clears the floor, or — the caller checks — the mail has one of
+                // its words), and then the filtered mail's nearest count further down — the filter
+                // already says much of what the user wants —, though not far below the best of them
+                // (a sender's unrelated mail stays out).
+                let best = vectors.search(query, k: 1).first
+                clearsFloorUnfiltered = best.map { Double($0.score) >= floor } ?? false
                 floor = min(floor, max(floor - relevance.filteredDepth, Double(bestFiltered.score) - relevance.filteredSpan))
             }
         }
         let all = hits.map { SemanticHit(emailId: $0.emailId, similarity: Double($0.score)) }
         let matches = all.filter { $0.similarity >= floor }
-        guard minimumSimilarity == nil, candidates == nil else { return SemanticRanking(matches: matches) }
+        guard minimumSimilarity == nil else { return SemanticRanking(matches: matches) }
+        guard candidates == nil else {
+            var ranking = SemanticRanking(matches: matches, relatedSpan: relevance.relatedSpan)
+            ranking.clearsFloorWithoutFilters = clearsFloorUnfiltered
+            return ranking
+        }
         let nearMisses = all.filter { $0.similarity < floor && $0.similarity >= floor - relevance.agreementDepth }
-        return SemanticRanking(matches: matches, nearMisses: nearMisses, keywordDepth: relevance.agreementKeywordDepth)
+        return SemanticRanking(matches: matches, nearMisses: nearMisses, keywordDepth: relevance.agreementKeywordDepth,
+                               agreementWords: relevance.agreementWords, floor: floor,
+                               singleWordAgreementDepth: relevance.singleWordAgreementDepth, relatedSpan: relevance.relatedSpan)
     }
 }
 

@@ -77,13 +77,11 @@ public enum FTS5QueryBuilder {
         "who", "whom", "why", "would", "yes",
     ]
 
-    /// An expression matching mail that has any of the words the text looks for (exact words, not
-    /// prefixes; phrases as phrases; function and question words and single characters left out),
-    /// or nil when none is left: the keyword side's say on semantic near misses
-    /// (`SearchEmailsUseCase`, `SemanticRelevance.agreementDepth`).
-    public static func anyWordExpression(for text: String) -> String? {
+    /// The words `text` looks for, in order, each once: exact words as the keyword index has them
+    /// (phrases as phrases), lower-cased, without function and question words or single characters.
+    public static func contentWords(for text: String) -> [String] {
         var seen = Set<String>()
-        var parts: [String] = []
+        var out: [String] = []
         for term in query(for: text, prefix: false).positiveTerms {
             let words = term.isPhrase ? [term.text] : term.text.split(whereSeparator: { character in
                 !character.unicodeScalars.allSatisfy(isTokenCharacter)
@@ -92,11 +90,45 @@ public enum FTS5QueryBuilder {
                 let key = word.lowercased()
                 guard key.count > 1, !stopWords.contains(key), !questionWords.contains(key), seen.insert(key).inserted
                 else { continue }
-                parts.append("\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+                out.append(word)
             }
         }
-        return parts.isEmpty ? nil : parts.joined(separator: " OR ")
+        return out
     }
+
+    /// An expression matching mail that has any of the words the text looks for (`contentWords`:
+    /// exact words, not prefixes; phrases as phrases), or nil when none is left.
+    public static func anyWordExpression(for text: String) -> String? {
+        agreementExpression(for: text, minimumWords: 1)
+    }
+
+    /// An expression matching mail that has at least `minimumWords` of the words the text looks
+    /// for (`contentWords`) when it looks for three or more, any one of them otherwise; nil when
+    /// none is left: the keyword side's say on semantic near misses (`SearchEmailsUseCase`,
+    /// `SemanticRelevance.agreementWords`). One word of a longer question in common is chance
+    /// ("purple elephant on jupiter" and a thread about the Jupiter synthesizer); two are not. A
+    /// query of two words has its mail with both among the keyword matches already. Only the first
+    /// `maximumAgreementWords` words count, so that the expression stays small.
+    public static func agreementExpression(for text: String, minimumWords: Int) -> String? {
+        let words = contentWords(for: text).prefix(maximumAgreementWords).map {
+            "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        guard !words.isEmpty else { return nil }
+        let need = words.count >= 3 ? max(1, min(minimumWords, words.count)) : 1
+        if need == 1 { return words.joined(separator: " OR ") }
+        if need == words.count { return words.joined(separator: " AND ") }
+        var groups: [String] = []
+        func choose(_ start: Int, _ picked: [String]) {
+            if picked.count == need { groups.append("(" + picked.joined(separator: " AND ") + ")"); return }
+            guard start < words.count, words.count - start >= need - picked.count else { return }
+            for i in start..<words.count { choose(i + 1, picked + [words[i]]) }
+        }
+        choose(0, [])
+        return groups.joined(separator: " OR ")
+    }
+
+    /// How many of a query's words `agreementExpression` looks at.
+    public static let maximumAgreementWords = 10
 
     /// Compiles `text`.
     /// - Parameter prefix: allow prefix matching (search-as-you-type, FR-SEARCH-06). The last term

@@ -200,18 +200,24 @@ final class SemanticCLITests: CLITestCase {
         XCTAssertEqual((json["semantic"] as! [String: Any])["status"] as? String, "ran")
         let results = json["results"] as! [[String: Any]]
         let budget = results.first { $0["subject"] as? String == "Quarterly budget review" }
-        XCTAssertEqual(budget?["matchSource"] as? String, "semantic", "found by meaning: no keyword of the query is in it")
+        XCTAssertEqual(budget?["match"] as? String, "semantic", "found by meaning: no keyword of the query is in it")
         let both = try mailsearch(["search", "planning meeting", "--json", "--no-history", "--min-similarity", "0.3"],
                                   model: modelDir)
         let bothJSON = try JSONSerialization.jsonObject(with: Data(both.stdout.utf8)) as! [String: Any]
         let first = (bothJSON["results"] as! [[String: Any]]).first
         XCTAssertEqual(first?["subject"] as? String, "Planning meeting")
-        XCTAssertEqual(first?["matchSource"] as? String, "both", "keyword and semantic agree")
+        XCTAssertEqual(first?["match"] as? String, "both", "keyword and semantic agree")
         // AC-S-02 with the model and the default floor: nonsense is the empty state, not neighbours.
         let nonsense = try mailsearch(["search", "xyznonexistent12345", "--json", "--no-history"], model: modelDir)
         let nonsenseJSON = try JSONSerialization.jsonObject(with: Data(nonsense.stdout.utf8)) as! [String: Any]
         XCTAssertEqual((nonsenseJSON["results"] as! [[String: Any]]).count, 0)
-        XCTAssertEqual((nonsenseJSON["semantic"] as! [String: Any])["status"] as? String, "ran")
+        XCTAssertEqual((nonsenseJSON["semantic"] as! [String: Any])["reason"] as? String, "notWords",
+                       "letters that are no word: no search by meaning at all")
+        // Words the model knows, unrelated to the mail: searched by meaning, and the floor keeps them empty.
+        let words = try mailsearch(["search", "zebra tango quartz", "--json", "--no-history"], model: modelDir)
+        let wordsJSON = try JSONSerialization.jsonObject(with: Data(words.stdout.utf8)) as! [String: Any]
+        XCTAssertEqual((wordsJSON["results"] as! [[String: Any]]).count, 0)
+        XCTAssertEqual((wordsJSON["semantic"] as! [String: Any])["status"] as? String, "ran")
     }
 }
 

@@ -24,16 +24,23 @@ final class RRFMergerTests: XCTestCase {
     }
 
     func testSemanticWeightIsOnePointFive() {
-        let plain = RRFMerger(protectedKeywordResults: 0)
+        let plain = RRFMerger(protectedKeywordResults: 0, relatedLast: false)
         let fused = plain.merge(keyword: [1], semantic: [2])
         XCTAssertEqual(fused.map(\.emailId), [2, 1], "rank 1 semantic (1.5/61) beats rank 1 keyword (1/61)")
-        let unweighted = RRFMerger(semanticWeight: 1.0, protectedKeywordResults: 0).merge(keyword: [1], semantic: [2])
+        let unweighted = RRFMerger(semanticWeight: 1.0, protectedKeywordResults: 0, relatedLast: false).merge(keyword: [1], semantic: [2])
         XCTAssertEqual(unweighted.map(\.emailId), [1, 2], "equal scores break on the keyword rank")
     }
 
-    func testBestKeywordMatchesAreNeverPushedDownBySemanticOnlyResults() {
+    func testRelatedResultsComeAfterEveryKeywordMatchByDefault() {
+        let fused = merger.merge(keyword: [1, 2, 3, 4, 5], semantic: [10, 4, 11])
+        XCTAssertEqual(fused.map(\.emailId), [4, 1, 2, 3, 5, 10, 11], "4 has the words and rises by both ranks")
+        XCTAssertEqual(fused.map(\.source), [.both, .keyword, .keyword, .keyword, .keyword, .semantic, .semantic])
+    }
+
+    func testInterleavedTheBestKeywordMatchesAreNeverPushedDownBySemanticOnlyResults() {
         // Plain RRF would put the three semantic-only neighbours (1.5/61, 1.5/62, 1.5/63) above
         // every keyword hit; the best three keyword matches come first instead.
+        let merger = RRFMerger(relatedLast: false)
         let fused = merger.merge(keyword: [1, 2, 3, 4, 5], semantic: [10, 11, 12])
         XCTAssertEqual(Array(fused.map(\.emailId).prefix(3)), [1, 2, 3])
         XCTAssertEqual(Array(fused.map(\.emailId).dropFirst(3).prefix(3)), [10, 11, 12], "then RRF order resumes")

@@ -43,7 +43,8 @@ final class EndpointTests: XCTestCase {
             XCTAssertFalse(page.semantic.ran, "no model: semantic status says why")
             // Same keys as `search --json`, plus the cursor (JSON null is omitted, as the CLI does).
             let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any])
-            XCTAssertEqual(Set(json.keys), ["query", "conversationCount", "keywordMatches", "offset", "results", "threads", "semantic", "tookMs"])
+            XCTAssertEqual(Set(json.keys), ["query", "conversationCount", "matchedConversations", "keywordMatches", "offset", "results",
+                                            "threads", "semantic", "tookMs"])
             // Each result's conversation, in the same order, for the thread list.
             XCTAssertEqual(page.threads.map(\.id), page.results.map(\.threadId))
             XCTAssertEqual(page.threads.first?.messageCount, 2)

@@ -17,3 +17,14 @@ final class OutputTests: XCTestCase {
         }
     }
 }
+
+/// The headline of a result list counts what matched apart from what is only related.
+final class HeadlineTests: XCTestCase {
+    func testTheHeadlineSaysWhatContainsTheWordsAndWhatIsRelated() {
+        XCTAssertEqual(SearchRun.headline(conversations: 12, matched: 12), "12 conversations")
+        XCTAssertEqual(SearchRun.headline(conversations: 1, matched: 1), "1 conversation")
+        XCTAssertEqual(SearchRun.headline(conversations: 32, matched: 1), "1 conversation contains these words · 31 related")
+        XCTAssertEqual(SearchRun.headline(conversations: 5, matched: 2), "2 conversations contain these words · 3 related")
+        XCTAssertEqual(SearchRun.headline(conversations: 4, matched: 0), "No conversation contains all these words · 4 related")
+    }
+}

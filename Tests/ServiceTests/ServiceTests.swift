@@ -343,7 +343,7 @@ final class FastJSONTests: XCTestCase {
                            participants: [Address(name: "Sarah \"Ö\"", email: "s@x.org"), Address(email: "bare@x.org")],
                            snippet: "latest\nline")
             }
-            return SearchPage(query: SearchPage.Query(query), conversationCount: 1234, keywordMatches: 5678, offset: 20,
+            return SearchPage(query: SearchPage.Query(query), conversationCount: 1234, matchedConversations: 1000, keywordMatches: 5678, offset: 20,
                               results: results, threads: threads, semantic: semantic, tookMs: 3.25, cursor: cursor)
         }
         let results = [

@@ -20,7 +20,7 @@ function whyText(result) {
   const { keyword, semantic } = result.why || {};
   if (keyword) parts.push(keyword.terms?.length ? `keyword: ${keyword.terms.join(', ')}` : 'keyword');
   if (semantic) parts.push(`semantic ${Number(semantic.similarity).toFixed(2)}`);
-  if (!parts.length && result.matchSource === 'filter') parts.push('matches the filters');
+  if (!parts.length && result.match === 'filter') parts.push('matches the filters');
   return parts.join(' · ');
 }
 
@@ -40,7 +40,7 @@ function ranges(result, field) {
 }
 
 /** The row for `result` (its conversation `thread`); `accounts` names the account badge when there are 2+. */
-export function resultItem(result, thread, { index, accounts }) {
+export function resultItem(result, thread, { index, accounts, relatedStart = false }) {
   const unread = thread ? thread.unreadCount > 0 : !result.isRead;
   const subject = result.subject || '';
   const category = (result.category || '').toLowerCase();
@@ -61,6 +61,7 @@ export function resultItem(result, thread, { index, accounts }) {
     tabindex: '-1',
     dataset: { threadId: result.threadId, emailId: result.emailId, index },
   },
+    relatedStart ? el('div', { class: 'related-divider', text: 'Related — similar in meaning, without all your words' }) : null,
     el('div', { class: 'row-top' },
       unread ? el('span', { class: 'unread-dot', role: 'img', 'aria-label': 'Unread' }) : null,
       el('span', { class: 'senders', text: sendersText(result, thread) }),

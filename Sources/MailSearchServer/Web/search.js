@@ -7,6 +7,13 @@ import { resultItem } from './results.js';
 
 const DEBOUNCE_MS = 300;
 const SLOW_MS = 500;            // E-07: "Searching…" only for a search slower than this
+export function countText(conversations, matched) {
+  const related = conversations - matched;
+  if (related <= 0) return plural(conversations, 'conversation');
+  if (matched === 0) return `No conversation contains all these words · ${related} related`;
+  return `${plural(matched, 'conversation')} contain${matched === 1 ? 's' : ''} these words · ${related} related`;
+}
+
 const SEMANTIC_NOTES = {
   modelNotInstalled: 'Keyword results only: no embedding model is installed.',
   noEmbeddings: 'Keyword results only: no email has an embedding yet.',
@@ -118,7 +125,7 @@ export class Search {
     } else if (this.shown?.seq === seq && this.userIsOnList()) {
       // The rows wait (until the pointer leaves, or the next key), but the count is the final one now.
       this.pending = { seq, text, scope, response };
-      this.showCount(response.conversationCount);
+      this.showCount(response);
     } else {
       this.show(seq, mode, text, scope, response);
     }
@@ -168,7 +175,7 @@ export class Search {
       clear(this.list);
       this.appendResults(response);
       this.list.hidden = false;
-      this.showCount(response.conversationCount);
+      this.showCount(response);
       const keep = this.items.findIndex((item) => String(item.result.threadId) === selectedThread);
       if (keep >= 0) this.select(keep, { focus: false, scroll: false });
       else this.clearSelection();
@@ -177,9 +184,12 @@ export class Search {
     this.hooks.onResults(response, text);
   }
 
-  showCount(count) {
-    this.count.textContent = plural(count, 'conversation');
-    this.hooks.announce(plural(count, 'conversation'));
+  // "2 conversations contain these words · 31 related": what matched, counted apart from what is
+  // only similar in meaning (those follow, under a divider).
+  showCount(response) {
+    const text = countText(response.conversationCount, response.matchedConversations ?? response.conversationCount);
+    this.count.textContent = text;
+    this.hooks.announce(text);
   }
 
   appendResults(response) {
@@ -188,8 +198,11 @@ export class Search {
     (response.results || []).forEach((result, i) => {
       const thread = response.threads?.[i] ?? null;
       const index = this.items.length;
+      // The first related result of a list that also has matches opens the related part.
+      const relatedStart = result.match === 'semantic' && response.matchedConversations > 0
+        && !this.items.some((item) => item.result.match === 'semantic');
       this.items.push({ result, thread });
-      fragment.append(resultItem(result, thread, { index, accounts }));
+      fragment.append(resultItem(result, thread, { index, accounts, relatedStart }));
     });
     this.list.append(fragment);
   }
@@ -251,7 +264,7 @@ export class Search {
 
   // ---- Selection and opening ----------------------------------------------------------
 
-  rows() { return [...this.list.children]; }
+  rows() { return [...this.list.querySelectorAll(':scope > li.result')]; }
 
   selectedIndex() {
     return this.rows().findIndex((row) => row.getAttribute('aria-selected') === 'true');
