@@ -292,17 +292,37 @@ enum SearchEvaluation {
             let q = try embedder.embed([text])[0]
             let background = vectors.background(q, sampleSize: Int.max)
             let sampled = vectors.background(q)
-            var anyWordRank: [Int64: Int] = [:]
-            if let anyWord = FTS5QueryBuilder.anyWordExpression(for: text) {
-                let ranking = KeywordRanking(hits: try await useCase.index.keywordMatches(match: anyWord, candidates: nil))
-                for (rank, hit) in ranking.top(1000).enumerated() {
-                    anyWordRank[hit.emailId] = rank
-                }
+            // Ranks among the best BM25 matches of mail holding 1 (`o`) and 2 (`o2`) of the query's words.
+            func agreementRanks(_ words: Int) async throws -> [Int64: Int] {
+                guard let expression = FTS5QueryBuilder.agreementExpression(for: text, minimumWords: words) else { return [:] }
+                let ranking = KeywordRanking(hits: try await useCase.index.keywordMatches(match: expression, candidates: nil))
+                var out: [Int64: Int] = [:]
+                for (rank, hit) in ranking.top(1000).enumerated() { out[hit.emailId] = rank }
+                return out
             }
+            let anyWordRank = try await agreementRanks(1)
+            let twoWordRank = try await agreementRanks(2)
             var hits = vectors.search(q, k: 100, exact: true).map { hit -> [String: Any] in
                 ["e": hit.emailId, "s": Double(hit.score), "t": threadOf[hit.emailId] ?? -hit.emailId,
-                 "r": relevant.contains(hit.emailId) ? 1 : 0, "o": anyWordRank[hit.emailId] ?? 1_000_000]
+                 "r": relevant.contains(hit.emailId) ? 1 : 0, "o": anyWordRank[hit.emailId] ?? 1_000_000,
+                 "o2": twoWordRank[hit.emailId] ?? 1_000_000]
             }
+            // The keyword ranking itself (every word, as searched), its best 200: for simulating the fusion.
+            var keywordHits: [[String: Any]] = []
+            if let match = FTS5QueryBuilder.query(for: parsed.text).match, parsed.filters.isEmpty {
+                let ranking = KeywordRanking(hits: try await useCase.index.keywordMatches(match: match, candidates: nil))
+                keywordHits = ranking.top(200).map { hit in
+                    ["e": hit.emailId, "t": threadOf[hit.emailId] ?? -hit.emailId, "r": relevant.contains(hit.emailId) ? 1 : 0]
+                }
+            }
+            // How many of the query's content words some email has (the filtered gate's say).
+            var mailboxWords = 0
+            for word in FTS5QueryBuilder.contentWords(for: text) {
+                let quoted = "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                if try await !useCase.index.keywordMatches(match: quoted, candidates: nil).isEmpty { mailboxWords += 1 }
+            }
+            var notWords = false
+            if let semantic = useCase.semantic { notWords = try await useCase.isNotWords(text, semantic: semantic) }
             let top1 = (hits.first?["s"] as? Double) ?? 0
             // Filtered as searched: a sender read from prose that nobody is becomes text.
             let response = try await noFloor.search(parsed, limit: 100, mode: .semantic)
@@ -312,7 +332,7 @@ enum SearchEvaluation {
                     let conversation = threadOf[result.emailId].flatMap { members[$0] } ?? [result.emailId]
                     return ["e": result.emailId, "s": result.why.semantic?.similarity ?? 0, "t": result.threadId,
                             "r": conversation.contains(where: relevant.contains) ? 1 : 0,
-                            "o": anyWordRank[result.emailId] ?? 1_000_000]
+                            "o": anyWordRank[result.emailId] ?? 1_000_000, "o2": twoWordRank[result.emailId] ?? 1_000_000]
                 }
             }
             let object: [String: Any] = [
@@ -321,7 +341,8 @@ enum SearchEvaluation {
                 "tokens": embedder.tokenize(text).count - 2, "keyword": keyword, "known": embedder.knownWordShare(text),
                 "mean": Double(background.mean), "sd": Double(background.deviation),
                 "sampleMean": Double(sampled.mean), "sampleSd": Double(sampled.deviation),
-                "relevantCount": relevant.count, "hits": hits,
+                "relevantCount": relevant.count, "hits": hits, "keywordHits": keywordHits, "notWords": notWords,
+                "mailboxWords": mailboxWords, "contentWords": FTS5QueryBuilder.contentWords(for: text).count,
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             lines.append(String(decoding: data, as: UTF8.self))
