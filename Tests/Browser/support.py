@@ -78,11 +78,24 @@ def conversations_text(n):
     return "1 conversation" if n == 1 else f"{n:,} conversations"
 
 
+def count_text(api):
+    """The count line the page shows for a search response: what contains the words, then what is related."""
+    total = api["conversationCount"]
+    matched = api.get("matchedConversations", total)
+    related = total - matched
+    if related <= 0:
+        return conversations_text(total)
+    if matched == 0:
+        return f"No conversation contains all these words · {related:,} related"
+    return f"{conversations_text(matched)} contain{'s' if matched == 1 else ''} these words · {related:,} related"
+
+
 def number_in(text):
+    """The conversations a count line counts: the sum of its numbers ("2 … contain these words · 31 related" is 33)."""
     if not text:
         return None
-    m = re.search(r"\d[\d,.\u202f\u00a0]*", text)
-    return int(re.sub(r"\D", "", m.group(0))) if m else None
+    numbers = re.findall(r"\d[\d,.\u202f\u00a0]*", text)
+    return sum(int(re.sub(r"\D", "", m)) for m in numbers) if numbers else None
 
 
 def strip_reply_prefixes(subject):

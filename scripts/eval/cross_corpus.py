@@ -54,7 +54,7 @@ SHAPE = (3.0, 0.1)          # spread weight a, unknown-word penalty c (SemanticR
 AGREE_WORDS = (2,)
 AGREE_DEPTHS = (0.2, 0.25, 0.3, 0.35, 0.4)
 SINGLE_WORD_DEPTHS = (0.0, 0.025, 0.05, 0.1)
-AGREE_KEYWORD_DEPTHS = (100, 200, 500)
+AGREE_KEYWORD_DEPTHS = (100, 200, 500, 1000)
 SPANS = (0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.3, float("inf"))
 RELEVANCE_KINDS = ("topic", "paraphrase", "short")
 # With filters (from: queries): how far below the floor the filtered mail counts.
