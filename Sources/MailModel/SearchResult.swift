@@ -41,8 +41,8 @@ public struct MatchExplanation: Hashable, Sendable, Codable {
         /// Position among the semantic matches, from 1.
         public var rank: Int
         /// True when the similarity is below the query's floor and the email counts because the
-        /// keyword index agrees (it is among the best matches of one of the query's words); absent
-        /// otherwise.
+        /// keyword index agrees (it is among the best matches of mail with two of the query's words,
+        /// or, nearer the floor, one of them); absent otherwise.
         public var keywordAgreement: Bool?
 
         public init(similarity: Double, rank: Int, keywordAgreement: Bool? = nil) {

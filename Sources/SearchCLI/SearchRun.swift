@@ -189,7 +189,7 @@ public struct SearchRun: Sendable {
             parts.append("matched \(k.terms.joined(separator: ", ")) (keyword #\(k.rank), BM25 \(Output.fixed(k.bm25, digits: 2)))")
         }
         if let s = why.semantic {
-            let agreement = s.keywordAgreement == true ? ", below the floor, kept: among the best keyword matches of a query word" : ""
+            let agreement = s.keywordAgreement == true ? ", below the floor, kept: among the best keyword matches of the query's words" : ""
             parts.append("similarity \(Output.fixed(s.similarity, digits: 2)) (semantic #\(s.rank)\(agreement))")
         }
         return parts.isEmpty ? "passes the filters" : parts.joined(separator: " · ")

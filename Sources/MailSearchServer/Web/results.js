@@ -29,7 +29,7 @@ function whyDetails(result) {
   const { keyword, semantic } = result.why || {};
   if (keyword) details.push(`Keyword rank ${keyword.rank}, BM25 ${Number(keyword.bm25).toFixed(2)}`);
   if (semantic) {
-    const agreement = semantic.keywordAgreement ? ' (below the floor, kept: among the best keyword matches of a query word)' : '';
+    const agreement = semantic.keywordAgreement ? ' (below the floor, kept: among the best keyword matches of the query’s words)' : '';
     details.push(`semantic rank ${semantic.rank}, cosine similarity ${Number(semantic.similarity).toFixed(3)}${agreement}`);
   }
   return details.join('; ') || null;
