@@ -36,3 +36,22 @@ func measureAsync(_ body: () async throws -> Void) async rethrows -> Double {
 func report(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
+
+enum BenchSupport {
+    /// "AMD EPYC …, 2 cores, avx2 fma f16c avx512f …": the CPU a figure was measured on (from
+    /// /proc/cpuinfo: the model and the SIMD features the kernels choose by).
+    static var cpuDescription: String {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return "CPU unknown" }
+        var model = "CPU", flags: Set<Substring> = []
+        for line in text.split(separator: "\n") {
+            if model == "CPU", line.hasPrefix("model name"), let v = line.split(separator: ":", maxSplits: 1).last {
+                model = v.trimmingCharacters(in: .whitespaces)
+            }
+            if flags.isEmpty, line.hasPrefix("flags"), let v = line.split(separator: ":", maxSplits: 1).last {
+                flags = Set(v.split(separator: " "))
+            }
+        }
+        let wanted = ["avx2", "fma", "f16c", "avx512f", "avx512_vnni", "avx512_bf16"].filter { flags.contains(Substring($0)) }
+        return "\(model), \(ProcessInfo.processInfo.activeProcessorCount) cores, \(wanted.joined(separator: " "))"
+    }
+}

@@ -26,6 +26,9 @@ import ThreadInsights
 ///                                    "message" and "reply": scripts/eval/enron_reply_pairs.py)
 ///     insights sentences|threads …   the prose filter on a corpus, and summaries of its threads read from
 ///                                    the corpus itself (InsightsProseBenchmark)
+///     insights latency [--candidates N] [--out FILE] SOURCE...
+///                                    every 9–11-message conversation of each source summarized and timed:
+///                                    p50/p95/max, candidate sentences (InsightsProseBenchmark.latency)
 enum InsightsBenchmark {
     struct FixtureThread: Decodable {
         struct Person: Decodable { var name: String?; var email: String }
@@ -60,8 +63,17 @@ enum InsightsBenchmark {
             }
             try InsightsProseBenchmark.threads(source: args[1], minimum: minimum, output: args[3],
                                                count: args.count > 4 ? Int(args[4]) : nil, seed: args.count > 5 ? UInt64(args[5]) ?? 1 : 1)
+        case "latency":
+            // insights latency [--candidates N] [--out FILE] SOURCE...
+            var rest = Array(args.dropFirst()), limit: Int?, output: String?
+            while let flag = rest.first, flag.hasPrefix("--"), rest.count >= 2 {
+                if flag == "--candidates" { limit = Int(rest[1]) } else if flag == "--out" { output = rest[1] } else { break }
+                rest.removeFirst(2)
+            }
+            guard !rest.isEmpty else { throw BenchError("usage: insights latency [--candidates N] [--out FILE] SOURCE...") }
+            try InsightsProseBenchmark.latency(sources: rest, candidateLimit: limit, output: output)
         default:
-            throw BenchError("insights: summaries [FIXTURE] | pairs MBOX OUT | clean-pairs IN OUT | sentences SOURCE OUT | threads SOURCE MIN OUT [COUNT [SEED]]")
+            throw BenchError("insights: summaries [FIXTURE] | pairs MBOX OUT | clean-pairs IN OUT | sentences SOURCE OUT | threads SOURCE MIN OUT [COUNT [SEED]] | latency [--candidates N] [--out FILE] SOURCE...")
         }
     }
 

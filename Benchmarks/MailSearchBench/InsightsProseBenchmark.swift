@@ -72,9 +72,9 @@ enum InsightsProseBenchmark {
         print("  MessageCleaner.clean per message: \(times.summary()), \(String(format: "%.1f", times.values.reduce(0, +) / 1000)) s in all")
     }
 
-    static func threads(source: String, minimum: Int, output: String, count: Int?, seed: UInt64) throws {
-        let all = try messages(of: source).map(\.parsed)
-        // Threads: messages joined by their Message-ID, In-Reply-To and References (union-find).
+    /// The conversations of `all` (messages joined by their Message-ID, In-Reply-To and References,
+    /// union-find), each in date order, ordered by their first message.
+    static func conversations(of all: [ParsedMessage]) -> [[Int]] {
         var parent: [String: String] = [:]
         func find(_ x: String) -> String {
             var x = x
@@ -95,9 +95,24 @@ enum InsightsProseBenchmark {
         }
         var groups: [String: [Int]] = [:]
         for (i, m) in all.enumerated() { groups[find(m.messageId ?? "#\(i)"), default: []].append(i) }
-        var threads = groups.values.filter { $0.count >= minimum }
+        return groups.values
             .map { $0.sorted { (all[$0].date ?? .distantPast, $0) < (all[$1].date ?? .distantPast, $1) } }
             .sorted { $0[0] < $1[0] }
+    }
+
+    /// The messages of a conversation as the summarizer gets them.
+    static func conversationMessages(_ thread: [Int], of all: [ParsedMessage]) -> [ConversationMessage] {
+        thread.map { i -> ConversationMessage in
+            let m = all[i]
+            func address(_ a: ParsedAddress) -> Address { Address(name: a.name, email: a.address) }
+            return ConversationMessage(emailId: Int64(i), from: m.from.first.map(address), to: m.to.map(address),
+                                       cc: m.cc.map(address), date: m.date, body: m.textBody, subject: m.subject)
+        }
+    }
+
+    static func threads(source: String, minimum: Int, output: String, count: Int?, seed: UInt64) throws {
+        let all = try messages(of: source).map(\.parsed)
+        var threads = conversations(of: all).filter { $0.count >= minimum }
         if let count, count < threads.count {
             var generator = SeededGenerator(seed: seed)
             threads = Array(threads.shuffled(using: &generator).prefix(count)).sorted { $0[0] < $1[0] }
@@ -105,12 +120,7 @@ enum InsightsProseBenchmark {
         let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: ModelStore().directory))
         var text = ""
         for thread in threads {
-            let messages = thread.map { i -> ConversationMessage in
-                let m = all[i]
-                func address(_ a: ParsedAddress) -> Address { Address(name: a.name, email: a.address) }
-                return ConversationMessage(emailId: Int64(i), from: m.from.first.map(address), to: m.to.map(address),
-                                           cc: m.cc.map(address), date: m.date, body: m.textBody, subject: m.subject)
-            }
+            let messages = conversationMessages(thread, of: all)
             text += "== \(all[thread[0]].subject) (\(thread.count) messages; first \(all[thread[0]].messageId ?? "?"))\n"
             for (n, m) in messages.enumerated() {
                 let cleaned = MessageCleaner.clean(m.body).text.replacingOccurrences(of: "\n", with: " ⏎ ")
@@ -122,6 +132,40 @@ enum InsightsProseBenchmark {
         }
         try text.write(toFile: output, atomically: true, encoding: .utf8)
         print("\(source): \(threads.count) conversations of \(minimum)+ messages summarized → \(output)")
+    }
+
+    /// Every conversation of 9–11 messages of each source summarized as the service computes one
+    /// (`ExtractiveSummarizer`, the model on one thread), timed one by one after a warm-up: p50, p95
+    /// and max per source, with the candidate sentences each had. `candidateLimit` caps the
+    /// sentences embedded (nil: the summarizer's own). With `output`, the points of every summary
+    /// as JSON lines (source, first Message-ID, ms, candidates, points), for comparing two settings.
+    static func latency(sources: [String], candidateLimit: Int?, output: String?) throws {
+        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: ModelStore().directory),
+                                              candidateLimit: candidateLimit ?? ExtractiveSummarizer.maximumCandidates)
+        print("[insights latency: \(BenchSupport.cpuDescription); candidate limit \(summarizer.candidateLimit)]")
+        var lines: [String] = []
+        for source in sources {
+            let all = try messages(of: source).map(\.parsed)
+            let threads = conversations(of: all).filter { (9...11).contains($0.count) }
+            guard let first = threads.first else { print("\(source): no conversation of 9–11 messages"); continue }
+            _ = try summarizer.summarize(conversationMessages(first, of: all))  // warm-up
+            var times = Samples(), candidates: [Int] = []
+            for thread in threads {
+                let messages = conversationMessages(thread, of: all)
+                var summary: ThreadSummary?
+                let ms = try measure { summary = try summarizer.summarize(messages) }
+                times.add(ms)
+                candidates.append(summary?.sentences ?? 0)
+                let object: [String: Any] = ["source": source, "thread": all[thread[0]].messageId ?? "#\(thread[0])", "ms": ms,
+                                             "candidates": summary?.sentences ?? 0, "points": summary?.points.map(\.text) ?? []]
+                lines.append(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            }
+            let sortedCandidates = candidates.sorted()
+            print(String(format: "%@: %d conversations of 9–11 messages: computed p50 %.0f ms, p95 %.0f ms, max %.0f ms; candidate sentences median %d, max %d",
+                         source, threads.count, times.percentile(50), times.percentile(95), times.values.max() ?? 0,
+                         sortedCandidates[sortedCandidates.count / 2], sortedCandidates.last ?? 0))
+        }
+        if let output { try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8) }
     }
 
     /// SplitMix64: the same sample on every run.

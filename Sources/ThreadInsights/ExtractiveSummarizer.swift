@@ -21,8 +21,12 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     public let embedder: any Embedder
     public var weights: Weights
 
-    public init(embedder: any Embedder, weights: Weights = Weights()) {
+    /// The most candidate sentences embedded for one summary (`maximumCandidates` unless told).
+    public let candidateLimit: Int
+
+    public init(embedder: any Embedder, weights: Weights = Weights(), candidateLimit: Int = ExtractiveSummarizer.maximumCandidates) {
         self.embedder = embedder
+        self.candidateLimit = max(1, candidateLimit)
         self.weights = weights
     }
 
@@ -51,10 +55,10 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
                 candidates.append(Candidate(message: m, sentence: s, score: 0))
             }
         }
-        if candidates.count > Self.maximumCandidates {
+        if candidates.count > candidateLimit {
             // A very long conversation: its opening message and the newest sentences (each is embedded).
-            let opening = candidates.filter { $0.message == 0 }.prefix(Self.maximumCandidates / 4)
-            let newest = candidates.filter { $0.message > 0 }.suffix(Self.maximumCandidates - opening.count)
+            let opening = candidates.filter { $0.message == 0 }.prefix(candidateLimit / 4)
+            let newest = candidates.filter { $0.message > 0 }.suffix(candidateLimit - opening.count)
             candidates = Array(opening) + Array(newest)
         }
         var points: [SummaryPoint] = []
