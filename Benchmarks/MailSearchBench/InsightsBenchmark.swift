@@ -26,6 +26,9 @@ import ThreadInsights
 ///                                    "message" and "reply": scripts/eval/enron_reply_pairs.py)
 ///     insights sentences|threads …   the prose filter on a corpus, and summaries of its threads read from
 ///                                    the corpus itself (InsightsProseBenchmark)
+///     insights intents OUT.jsonl SOURCE...
+///                                    every message that asks or requests, its replies with and without the
+///                                    intent gate (ReplyIntents): congratulations and meeting times offered
 ///     insights latency [--candidates N] [--out FILE] SOURCE...
 ///                                    every 9–11-message conversation of each source summarized and timed:
 ///                                    p50/p95/max, candidate sentences (InsightsProseBenchmark.latency)
@@ -63,6 +66,9 @@ enum InsightsBenchmark {
             }
             try InsightsProseBenchmark.threads(source: args[1], minimum: minimum, output: args[3],
                                                count: args.count > 4 ? Int(args[4]) : nil, seed: args.count > 5 ? UInt64(args[5]) ?? 1 : 1)
+        case "intents":
+            guard args.count >= 3 else { throw BenchError("usage: insights intents OUT.jsonl SOURCE...") }
+            try InsightsProseBenchmark.intents(sources: Array(args.dropFirst(2)), output: args[1])
         case "latency":
             // insights latency [--candidates N] [--out FILE] SOURCE...
             var rest = Array(args.dropFirst()), limit: Int?, output: String?

@@ -168,6 +168,38 @@ enum InsightsProseBenchmark {
         if let output { try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8) }
     }
 
+    /// Every message of each source that asks or requests something, with the replies offered with
+    /// and without the intent gate (`ReplyIntents`): how often a congratulation or a meeting time is
+    /// offered, and what; as JSON lines in `output` for reading.
+    static func intents(sources: [String], output: String) throws {
+        let embedder = try MiniLMEmbedder(modelDirectory: ModelStore().directory)
+        let gated = RetrievalReplySuggester(embedder: embedder)
+        let open = RetrievalReplySuggester(embedder: embedder)
+        open.gatesIntents = false
+        var lines: [String] = []
+        for source in sources {
+            let all = try messages(of: source).map(\.parsed)
+            var asked = 0, offeredBefore: [String: Int] = [:], offeredAfter: [String: Int] = [:]
+            for (i, m) in all.enumerated() {
+                let message = conversationMessages([i], of: all)[0]
+                let after = try gated.suggest(for: message)
+                guard after.triggered else { continue }
+                asked += 1
+                let before = try open.suggest(for: message)
+                for s in before.suggestions { offeredBefore[s.intent, default: 0] += 1 }
+                for s in after.suggestions { offeredAfter[s.intent, default: 0] += 1 }
+                let object: [String: Any] = [
+                    "source": source, "subject": m.subject, "text": String(MessageCleaner.clean(m.textBody).text.prefix(400)),
+                    "before": before.suggestions.map { "\($0.intent): \($0.text)" },
+                    "after": after.suggestions.map { "\($0.intent): \($0.text)" },
+                ]
+                lines.append(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+            }
+            print("\(source): \(asked) messages that ask or request; offered a congratulation \(offeredBefore["congrats"] ?? 0) → \(offeredAfter["congrats"] ?? 0) times, a meeting time \(offeredBefore["schedule"] ?? 0) → \(offeredAfter["schedule"] ?? 0) (without → with the intent gate)")
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: output, atomically: true, encoding: .utf8)
+    }
+
     /// SplitMix64: the same sample on every run.
     struct SeededGenerator: RandomNumberGenerator {
         var state: UInt64

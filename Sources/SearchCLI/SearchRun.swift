@@ -148,7 +148,7 @@ public struct SearchRun: Sendable {
         func plural(_ n: Int) -> String { "\(n) conversation\(n == 1 ? "" : "s")" }
         let related = conversations - matched
         if related <= 0 { return plural(conversations) }
-        if matched == 0 { return "No conversation contains all these words · \(related) related" }
+        if matched == 0 { return "\(related) related conversation\(related == 1 ? "" : "s") (none contains all these words)" }
         return "\(plural(matched)) contain\(matched == 1 ? "s" : "") these words · \(related) related"
     }
 

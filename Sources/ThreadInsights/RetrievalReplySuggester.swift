@@ -33,6 +33,8 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
     public let replies: [CannedReply]
     public var count = 3
     public var blend = 0.8
+    /// Whether replies are limited to the intents the email gives occasion for (`ReplyIntents`).
+    public var gatesIntents = true
 
     private let lock = NSLock()
     private var replyVectors: [[Float]]?
@@ -72,11 +74,13 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
                                 suggestions: try rank(cleaned.text), method: "retrieval-minilm")
     }
 
-    /// The best `count` replies of distinct intents for a cleaned text.
+    /// The best `count` replies of distinct intents for a cleaned text, among the intents the
+    /// text gives occasion for (`ReplyIntents.allowed`).
     public func rank(_ text: String) throws -> [ReplySuggestion] {
         let (vectors, centroids) = try vectors()
         guard let query = try embedder.embed([text]).first else { return [] }
-        let scored = replies.indices.map { i -> (Int, Double) in
+        let allowed = gatesIntents ? ReplyIntents.allowed(for: text) : ReplyIntents.all
+        let scored = replies.indices.filter { allowed.contains(replies[$0].intent) }.map { i -> (Int, Double) in
             let intent = ExtractiveSummarizer.dot(query, centroids[replies[i].intent] ?? [])
             return (i, blend * ExtractiveSummarizer.dot(query, vectors[i]) + (1 - blend) * intent)
         }.sorted { $0.1 > $1.1 }
@@ -89,4 +93,26 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
         }
         return result
     }
+}
+
+/// Which intents of the curated replies an email gives occasion for. Most fit any question or
+/// request ("Thanks, I'll look into it", "Not yet"); two only fit what the email is about: a
+/// congratulation needs news to congratulate on (a promotion, a new job, a birth, an award…), a
+/// meeting time needs talk of meeting (a meeting, a phone call, being free at a time; a weekday
+/// alone or a function "call" is not). On real list mail, a technical question ("Reshape a sparse
+/// matrix") was otherwise offered "Can we meet on Monday?" and "Welcome aboard!". The words were
+/// chosen on usrp-users' questions and judged on the SpamAssassin list archive and Enron (README).
+public enum ReplyIntents {
+    public static let all: Set<String> = ["ack", "apology", "congrats", "help", "later", "moreinfo", "no", "opinion",
+                                          "schedule", "sent", "status", "thanks", "yes"]
+
+    public static func allowed(for text: String) -> Set<String> {
+        var intents = all
+        if text.range(of: news, options: .regularExpression) == nil { intents.remove("congrats") }
+        if text.range(of: meeting, options: .regularExpression) == nil { intents.remove("schedule") }
+        return intents
+    }
+
+    static let news = #"(?i)\b(congrat\w*|promot(ed|ion)|new (job|role|position)|(got|accepted|landed) (the|a|an) (job|offer|position)|(have|has|just) joined|joining (us|the team)|welcome (aboard|to the team)|baby|born|married|engaged|wedding|graduat\w*|passed (the|my|his|her)|won|award\w*|anniversary|retir(e|ing|ement)|good news|(happy|pleased|proud|excited) to (announce|share|say|tell)|we did it)\b"#
+    static let meeting = #"(?i)\b(meet|meeting|meetings|calendar|appointment|lunch|dinner|coffee|catch up|get together|sync up|reschedule|availability|free (on|at|for|this|next|tomorrow)|what time|when (can|could|would|shall|should) we|(quick|phone|conference|video|zoom|skype|teams) call|call (me|us)|give (me|us) a call|(schedule|set up|book) (a|the|some) (call|meeting|time|slot))\b"#
 }

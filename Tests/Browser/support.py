@@ -86,7 +86,7 @@ def count_text(api):
     if related <= 0:
         return conversations_text(total)
     if matched == 0:
-        return f"No conversation contains all these words · {related:,} related"
+        return f"{related:,} related conversation{'' if related == 1 else 's'} (none contains all these words)"
     return f"{conversations_text(matched)} contain{'s' if matched == 1 else ''} these words · {related:,} related"
 
 

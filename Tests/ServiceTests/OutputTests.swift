@@ -25,6 +25,7 @@ final class HeadlineTests: XCTestCase {
         XCTAssertEqual(SearchRun.headline(conversations: 1, matched: 1), "1 conversation")
         XCTAssertEqual(SearchRun.headline(conversations: 32, matched: 1), "1 conversation contains these words · 31 related")
         XCTAssertEqual(SearchRun.headline(conversations: 5, matched: 2), "2 conversations contain these words · 3 related")
-        XCTAssertEqual(SearchRun.headline(conversations: 4, matched: 0), "No conversation contains all these words · 4 related")
+        XCTAssertEqual(SearchRun.headline(conversations: 4, matched: 0), "4 related conversations (none contains all these words)")
+        XCTAssertEqual(SearchRun.headline(conversations: 1, matched: 0), "1 related conversation (none contains all these words)")
     }
 }

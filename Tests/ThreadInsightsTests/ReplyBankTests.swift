@@ -18,3 +18,25 @@ final class ReplyBankTests: XCTestCase {
         }
     }
 }
+
+/// Which intents an email gives occasion for.
+final class ReplyIntentsTests: XCTestCase {
+    func testTheGateKnowsEveryIntentOfTheSet() {
+        XCTAssertEqual(ReplyIntents.all, Set(ReplyBank.replies.map(\.intent)))
+    }
+
+    func testATechnicalQuestionGetsNeitherACongratulationNorAMeetingTime() {
+        let allowed = ReplyIntents.allowed(for: "How do I reshape a sparse matrix without making it dense? The docs only show arrays.")
+        XCTAssertFalse(allowed.contains("congrats"))
+        XCTAssertFalse(allowed.contains("schedule"))
+        XCTAssertTrue(allowed.contains("help"))
+        XCTAssertTrue(allowed.contains("thanks"))
+    }
+
+    func testNewsAndTalkOfMeetingOpenTheirIntents() {
+        XCTAssertTrue(ReplyIntents.allowed(for: "I'm happy to announce that I got promoted! Drinks on Friday?").contains("congrats"))
+        XCTAssertTrue(ReplyIntents.allowed(for: "Can we meet to go over the budget?").contains("schedule"))
+        XCTAssertTrue(ReplyIntents.allowed(for: "Are you free at 3pm for a quick review?").contains("schedule"))
+        XCTAssertFalse(ReplyIntents.allowed(for: "Can we meet to go over the budget?").contains("congrats"))
+    }
+}

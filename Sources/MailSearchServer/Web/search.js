@@ -10,7 +10,7 @@ const SLOW_MS = 500;            // E-07: "Searching…" only for a search slower
 export function countText(conversations, matched) {
   const related = conversations - matched;
   if (related <= 0) return plural(conversations, 'conversation');
-  if (matched === 0) return `No conversation contains all these words · ${related} related`;
+  if (matched === 0) return `${related} related conversation${related === 1 ? '' : 's'} (none contains all these words)`;
   return `${plural(matched, 'conversation')} contain${matched === 1 ? 's' : ''} these words · ${related} related`;
 }
 
