@@ -73,6 +73,13 @@ public final class ClientChannelHandler<Dialect: ClientDialect>: ChannelDuplexHa
     /// The silence timer's one scheduled check.
     private var check: Scheduled<Void>?
 
+    /// Whether the silence timer runs now (read on the event loop; for tests that move a testing
+    /// loop's clock only once the client has caught up with what it was sent).
+    public var silenceTimerIsArmed: Bool {
+        if case .armed = silence.state { return true }
+        return false
+    }
+
     /// - Parameter greetingTimeout: the silence allowed before the greeting, from when the channel is active.
     public init(queue: Queue, endpoint: String, greetingTimeout: TimeAmount? = nil) {
         self.queue = queue

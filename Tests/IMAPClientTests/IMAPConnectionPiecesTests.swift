@@ -150,6 +150,14 @@ final class IMAPConnectionPiecesTests: XCTestCase {
         let idle = try await h.clientSent()
         XCTAssertEqual(idle, "A1 IDLE\r\n")
         try await h.serverSends("+ idling\r\n* 5 EXISTS\r\n")
+        // The clock moves only once the client has taken the `+` and stopped its silence timer (on a
+        // busy machine the idle task may not have run yet; 100 s of the loop's clock would then fire it).
+        let handler = try await h.channel.pipeline.handler(type: IMAPChannelHandler.self).get()
+        let started = ContinuousClock.now
+        while try await h.channel.testingEventLoop.submit({ handler.silenceTimerIsArmed }).get(),
+              ContinuousClock.now - started < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(2))
+        }
         // 100 s at a time: DONE comes once 600 s have passed since the `+`, never before, and the
         // response timeout (30 s) does not apply meanwhile.
         var elapsed: TimeAmount = .zero
