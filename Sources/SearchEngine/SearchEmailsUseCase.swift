@@ -132,11 +132,13 @@ public final class SearchEmailsUseCase: Sendable {
             let hits = try await keywordPart
             keywordCount = hits.count
             ranking = KeywordRanking(hits: hits)
-            if !hits.isEmpty, relatedSpan.isFinite, let best = semanticHits.map(\.similarity).max() {
-                // Mail has every word: a related result (no keyword match) counts only near the best semantic match.
+            if !hits.isEmpty, relatedSpan.isFinite, let best = semanticHits.map(\.similarity).max(),
+               semanticHits.contains(where: { $0.similarity < best - relatedSpan }) {
+                // Mail has every word: a related result (no keyword match) counts only near the best semantic
+                // match. The keyword matches are looked up only when some semantic hit falls below that.
                 let matched = EmailIdSet(hits.map(\.emailId))
                 semanticHits = semanticHits.filter { matched.contains($0.emailId) || $0.similarity >= best - relatedSpan }
-                agreed = agreed.filter { id in semanticHits.contains { $0.emailId == id } }
+                agreed.formIntersection(semanticHits.map(\.emailId))
                 if report.ran { report.matches = semanticHits.count }
             }
             semanticMatches = semanticHits
