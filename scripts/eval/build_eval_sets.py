@@ -25,6 +25,9 @@ Sets (--only SET builds one):
                 those belongs to. The held-back sample.
   enron-c       a third subset of the same size (corpus enron-inbox-c, seed --enron-c-seed, default
                 --seed + 2), disjoint in the same sense from both `enron` and `enron-b`.
+  enron-d       a fourth (corpus enron-inbox-d, seed --enron-d-seed, default --seed + 3), disjoint in
+                the same sense from `enron`, `enron-b` and `enron-c`: the sample held back from the
+                length-aware floor (README, "Search quality").
   spamassassin  2,403 messages of 2002 mailing lists and personal mail (corpus spamassassin-lists; the
                 *.eml files of --lists in sorted order, scripts/fetch-list-corpus.sh), threaded by headers.
   newsgroups    2,954 Usenet posts of 1993 (comp.graphics, rec.sport.baseball, sci.space; corpus
@@ -56,7 +59,8 @@ paraphrase (hand-written questions in other words than the mail's, scripts/eval/
 nonsense (random letter strings, xyznonexistent12345, triples of unrelated words, keyboard mash
 (nonsense-keyboard), invented words and code-like junk (nonsense-invented); every word checked absent
 from the copy, also as a prefix, since the keyword search matches prefixes), incoherent (triples of
-words the copy holds, never together in one message). Kinds added later are drawn from generators
+words the copy holds, never together in one message), nonsense-sentence (four to fourteen random
+everyday words, some joined by function words, never all in one message). Kinds added later are drawn from generators
 seeded apart and appended, so the earlier queries of a set keep their text and ids.
 
 Two threads that give the same query text become one query relevant to both.
@@ -388,6 +392,48 @@ def present_nonsense_queries(seed, message_tokens, count=20):
     return out
 
 
+FUNCTION_WORDS = "on with the and in of at for".split()
+
+
+def sentence_nonsense_queries(seed, tokens, message_tokens, count=40):
+    """Strings of four to fourteen random everyday words, some of them joined by function words
+    (`nonsense-sentence`: "purple elephant tapdancing on jupiter"): random words are nonsense at any
+    length, and a long one must not pass for a question because it is long. A third of them made only
+    of words the copy holds (never all together in one message), the rest a mix of those and words it
+    lacks (also as a prefix). Seeded apart, so the other queries stay as they were."""
+    rng = random.Random(seed * 7919 + 5)
+    sorted_tokens = sorted(tokens)
+
+    def absent(word):
+        i = bisect.bisect_left(sorted_tokens, word)
+        return not (i < len(sorted_tokens) and sorted_tokens[i].startswith(word))
+
+    present = sorted({w for w in PRESENT_WORDS if any(w in t for t in message_tokens)})
+    missing = [w for w in NONSENSE_WORDS if absent(w)]
+    out, seen, tries = [], set(), 0
+    while len(out) < count and tries < 100000 and len(present) >= 14:
+        tries += 1
+        n = rng.randint(4, 14)
+        only_present = len(out) % 3 == 0 or not missing
+        words = []
+        while len(words) < n:
+            w = rng.choice(present if only_present or rng.random() < 0.5 else missing)
+            if w not in words:
+                words.append(w)
+        if any(all(w in t for w in words) for t in message_tokens):
+            continue
+        text = []
+        for i, w in enumerate(words):
+            if i and rng.random() < 0.3:
+                text.append(rng.choice(FUNCTION_WORDS))
+            text.append(w)
+        q = " ".join(text)
+        if q not in seen:
+            seen.add(q)
+            out.append(("nonsense-sentence", q))
+    return out
+
+
 def sender_nonsense_queries(queries, nonsense, count=30):
     """The `from:` part of the first `count` from queries with a nonsense text instead of the topic:
     a filter narrows the mail, it does not make nonsense mean something (no result either)."""
@@ -612,6 +658,7 @@ def build_threaded(raw_messages, source, corpus, out_dir, seed, max_topic, max_s
     nonsense += present_nonsense_queries(seed, message_tokens)
     nonsense += sender_nonsense_queries(queries, nonsense)
     nonsense += mash_nonsense_queries(seed, tokens)
+    nonsense += sentence_nonsense_queries(seed, tokens, message_tokens)
     for kind, q in nonsense:
         queries.append({"kind": kind, "query": q, "relevant": []})
 
@@ -981,6 +1028,7 @@ def build_enron(root, out_dir, seed, size, max_topic, max_short, max_from, max_c
     nonsense += present_nonsense_queries(seed, message_tokens)
     nonsense += sender_nonsense_queries(queries, nonsense)
     nonsense += mash_nonsense_queries(seed, tokens)
+    nonsense += sentence_nonsense_queries(seed, tokens, message_tokens)
     for kind, q in nonsense:
         queries.append({"kind": kind, "query": q, "relevant": []})
 
@@ -1106,6 +1154,7 @@ def build_newsgroups(path, out_dir, seed, max_short=100, corpus="newsgroups-1993
     nonsense, pool = nonsense_queries(rng, tokens)
     nonsense += present_nonsense_queries(seed, message_tokens)
     nonsense += mash_nonsense_queries(seed, tokens)
+    nonsense += sentence_nonsense_queries(seed, tokens, message_tokens)
     for kind, q in nonsense:
         queries.append({"kind": kind, "query": q, "relevant": []})
 
@@ -1121,7 +1170,7 @@ def build_newsgroups(path, out_dir, seed, max_short=100, corpus="newsgroups-1993
     finish(out_dir, queries, stats, post_ids=seen)
 
 
-BUILT_IN_SETS = ["usrp", "enron", "enron-b", "enron-c", "spamassassin", "newsgroups"]
+BUILT_IN_SETS = ["usrp", "enron", "enron-b", "enron-c", "enron-d", "spamassassin", "newsgroups"]
 
 
 def main():
@@ -1140,6 +1189,8 @@ def main():
                     help="seed of enron-b, disjoint from the enron set of --seed (default --seed + 1)")
     ap.add_argument("--enron-c-seed", type=int, default=None,
                     help="seed of enron-c, disjoint from both the enron and the enron-b set (default --seed + 2)")
+    ap.add_argument("--enron-d-seed", type=int, default=None,
+                    help="seed of enron-d, disjoint from the enron, enron-b and enron-c sets (default --seed + 3)")
     ap.add_argument("--enron-size", type=int, default=5000)
     ap.add_argument("--topic", type=int, default=400)
     ap.add_argument("--short", type=int, default=200)
@@ -1167,9 +1218,11 @@ def main():
                        args.seed, args.topic, args.short, args.from_queries)
     enron_b_seed = args.seed + 1 if args.enron_b_seed is None else args.enron_b_seed
     enron_c_seed = args.seed + 2 if args.enron_c_seed is None else args.enron_c_seed
+    enron_d_seed = args.seed + 3 if args.enron_d_seed is None else args.enron_d_seed
     for name, corpus, seed, apart in (("enron", "enron-inbox", args.seed, None),
                                       ("enron-b", "enron-inbox-b", enron_b_seed, args.seed),
-                                      ("enron-c", "enron-inbox-c", enron_c_seed, [args.seed, enron_b_seed])):
+                                      ("enron-c", "enron-inbox-c", enron_c_seed, [args.seed, enron_b_seed]),
+                                      ("enron-d", "enron-inbox-d", enron_d_seed, [args.seed, enron_b_seed, enron_c_seed])):
         if wanted(name):
             if not os.path.isdir(args.enron):
                 sys.exit("%s not found (make corpora)" % args.enron)
