@@ -300,12 +300,23 @@ enum SearchEvaluation {
                 for (rank, hit) in ranking.top(1000).enumerated() { out[hit.emailId] = rank }
                 return out
             }
+            // The mail holding each of the query's words (the first `maximumAgreementWords`, as agreement
+            // looks at): `wc` of a hit is how many of them it holds.
+            var mailboxWords = 0
+            var holders: [Set<Int64>] = []
+            for (i, word) in FTS5QueryBuilder.contentWords(for: text).enumerated() {
+                let quoted = "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                let matches = try await useCase.index.keywordMatches(match: quoted, candidates: nil)
+                if !matches.isEmpty { mailboxWords += 1 }
+                if i < FTS5QueryBuilder.maximumAgreementWords { holders.append(Set(matches.map(\.emailId))) }
+            }
+            func wordCount(_ id: Int64) -> Int { holders.reduce(0) { $0 + ($1.contains(id) ? 1 : 0) } }
             let anyWordRank = try await agreementRanks(1)
             let twoWordRank = try await agreementRanks(2)
             var hits = vectors.search(q, k: 100, exact: true).map { hit -> [String: Any] in
                 ["e": hit.emailId, "s": Double(hit.score), "t": threadOf[hit.emailId] ?? -hit.emailId,
                  "r": relevant.contains(hit.emailId) ? 1 : 0, "o": anyWordRank[hit.emailId] ?? 1_000_000,
-                 "o2": twoWordRank[hit.emailId] ?? 1_000_000]
+                 "o2": twoWordRank[hit.emailId] ?? 1_000_000, "wc": wordCount(hit.emailId)]
             }
             // The keyword ranking itself (every word, as searched), its best 200: for simulating the fusion.
             var keywordHits: [[String: Any]] = []
@@ -314,12 +325,6 @@ enum SearchEvaluation {
                 keywordHits = ranking.top(200).map { hit in
                     ["e": hit.emailId, "t": threadOf[hit.emailId] ?? -hit.emailId, "r": relevant.contains(hit.emailId) ? 1 : 0]
                 }
-            }
-            // How many of the query's content words some email has (the filtered gate's say).
-            var mailboxWords = 0
-            for word in FTS5QueryBuilder.contentWords(for: text) {
-                let quoted = "\"" + word.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-                if try await !useCase.index.keywordMatches(match: quoted, candidates: nil).isEmpty { mailboxWords += 1 }
             }
             var notWords = false
             if let semantic = useCase.semantic { notWords = try await useCase.isNotWords(text, semantic: semantic) }
@@ -332,7 +337,8 @@ enum SearchEvaluation {
                     let conversation = threadOf[result.emailId].flatMap { members[$0] } ?? [result.emailId]
                     return ["e": result.emailId, "s": result.why.semantic?.similarity ?? 0, "t": result.threadId,
                             "r": conversation.contains(where: relevant.contains) ? 1 : 0,
-                            "o": anyWordRank[result.emailId] ?? 1_000_000, "o2": twoWordRank[result.emailId] ?? 1_000_000]
+                            "o": anyWordRank[result.emailId] ?? 1_000_000, "o2": twoWordRank[result.emailId] ?? 1_000_000,
+                            "wc": wordCount(result.emailId)]
                 }
             }
             let object: [String: Any] = [
@@ -343,12 +349,30 @@ enum SearchEvaluation {
                 "sampleMean": Double(sampled.mean), "sampleSd": Double(sampled.deviation),
                 "relevantCount": relevant.count, "hits": hits, "keywordHits": keywordHits, "notWords": notWords,
                 "mailboxWords": mailboxWords, "contentWords": FTS5QueryBuilder.contentWords(for: text).count,
+                // How much the query reads as a heap of its words (`wordBagSimilarity`).
+                "bag": wordBagSimilarity(query: q, words: try embedder.embed(FTS5QueryBuilder.contentWords(for: text))),
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             lines.append(String(decoding: data, as: UTF8.self))
         }
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
         report("features of \(lines.count) queries written to \(url.path)")
+    }
+
+    /// The cosine between a query's vector and the mean of its words' vectors, each word embedded
+    /// alone (each of unit length): near 1 for a heap of words, lower for a sentence that means more
+    /// than its words; 1 without words. A feature for scripts/eval/cross_corpus.py --sentences.
+    static func wordBagSimilarity(query: [Float], words: [[Float]]) -> Double {
+        guard let first = words.first else { return 1 }
+        var mean = [Double](repeating: 0, count: first.count)
+        for vector in words {
+            for i in 0..<min(mean.count, vector.count) { mean[i] += Double(vector[i]) }
+        }
+        let norm = mean.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        guard norm > 0 else { return 1 }
+        var dot = 0.0
+        for i in 0..<min(mean.count, query.count) { dot += mean[i] * Double(query[i]) }
+        return dot / norm
     }
 
     /// Percentiles of the cosine similarities, and what floors would keep or drop.
