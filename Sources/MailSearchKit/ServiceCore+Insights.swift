@@ -41,6 +41,18 @@ public struct ReplySuggestionsAnswer: Sendable, Codable, Hashable {
     public var threadId: Int64?
     public var subject: String
     public var replies: ReplySuggestions
+    /// Whether the email is to or cc one of the user's own addresses (their accounts'); nil when no
+    /// account has an address, so nobody can tell. Mail not addressed to the user (a list's, a
+    /// newsletter, a copy sent on) gets no suggestion.
+    public var addressedToYou: Bool?
+
+    public init(emailId: Int64, threadId: Int64?, subject: String, replies: ReplySuggestions, addressedToYou: Bool? = nil) {
+        self.emailId = emailId
+        self.threadId = threadId
+        self.subject = subject
+        self.replies = replies
+        self.addressedToYou = addressedToYou
+    }
 }
 
 extension ServiceCore {
@@ -166,11 +178,26 @@ extension ServiceCore {
         guard let stored = try await pool.run({ [store] in try store.email(id: emailId) }) else {
             throw ServiceError.notFound("no email with id \(emailId)")
         }
+        let own = try await pool.run { [self] in try ownAddresses() }
+        let addressed = Self.isAddressed(stored.email, toAnyOf: own)
+        if addressed == false {
+            let none = ReplySuggestions(emailId: emailId, triggered: false, triggers: [], suggestions: [], method: "not addressed to you")
+            return ReplySuggestionsAnswer(emailId: emailId, threadId: stored.email.threadId, subject: stored.email.subject,
+                                          replies: none, addressedToYou: false)
+        }
         let embedder = try await insightEncoder()
         let suggester = insights.suggester(embedder: embedder)
         let message = Self.conversationMessage(stored)
         let replies = try await pool.compute { try suggester.suggest(for: message) }
-        return ReplySuggestionsAnswer(emailId: emailId, threadId: stored.email.threadId, subject: stored.email.subject, replies: replies)
+        return ReplySuggestionsAnswer(emailId: emailId, threadId: stored.email.threadId, subject: stored.email.subject,
+                                      replies: replies, addressedToYou: addressed)
+    }
+
+    /// Whether `email` is to or cc one of `addresses` (case-insensitive); nil without addresses.
+    static func isAddressed(_ email: Email, toAnyOf addresses: [String]) -> Bool? {
+        let own = Set(addresses.map { $0.lowercased() })
+        guard !own.isEmpty else { return nil }
+        return (email.to + email.cc).contains { own.contains($0.email.lowercased()) }
     }
 
     private func insightEncoder() async throws -> MiniLMEmbedder {

@@ -80,6 +80,14 @@ public struct ReplySuggestions: Sendable, Codable, Hashable {
     public var triggers: [SourceSpan]
     public var suggestions: [ReplySuggestion]
     public var method: String
+
+    public init(emailId: Int64, triggered: Bool, triggers: [SourceSpan], suggestions: [ReplySuggestion], method: String) {
+        self.emailId = emailId
+        self.triggered = triggered
+        self.triggers = triggers
+        self.suggestions = suggestions
+        self.method = method
+    }
 }
 
 /// Summarizes a conversation (its messages in date order). Implementations must be extractive

@@ -88,6 +88,10 @@ struct ShowCommand: AsyncParsableCommand {
     private func printReplies(_ answer: ReplySuggestionsAnswer) throws {
         if global.json { return try Output.printJSON(answer) }
         print("Email e\(answer.emailId): \(answer.subject)")
+        if answer.addressedToYou == false {
+            print("It is not addressed to you (none of your accounts' addresses is in To or Cc): no reply suggested.")
+            return
+        }
         guard answer.replies.triggered else {
             print("It asks nothing and requests nothing: no reply suggested.")
             return

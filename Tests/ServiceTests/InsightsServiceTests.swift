@@ -84,6 +84,39 @@ final class InsightsServiceTests: XCTestCase {
         let answerEmail = try await service.search.search(SearchRequest(text: "\"see you there\"", limit: 5, mode: .keyword, recordHistory: false))
         let none = try await service.insights.replySuggestions(emailId: try XCTUnwrap(answerEmail.results.first).emailId)
         XCTAssertFalse(none.replies.triggered)
+        // No account has an address: nobody can tell whom the mail is for.
+        XCTAssertNil(replies.addressedToYou)
+    }
+
+    /// With the account's address known, a question to a list (or to someone else) gets no suggestion;
+    /// one to the user (To or Cc, any case) does.
+    func testRepliesOnlyForMailAddressedToTheUser() async throws {
+        let ann = "Ann Lee <ann@example.com>"
+        var mbox = message("q1", parent: nil, from: ann, to: "Bob Stone <Bob@Example.com>", subject: "Lunch", day: 8,
+                           body: "Lunch at noon on Tuesday?")
+        mbox += message("q2", parent: nil, from: ann, to: "devel@lists.example.org", subject: "Build", day: 9,
+                        body: "Can someone review my patch to the build scripts by Friday?")
+        let path = work.appendingPathComponent("m.mbox")
+        try Data(mbox.utf8).write(to: path)
+        let service = try MailSearchService(configuration: .init(
+            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
+            embeddingThreads: 1))
+        defer { service.shutdown() }
+        _ = try service.core.store.account(named: "main", email: "bob@example.com")
+        _ = try await service.mailbox.importMail(path: path.path, account: "main")
+
+        func email(_ word: String) async throws -> Int64 {
+            let found = try await service.search.search(SearchRequest(text: word, limit: 5, mode: .keyword, recordHistory: false))
+            return try XCTUnwrap(found.results.first).emailId
+        }
+        let toBob = try await service.insights.replySuggestions(emailId: try await email("noon"))
+        XCTAssertEqual(toBob.addressedToYou, true)
+        XCTAssertTrue(toBob.replies.triggered)
+        XCTAssertEqual(toBob.replies.suggestions.count, 3)
+        let toList = try await service.insights.replySuggestions(emailId: try await email("patch"))
+        XCTAssertEqual(toList.addressedToYou, false)
+        XCTAssertFalse(toList.replies.triggered)
+        XCTAssertEqual(toList.replies.suggestions, [])
     }
 }
 
