@@ -14,6 +14,11 @@ spread and known-word share) and simulates what ships, SearchEmailsUseCase:
             to D below the floor, or of one of them (o) down to D1; a shorter query: one word, down to D
   filters   with filters (from: queries), the text must clear the floor over the whole mailbox or
             the mail must have one of its words; then the filtered mail counts down to `depth`
+  sentences a query of four content words or more: a near miss agrees when it holds half of the
+            query's words (of the first ten; at least two), down to D below the floor (no BM25 depth,
+            no one-word path); and when no email holds every word, a query whose best match clears its
+            sentence floor Ts - k (1 - bag) - a sd + c (1 - known) counts its nearest down to Ws below
+            that floor (bag: the cosine between the query's vector and the mean of its words' vectors)
   tail      when the keyword ranker matched, a related (semantic-only) hit counts only within
             `span` of the best semantic similarity
   fusion    RRF (k 60, semantic weight 1.5) with every related result after every keyword-bearing
@@ -21,23 +26,28 @@ spread and known-word share) and simulates what ships, SearchEmailsUseCase:
             result's own message is relevant). With filters only the semantic part is simulated.
 
 For each corpus C, the parameters are chosen on every other corpus (T: the least value that keeps
-every nonsense query of those corpora that is not notWords without a result, plus the margin; then
+every nonsense query of those corpora that is not notWords without a result, plus the margin; Ts the
+same over the nonsense of four words or more, with its bag term; then
 D, D1 and M: the best mean hybrid Success@20 over topic, paraphrase and short queries with no
 nonsense query keeping a result even at D + margin; depth: the least within 0.005 of the best from:
 recall; span: the least within 0.005 of the best), and C is judged with them: the held-out column. The trained-on column
 judges C with parameters chosen on all corpora. `--unseen FILE` adds a sample judged only with the
 parameters fitted on every other corpus, reported apart.
 
+Strings of 4-14 random words (nonsense-sentence) and incoherent triples are reported apart, not bars,
+unless --sentences.
+
 Bars (held-out): hybrid paraphrase/topic Success@20 >= semantic alone with no floor - 0.03; keyword
 queries' hybrid >= keyword alone; nonsense: 0 results; the median count of conversations containing
 the words, for queries whose words occur in one conversation, <= 3 (the related ones are counted apart).
 
-Usage: cross_corpus.py FEATURES.jsonl FEATURES.jsonl ... [--unseen FEATURES.jsonl] [--sample] [--json OUT]
+Usage: cross_corpus.py FEATURES.jsonl FEATURES.jsonl ... [--unseen FEATURES.jsonl]... [--sample] [--sentences] [--json OUT]
 """
 
 import argparse
 import itertools
 import json
+import math
 import re
 import statistics
 import sys
@@ -55,6 +65,17 @@ AGREE_WORDS = (2,)
 AGREE_DEPTHS = (0.2, 0.25, 0.3, 0.35, 0.4)
 SINGLE_WORD_DEPTHS = (0.0, 0.025, 0.05, 0.1)
 AGREE_KEYWORD_DEPTHS = (100, 200, 500, 1000)
+# --sentences, an experiment that does not ship (docs/benchmarks.md, "Strings of random words"): queries
+# of 4+ content words decided apart so that strings of 4-14 random words (nonsense-sentence) find nothing;
+# near misses agree when they hold half the words (of the first ten, at least two) down to Dsent below the
+# floor, and without keyword matches a query whose best match clears Ts - k (1 - bag) - a sd + c (1 - known)
+# counts its nearest down to Ws below that (bag: the cosine between the query's vector and the mean of its
+# words' vectors). L, share, k and Ws chosen by judgment on all six corpora; Ts and Dsent fitted.
+SENTENCE_RULES = {"L": 4, "share": 0.5, "k": 0.8, "Ws": 0.2}
+SENTENCE = None
+MAX_AGREEMENT_WORDS = 10
+# How far below the floor a sentence's near miss holding half its words counts (fitted like D).
+SENTENCE_AGREE_DEPTHS = (0.0, 0.1, 0.2, 0.35)
 SPANS = (0.05, 0.075, 0.1, 0.125, 0.15, 0.2, 0.3, float("inf"))
 RELEVANCE_KINDS = ("topic", "paraphrase", "short")
 # With filters (from: queries): how far below the floor the filtered mail counts.
@@ -73,6 +94,8 @@ INCOHERENT_IS_NONSENSE = False
 
 def kind_of(q):
     k = q["kind"]
+    if k == "nonsense-sentence" and not SENTENCE:
+        return "random words"  # strings of 4-14 random words: reported apart, unless --sentences
     if k.startswith("nonsense") or (k == "incoherent" and INCOHERENT_IS_NONSENSE):
         return "nonsense"
     if k.startswith("from"):
@@ -96,6 +119,16 @@ def content_word_count(text):
     return len(words)
 
 
+def is_sentence(q, params):
+    return bool(params.get("L")) and content_word_count(q["text"]) >= params["L"]
+
+
+def sentence_floor_of(q, params, sample):
+    sd = q["sampleSd"] if sample else q["sd"]
+    bag = min(1.0, max(0.0, q.get("bag", 1.0)))
+    return params["Ts"] - params["k"] * (1 - bag) - params["a"] * sd + params["c"] * (1 - q["known"])
+
+
 def floor_of(q, params, sample):
     a, c, t = params["a"], params["c"], params["T"]
     sd = q["sampleSd"] if sample else q["sd"]
@@ -117,7 +150,13 @@ def semantic_kept(q, params, sample):
     matches = [h for h in page if h["s"] >= floor]
     # Two words of a query of three or more (FTS5QueryBuilder.agreementExpression) down to D, one
     # word down to D1; any one word of a shorter query down to D.
-    if params["w"] == 2 and content_word_count(q["text"]) >= 3:
+    sentence = is_sentence(q, params)
+    if sentence:
+        need = max(2, math.ceil(params["share"] * min(content_word_count(q["text"]), MAX_AGREEMENT_WORDS)))
+
+        def agrees(h):
+            return h.get("wc", 0) >= need and h["s"] >= floor - params["Dsent"]
+    elif params["w"] == 2 and content_word_count(q["text"]) >= 3:
         def agrees(h):
             return (h.get("o2", 10 ** 6) < params["M"] and h["s"] >= floor - params["D"]) or \
                    (h.get("o", 10 ** 6) < params["M"] and h["s"] >= floor - params["D1"])
@@ -126,6 +165,15 @@ def semantic_kept(q, params, sample):
             return h.get("o", 10 ** 6) < params["M"] and h["s"] >= floor - params["D"]
     near = [h for h in page if floor > h["s"] and agrees(h)]
     kept = matches + near
+    if sentence and not q.get("keywordHits"):
+        # No email holds every word: the sentence floor decides, or half the words down to Dsent below
+        # the floor (above it too).
+        kept = [h for h in page if agrees(h)]
+        sentence_floor = sentence_floor_of(q, params, sample)
+        if page and page[0]["s"] >= sentence_floor:
+            have = {h["e"] for h in kept}
+            kept += [h for h in page if h["s"] >= sentence_floor - params["Ws"] and h["e"] not in have]
+        kept.sort(key=lambda h: -h["s"])
     if q.get("keywordHits") and kept and params["span"] != float("inf"):
         matched = {h["e"] for h in q["keywordHits"]}
         best = max(h["s"] for h in kept)
@@ -174,7 +222,7 @@ def judge(queries, params, sample):
         o["n"] += 1
         kept = semantic_kept(q, params, sample)
         page = first_page(fused(q, kept))
-        if kind in ("nonsense", "incoherent"):
+        if kind in ("nonsense", "incoherent", "random words"):
             o["any"] += 1 if page else 0
             continue
         o["hybrid"] += 1 if any(r for _, r, _ in page) else 0
@@ -203,17 +251,27 @@ def fit(queries, sample, margin):
     """Parameters chosen on `queries` alone."""
     a, c = SHAPE
     nonsense = [q for q in queries if kind_of(q) == "nonsense" and not q.get("notWords") and not q.get("filtered")]
+    # With the sentence rules, T is for what the floor decides: not sentences without keyword matches.
     stats = [q["hits"][0]["s"] + a * (q["sampleSd"] if sample else q["sd"]) - c * (1 - q["known"])
-             for q in nonsense if q["hits"]]
+             for q in nonsense if q["hits"] and not (SENTENCE and content_word_count(q["text"]) >= SENTENCE["L"]
+                                                     and not q.get("keywordHits"))]
     t = round(max(stats) + margin, 3) if stats else 0.5
     base = {"a": a, "c": c, "T": t, "depth": 0.3, "w": 1, "D": 0.0, "D1": 0.0, "M": 0, "span": float("inf")}
+    if SENTENCE:
+        k = SENTENCE["k"]
+        long_stats = [q["hits"][0]["s"] + a * (q["sampleSd"] if sample else q["sd"]) - c * (1 - q["known"])
+                      + k * (1 - min(1.0, max(0.0, q.get("bag", 1.0))))
+                      for q in nonsense if q["hits"] and content_word_count(q["text"]) >= SENTENCE["L"]]
+        base.update(SENTENCE, Ts=round(max(long_stats) + margin, 3) if long_stats else 10.0)
     best = None
     relevant = [q for q in queries if kind_of(q) in RELEVANCE_KINDS or kind_of(q) == "nonsense"]
-    for w, d, d1, m in itertools.product(AGREE_WORDS, AGREE_DEPTHS, SINGLE_WORD_DEPTHS, AGREE_KEYWORD_DEPTHS):
+    for w, d, d1, m, ds in itertools.product(AGREE_WORDS, AGREE_DEPTHS, SINGLE_WORD_DEPTHS, AGREE_KEYWORD_DEPTHS,
+                                             SENTENCE_AGREE_DEPTHS if SENTENCE else (0.0,)):
         if d1 > d or (w == 1 and d1 > 0):
             continue
-        p = dict(base, w=w, D=d, D1=d1, M=m)
-        if nonsense_leaks(relevant, dict(p, D=d + margin, D1=d1 + margin if d1 else 0), sample):
+        p = dict(base, w=w, D=d, D1=d1, M=m, Dsent=ds)
+        if nonsense_leaks(relevant, dict(p, D=d + margin, D1=d1 + margin if d1 else 0, Dsent=ds + margin if ds else 0),
+                          sample):
             continue
         s = score(judge(relevant, p, sample))
         if best is None or s > best[0] + 1e-9:
@@ -246,13 +304,17 @@ def row(corpus, column, result, params):
                 kind, n, r["hybrid"] / n, r["nofloor"] / n, r["keyword"] / n))
     ns = result.get("nonsense", {"n": 0, "any": 0})
     inc = result.get("incoherent", {"n": 0, "any": 0})
+    rw = result.get("random words")
+    if rw:
+        inc = {"n": inc["n"], "any": inc["any"], "rw": " · random-word strings %d/%d" % (rw["any"], rw["n"])}
     singles = [x for k in RELEVANCE_KINDS for x in result.get(k, {}).get("single_matched", [])]
     related = [x for k in RELEVANCE_KINDS for x in result.get(k, {}).get("single_related", [])]
     tail = ("%d single-conversation keyword queries: median %g matched + %g related" % (
         len(singles), statistics.median(singles), statistics.median(related))) if singles else "no single-conversation keyword query"
-    print("| %s | %s | %s | nonsense with results %d/%d (incoherent, informational, %d/%d) | %s | T %.3f, w %d, D %.2f, D1 %.3f, M %d, span %s," % (
-        corpus, column, "<br>".join(cells), ns["any"], ns["n"], inc["any"], inc["n"], tail,
-        params["T"], params["w"], params["D"], params["D1"], params["M"], params["span"]) +
+    sentence = (", sentences Ts %.3f, Dsent %.2f" % (params["Ts"], params["Dsent"])) if params.get("L") else ""
+    print("| %s | %s | %s | nonsense with results %d/%d (informational: incoherent %d/%d%s) | %s | T %.3f%s, w %d, D %.2f, D1 %.3f, M %d, span %s," % (
+        corpus, column, "<br>".join(cells), ns["any"], ns["n"], inc["any"], inc["n"], inc.get("rw", ""), tail,
+        params["T"], sentence, params["w"], params["D"], params["D1"], params["M"], params["span"]) +
           " depth %.1f |" % params["depth"])
 
 
@@ -279,7 +341,8 @@ def bars(result):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("features", nargs="+")
-    ap.add_argument("--unseen", help="a held-back sample: judged only with parameters fitted without it")
+    ap.add_argument("--unseen", action="append", default=[],
+                    help="a held-back sample: judged only with parameters fitted without it (repeatable)")
     ap.add_argument("--sample", action="store_true", help="the background from the ranker's sample, as it ships")
     # 0.06: the least of 0.02, 0.04 and 0.06 with which no corpus, held out, lets a nonsense query
     # through (0.02 and 0.04 each let one through on the SpamAssassin list archive).
@@ -287,10 +350,14 @@ def main():
     ap.add_argument("--json", help="write the fitted parameters and results here")
     ap.add_argument("--agreement-words", type=int, choices=(0, 1, 2),
                     help="how many of a 3+-word query's words a near miss needs: 2 (what ships), 1, or 0 to fit both")
+    ap.add_argument("--sentences", action="store_true",
+                    help="the experimental sentence rules (not shipped); random-word strings then count as nonsense")
     ap.add_argument("--incoherent-is-nonsense", action="store_true",
                     help="count incoherent everyday-word queries as nonsense (fit and bars)")
     args = ap.parse_args()
-    global INCOHERENT_IS_NONSENSE, AGREE_WORDS
+    global INCOHERENT_IS_NONSENSE, AGREE_WORDS, SENTENCE
+    if args.sentences:
+        SENTENCE = SENTENCE_RULES
     INCOHERENT_IS_NONSENSE = args.incoherent_is_nonsense
     if args.agreement_words is not None:
         AGREE_WORDS = (args.agreement_words,) if args.agreement_words else (1, 2)
@@ -315,16 +382,18 @@ def main():
         failures += ["%s held out: %s" % (corpus, f) for f in bars(heldout)]
         report["corpora"][corpus] = {"heldout_params": held, "trained": trained, "heldout": heldout}
     if args.unseen:
-        qs = load(args.unseen)
-        corpus = qs[0]["corpus"] if qs else args.unseen
-        result = judge(qs, shipped, args.sample)
         print()
-        print("Held-back sample, never fitted on (parameters fitted on all the corpora above):")
+        print("Held-back samples, never fitted on (parameters fitted on all the corpora above):")
         print("| corpus | column | Success@20 by kind | nonsense | tails | parameters |")
         print("|---|---|---|---|---|---|")
+        report["unseen"] = {}
+    for path in args.unseen:
+        qs = load(path)
+        corpus = qs[0]["corpus"] if qs else path
+        result = judge(qs, shipped, args.sample)
         row(corpus, "unseen", result, shipped)
         failures += ["%s (unseen): %s" % (corpus, f) for f in bars(result)]
-        report["unseen"] = {corpus: result}
+        report["unseen"][corpus] = result
     print()
     if failures:
         print("Bars not met:")
