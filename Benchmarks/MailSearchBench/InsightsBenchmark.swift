@@ -28,7 +28,8 @@ import ThreadInsights
 ///                                    the corpus itself (InsightsProseBenchmark)
 ///     insights intents OUT.jsonl SOURCE...
 ///                                    every message that asks or requests, its replies with and without the
-///                                    intent gate (ReplyIntents): congratulations and meeting times offered
+///                                    intent gate (ReplyIntents): congratulations and meeting times offered,
+///                                    and how long each suggestion took (p50/p95, long emails apart)
 ///     insights latency [--candidates N] [--out FILE] SOURCE...
 ///                                    every 9–11-message conversation of each source summarized and timed:
 ///                                    p50/p95/max, candidate sentences (InsightsProseBenchmark.latency)
