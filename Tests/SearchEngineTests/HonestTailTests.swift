@@ -67,13 +67,19 @@ final class HonestTailTests: XCTestCase {
         XCTAssertEqual(rare.results.first?.emailId, ids[0])
     }
 
-    func testResultsWithTheWordsComeFirstAndAreCountedApartFromRelatedOnes() async throws {
+    /// One email with the words "offsite budget", two about the same thing in other words.
+    func offsiteMail() throws -> (SearchFixture, [Int64]) {
         let f = try SearchFixture()
         let ids = try f.add([
             .init(subject: "Budget for the offsite", body: "The offsite budget is attached."),
             .init(subject: "Costs of the team trip", body: "How much will the trip cost us?"),
             .init(subject: "Planning the retreat", body: "Venue and dates for the retreat."),
         ])
+        return (f, ids)
+    }
+
+    func testResultsWithTheWordsComeFirstAndAreCountedApartFromRelatedOnes() async throws {
+        let (f, ids) = try offsiteMail()
         // The semantic ranker likes the related ones best: still, the match with the words leads.
         let ranker = FixedRanker(matches: [(ids[1], 0.8), (ids[2], 0.75), (ids[0], 0.7)])
         let r = try await f.useCase(semantic: ranker).search("offsite budget")
@@ -91,12 +97,7 @@ final class HonestTailTests: XCTestCase {
     }
 
     func testTheRelatedTailIsCutWhereSimilarityFallsOffOnlyWhenSomeMailHasTheWords() async throws {
-        let f = try SearchFixture()
-        let ids = try f.add([
-            .init(subject: "Budget for the offsite", body: "The offsite budget is attached."),
-            .init(subject: "Costs of the team trip", body: "How much will the trip cost us?"),
-            .init(subject: "Planning the retreat", body: "Venue and dates for the retreat."),
-        ])
+        let (f, ids) = try offsiteMail()
         let ranker = FixedRanker(matches: [(ids[1], 0.8), (ids[0], 0.75), (ids[2], 0.55)], relatedSpan: 0.1)
         let r = try await f.useCase(semantic: ranker).search("offsite budget")
         XCTAssertEqual(r.results.map(\.emailId), [ids[0], ids[1]], "0.55 is more than 0.1 below the best, 0.8")

@@ -26,6 +26,16 @@ final class InsightsServiceTests: XCTestCase {
         return text
     }
 
+    /// A service on a fresh data directory with the real model, and `mbox` written beside it.
+    func serviceAndMbox(_ mbox: String) throws -> (MailSearchService, URL) {
+        let path = work.appendingPathComponent("m.mbox")
+        try Data(mbox.utf8).write(to: path)
+        let service = try MailSearchService(configuration: .init(
+            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
+            embeddingThreads: 1))
+        return (service, path)
+    }
+
     func testSummaryOfAConversationAndRepliesToAQuestion() async throws {
         let ann = "Ann Lee <ann@example.com>", bob = "Bob Stone <bob@example.com>"
         var mbox = message("a1", parent: nil, from: ann, to: bob, subject: "Offsite venue", day: 4,
@@ -38,11 +48,7 @@ final class InsightsServiceTests: XCTestCase {
                         body: "Great. Could you send me the booking confirmation by Friday?")
         mbox += message("b1", parent: nil, from: ann, to: bob, subject: "Lunch", day: 8, body: "Lunch at noon on Tuesday?")
         mbox += message("b2", parent: "b1", from: bob, to: ann, subject: "Re: Lunch", day: 8, body: "Yes, see you there.")
-        let path = work.appendingPathComponent("m.mbox")
-        try Data(mbox.utf8).write(to: path)
-        let service = try MailSearchService(configuration: .init(
-            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
-            embeddingThreads: 1))
+        let (service, path) = try serviceAndMbox(mbox)
         defer { service.shutdown() }
         _ = try await service.mailbox.importMail(path: path.path, account: "main")
 
@@ -96,11 +102,7 @@ final class InsightsServiceTests: XCTestCase {
                            body: "Lunch at noon on Tuesday?")
         mbox += message("q2", parent: nil, from: ann, to: "devel@lists.example.org", subject: "Build", day: 9,
                         body: "Can someone review my patch to the build scripts by Friday?")
-        let path = work.appendingPathComponent("m.mbox")
-        try Data(mbox.utf8).write(to: path)
-        let service = try MailSearchService(configuration: .init(
-            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
-            embeddingThreads: 1))
+        let (service, path) = try serviceAndMbox(mbox)
         defer { service.shutdown() }
         _ = try service.core.store.account(named: "main", email: "bob@example.com")
         _ = try await service.mailbox.importMail(path: path.path, account: "main")

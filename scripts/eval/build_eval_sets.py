@@ -392,6 +392,17 @@ def present_nonsense_queries(seed, message_tokens, count=20):
     return out
 
 
+def absence_test(tokens):
+    """A test of whether a word is absent from `tokens`, also as a prefix of any of them (the keyword
+    search matches prefixes)."""
+    sorted_tokens = sorted(tokens)
+
+    def absent(word):
+        i = bisect.bisect_left(sorted_tokens, word)
+        return not (i < len(sorted_tokens) and sorted_tokens[i].startswith(word))
+    return absent
+
+
 FUNCTION_WORDS = "on with the and in of at for".split()
 
 
@@ -402,11 +413,7 @@ def sentence_nonsense_queries(seed, tokens, message_tokens, count=40):
     of words the copy holds (never all together in one message), the rest a mix of those and words it
     lacks (also as a prefix). Seeded apart, so the other queries stay as they were."""
     rng = random.Random(seed * 7919 + 5)
-    sorted_tokens = sorted(tokens)
-
-    def absent(word):
-        i = bisect.bisect_left(sorted_tokens, word)
-        return not (i < len(sorted_tokens) and sorted_tokens[i].startswith(word))
+    absent = absence_test(tokens)
 
     present = sorted({w for w in PRESENT_WORDS if any(w in t for t in message_tokens)})
     missing = [w for w in NONSENSE_WORDS if absent(w)]
@@ -498,11 +505,7 @@ def mash_nonsense_queries(seed, tokens, count=25):
     """Keyboard mash (`nonsense-keyboard`: "kjhgf lkjhg mnbvc") and invented words and code-like junk
     (`nonsense-invented`: "blorptastic zanderfloop 4471zz"), one to three words, each absent from the
     copy also as a prefix. Seeded apart, so the other queries stay as they were."""
-    sorted_tokens = sorted(tokens)
-
-    def absent(word):
-        i = bisect.bisect_left(sorted_tokens, word)
-        return not (i < len(sorted_tokens) and sorted_tokens[i].startswith(word))
+    absent = absence_test(tokens)
 
     out = []
     for kind, offset, make in (("nonsense-keyboard", 2, keyboard_word), ("nonsense-invented", 3, invented_word)):
@@ -520,12 +523,7 @@ def mash_nonsense_queries(seed, tokens, count=25):
 
 
 def nonsense_queries(rng, tokens, count_random=30, count_words=20):
-    sorted_tokens = sorted(tokens)
-
-    def absent(word):
-        # Absent also as a prefix of any corpus word (the keyword search matches prefixes).
-        i = bisect.bisect_left(sorted_tokens, word)
-        return not (i < len(sorted_tokens) and sorted_tokens[i].startswith(word))
+    absent = absence_test(tokens)
 
     out = []
     fixed = ["xyznonexistent12345", "zebra tango quartz", "qwxzvb plmkrtq", "asdfghjkl zxcvbnm"]
