@@ -197,9 +197,10 @@ eval-cross: eval
 ## and Enron summarized and checked for invented names, numbers and dates (insights corpus, on mailboxes imported
 ## into bench-data/insights-*); then response selection, 1 true reply among 100, MiniLM against TF-IDF, on
 ## usrp-users' (message, reply) pairs (In-Reply-To), Enron's (a reply and the original it quotes,
-## scripts/eval/enron_reply_pairs.py) and the chitchat dataset (pip download).
+## scripts/eval/enron_reply_pairs.py) and the chitchat dataset (pip download); then the reply ranker (MiniLM +
+## TF-IDF, scripts/eval/reply_ranker.py) fitted leave-one-set-out over those and the SpamAssassin list archive's pairs.
 INSIGHTS_DATA = bench-data/insights
-eval-insights: deps corpora model
+eval-insights: deps corpora model $(EVAL_DIR)/spamassassin/manifest.json
 	$(SWIFT_RELEASE) --product mailsearch-bench
 	$(SWIFT_RELEASE) --product mailsearch-full
 	.build/release/mailsearch-bench insights summaries
@@ -217,6 +218,10 @@ eval-insights: deps corpora model
 	@if [ -f bench-data/chitchat_dataset-0.9.0-py3-none-any.whl ]; then \
 	  python3 scripts/eval/chitchat_pairs.py bench-data/chitchat_dataset-0.9.0-py3-none-any.whl bench-data/chitchat-pairs.jsonl && \
 	  python3 scripts/eval/reply_selection.py bench-data/chitchat-pairs.jsonl --mailsearch .build/release/mailsearch-full; fi
+	.build/release/mailsearch-bench insights pairs $(EVAL_DIR)/spamassassin/mail.mbox bench-data/spamassassin-reply-pairs.jsonl
+	python3 scripts/eval/reply_ranker.py usrp=bench-data/usrp-reply-pairs.jsonl enron=bench-data/enron-reply-pairs.jsonl \
+	  spamassassin=bench-data/spamassassin-reply-pairs.jsonl chitchat=bench-data/chitchat-pairs.jsonl \
+	  --mailsearch .build/release/mailsearch-full --json bench-data/reply-ranker.json
 
 ## make judge-insights: the judged conversations of docs/insights-judging.json, each beside the summary it gets now
 ## and its judgment (the mail's text comes from the corpora, imported into bench-data/insights-* as by eval-insights).

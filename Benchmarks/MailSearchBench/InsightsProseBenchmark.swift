@@ -180,6 +180,9 @@ enum InsightsProseBenchmark {
         _ = try gated.rank("Could you send me the file?")  // the reply set, embedded once per process
         for source in sources {
             let all = try messages(of: source).map(\.parsed)
+            // The ranker's idf from this source's own mail, as the product takes it from the mailbox's index.
+            gated.wordStatistics = ReplyWordStatistics(counting: all.map(\.textBody), words: gated.replyWords)
+            open.wordStatistics = gated.wordStatistics
             var asked = 0, offeredBefore: [String: Int] = [:], offeredAfter: [String: Int] = [:]
             var times = Samples(), longTimes = Samples()
             for (i, m) in all.enumerated() {

@@ -186,7 +186,13 @@ extension ServiceCore {
                                           replies: none, addressedToYou: false)
         }
         let embedder = try await insightEncoder()
-        let suggester = insights.suggester(embedder: embedder)
+        let suggester = try await pool.run { [insights, index] in
+            insights.suggester(embedder: embedder) { words in
+                // The ranker's idf: how many of the mailbox's emails hold each reply word. Without
+                // the index (damaged, rebuilding) the ranking is semantic alone, and says so in `method`.
+                (try? index.documentFrequencies(of: words)).map { ReplyWordStatistics(documents: $0.documents, frequencies: $0.frequencies) }
+            }
+        }
         let message = Self.conversationMessage(stored)
         let replies = try await pool.compute { try suggester.suggest(for: message) }
         return ReplySuggestionsAnswer(emailId: emailId, threadId: stored.email.threadId, subject: stored.email.subject,
@@ -253,10 +259,13 @@ final class InsightsState: @unchecked Sendable {
         }
     }
 
-    func suggester(embedder: MiniLMEmbedder) -> RetrievalReplySuggester {
+    /// The suggester, made on first use with the mailbox's `statistics` of its replies' words
+    /// (taken once a process: new mail moves document frequencies little).
+    func suggester(embedder: MiniLMEmbedder, statistics: (Set<String>) -> ReplyWordStatistics?) -> RetrievalReplySuggester {
         lock.withLock {
             if let replySuggester { return replySuggester }
             let made = RetrievalReplySuggester(embedder: embedder)
+            made.wordStatistics = statistics(made.replyWords)
             replySuggester = made
             return made
         }

@@ -276,6 +276,28 @@ public final class SearchIndexManager: Sendable {
         return result
     }
 
+    /// How many indexed emails hold each of `words` (any column; FTS5's own vocabulary through a
+    /// `fts5vocab` table of this connection's temp schema), and how many emails the index holds.
+    /// Words the index folds differently (upper case, diacritics) are looked up as given: pass
+    /// lower-cased ASCII words.
+    public func documentFrequencies(of words: Set<String>) throws -> (documents: Int, frequencies: [String: Int]) {
+        try read { db in
+            try db.execute(sql: "CREATE VIRTUAL TABLE IF NOT EXISTS temp.email_vocab USING fts5vocab(main, email_fts, row)")
+            let documents = try Int.fetchOne(db, sql: "SELECT count(*) FROM email_fts_docsize") ?? 0
+            var frequencies: [String: Int] = [:]
+            let list = Array(words)
+            for start in stride(from: 0, to: list.count, by: 500) {
+                let chunk = Array(list[start..<min(start + 500, list.count)])
+                let marks = Array(repeating: "?", count: chunk.count).joined(separator: ",")
+                for row in try Row.fetchAll(db, sql: "SELECT term, doc FROM temp.email_vocab WHERE term IN (\(marks))",
+                                            arguments: StatementArguments(chunk)) {
+                    frequencies[row[0]] = row[1]
+                }
+            }
+            return (documents, frequencies)
+        }
+    }
+
     /// Runs `body` in a read transaction of the search database (mail attached as `mail`).
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try withDatabase { db in try db.pool.read(body) }

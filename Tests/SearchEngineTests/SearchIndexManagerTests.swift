@@ -27,6 +27,18 @@ final class SearchIndexManagerTests: XCTestCase {
         XCTAssertEqual(result.inserted.count, 1)
     }
 
+    /// The reply ranker's idf: how many emails hold each word, from FTS5's vocabulary, any column.
+    func testDocumentFrequenciesCountEmailsHoldingEachWord() throws {
+        let f = try SearchFixture()
+        _ = try f.add([Spec(subject: "Tuesday review", body: "Tuesday works, Tuesday at noon"),
+                       Spec(subject: "lunch", body: "see you tuesday"),
+                       Spec(subject: "invoice", body: "attached")])
+        let counted = try f.index.documentFrequencies(of: ["tuesday", "lunch", "never", "attached"])
+        XCTAssertEqual(counted.documents, 3)
+        XCTAssertEqual(counted.frequencies, ["tuesday": 2, "lunch": 1, "attached": 1])
+        XCTAssertEqual(try f.index.documentFrequencies(of: []).frequencies, [:])
+    }
+
     func testReopeningReconcilesAutomatically() throws {
         let f = try SearchFixture()
         _ = try f.store.ingest([IncomingEmail(

@@ -87,6 +87,7 @@ final class InsightsServiceTests: XCTestCase {
         let replies = try await service.insights.replySuggestions(emailId: question.emailId)
         XCTAssertTrue(replies.replies.triggered)
         XCTAssertEqual(replies.replies.suggestions.count, 3)
+        XCTAssertEqual(replies.replies.method, "retrieval-minilm+tfidf", "ranked with the mailbox's document frequencies")
         let answerEmail = try await service.search.search(SearchRequest(text: "\"see you there\"", limit: 5, mode: .keyword, recordHistory: false))
         let none = try await service.insights.replySuggestions(emailId: try XCTUnwrap(answerEmail.results.first).emailId)
         XCTAssertFalse(none.replies.triggered)

@@ -1,4 +1,6 @@
+import Embedding
 import Foundation
+import MailModel
 import ThreadInsights
 import XCTest
 
@@ -38,5 +40,55 @@ final class ReplyIntentsTests: XCTestCase {
         XCTAssertTrue(ReplyIntents.allowed(for: "Can we meet to go over the budget?").contains("schedule"))
         XCTAssertTrue(ReplyIntents.allowed(for: "Are you free at 3pm for a quick review?").contains("schedule"))
         XCTAssertFalse(ReplyIntents.allowed(for: "Can we meet to go over the budget?").contains("congrats"))
+    }
+}
+
+/// The reply ranker's lexical part: the TF-IDF of message and reply, with the mailbox's document
+/// frequencies, standardized and added to the semantic score.
+final class ReplyRankerTests: XCTestCase {
+    /// Every text the same vector: the semantic score cannot tell replies apart, the words must.
+    struct SameVectorEmbedder: Embedder {
+        var dimension: Int { 4 }
+        func embed(_ texts: [String]) throws -> [[Float]] { texts.map { _ in [0.5, 0.5, 0.5, 0.5] } }
+    }
+
+    let replies = [CannedReply(intent: "yes", text: "Yes, that works for me."),
+                   CannedReply(intent: "schedule", text: "Tuesday afternoon works for me."),
+                   CannedReply(intent: "thanks", text: "Thanks, I will look into it.")]
+
+    func testStatisticsCountEmailsNotOccurrences() {
+        let statistics = ReplyWordStatistics(counting: ["Tuesday, Tuesday and Tuesday", "thanks", "Thanks for Tuesday"],
+                                             words: ["tuesday", "thanks", "never"])
+        XCTAssertEqual(statistics.documents, 3)
+        XCTAssertEqual(statistics.frequencies, ["tuesday": 2, "thanks": 2])
+    }
+
+    func testSharedRareWordsDecideWhenTheSemanticScoreCannot() throws {
+        let suggester = RetrievalReplySuggester(embedder: SameVectorEmbedder(), replies: replies)
+        suggester.gatesIntents = false
+        let email = "Would Tuesday afternoon work for the review?"
+        XCTAssertEqual(Set(try suggester.rank(email).map(\.score)).count, 1, "without statistics: the semantic score alone, all equal")
+        // "works", "for", "me" are in most emails; "tuesday" and "afternoon" in few.
+        suggester.wordStatistics = ReplyWordStatistics(documents: 1_000, frequencies: [
+            "yes": 400, "that": 900, "works": 300, "for": 990, "me": 950, "tuesday": 20, "afternoon": 15,
+            "thanks": 500, "i": 990, "will": 800, "look": 300, "into": 600, "it": 990])
+        let ranked = try suggester.rank(email)
+        XCTAssertEqual(ranked.first?.text, "Tuesday afternoon works for me.")
+        XCTAssertEqual(ranked.last?.text, "Thanks, I will look into it.", "no word shared: last")
+        XCTAssertGreaterThan(ranked[0].score, ranked[1].score)
+        let asking = ConversationMessage(emailId: 1, from: Address(name: "Ann", email: "ann@example.org"),
+                                         date: Date(), body: email, subject: "Review")
+        XCTAssertEqual(try suggester.suggest(for: asking).method, "retrieval-minilm+tfidf")
+    }
+
+    func testCommonWordsWeighLessThanRareOnes() throws {
+        let suggester = RetrievalReplySuggester(embedder: SameVectorEmbedder(), replies: replies)
+        suggester.gatesIntents = false
+        // The email shares "works for me" with two replies and "tuesday" with one; when "tuesday"
+        // is in nearly every email and "yes"/"that" in few, the shared words of the first count more.
+        suggester.wordStatistics = ReplyWordStatistics(documents: 1_000, frequencies: [
+            "yes": 5, "that": 5, "works": 10, "for": 10, "me": 10, "tuesday": 999, "afternoon": 999])
+        let ranked = try suggester.rank("Yes that works for me, does Tuesday?")
+        XCTAssertEqual(ranked.first?.text, "Yes, that works for me.")
     }
 }
