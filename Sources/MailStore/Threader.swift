@@ -58,6 +58,9 @@ struct Threader {
     let accountId: Int64
     private(set) var dirty: Set<Int64> = []
     private(set) var merged: Set<Int64> = []
+    /// Contacts of the ingest batch not written yet (lowercased addresses): they count as the
+    /// account's contacts, as they would once stored.
+    var batchContacts: Set<String> = []
 
     init(db: Database, accountId: Int64) {
         self.db = db
@@ -121,7 +124,7 @@ struct Threader {
         var key = trimmed(Substring(id.lowercased()))
         for suffix in ["'s", "\u{2019}s"] where key.hasSuffix(suffix) { key = trimmed(key.dropLast(suffix.count)) }
         let address = String(key)
-        if own.contains(address) { return true }
+        if own.contains(address) || batchContacts.contains(address) { return true }
         return try Bool.fetchOne(
             db.cachedStatement(sql: "SELECT 1 FROM contacts WHERE accountId = ? AND email = ?"),
             arguments: [accountId, address]) ?? false

@@ -29,6 +29,26 @@ final class IngestTests: StoreTestCase {
         XCTAssertEqual(rows[0]["lastSeen"] as Double, Self.t0.addingTimeInterval(2 * Self.day).timeIntervalSince1970)
     }
 
+    func testContactsOfABatchAreTheSameAsOneMessageAtATime() throws {
+        // Written once per address when the batch ends: the latest date whatever the order, the
+        // last name given (a message without one keeps it), every message counted; a later batch adds.
+        func from(_ id: String, _ name: String?, day: Double) -> IncomingEmail {
+            var m = mail(id, from: "ann@example.com", day: day)
+            m.email.from = Address(name: name, email: "Ann@Example.com")
+            return m
+        }
+        try ingest(from("1", "Ann", day: 3), from("2", nil, day: 1), from("3", "Ann B.", day: 2), from("4", nil, day: 0))
+        try ingest(from("5", nil, day: 1))
+        let row = try XCTUnwrap(try store.database.read { db in
+            try Row.fetchOne(db, sql: "SELECT displayName, frequency, lastSeen FROM contacts WHERE email = 'ann@example.com'")
+        })
+        XCTAssertEqual(row["displayName"] as String?, "Ann B.")
+        XCTAssertEqual(row["frequency"] as Int, 5)
+        XCTAssertEqual(row["lastSeen"] as Double, Self.t0.addingTimeInterval(3 * Self.day).timeIntervalSince1970)
+        let me = try store.database.read { try Int.fetchOne($0, sql: "SELECT frequency FROM contacts WHERE email = 'me@example.com'") }
+        XCTAssertEqual(me, 5)
+    }
+
     func testDeletingAnAccountRemovesAllItsData() throws {
         try ingest(mail("1"), mail("2", subject: "Re: Hello", inReplyTo: "1", references: ["1"]))
         let removed = try store.deleteAccount(id: accountId)

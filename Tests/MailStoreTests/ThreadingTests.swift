@@ -103,6 +103,19 @@ final class ThreadingTests: StoreTestCase {
         XCTAssertEqual(Set(linked), ["m1", "m2", "m3", "r1", "r2", "r3", "n1", "n2"])
     }
 
+    func testAContactFirstSeenEarlierInTheSameBatchIsNotAGraphLink() throws {
+        // Contacts are written when the batch ends; the threader still knows the batch's own.
+        try ingest(mail("m1", subject: "Layout engine", from: "miguel@gnu.example", day: 0),
+                   mail("m2", subject: "Font cache", from: "miguel@gnu.example", day: 1),
+                   mail("r1", subject: "Re: Layout engine", inReplyTo: "Miguel@gnu.example", from: "ann@x.example", day: 2),
+                   mail("r2", subject: "Re: Font cache", inReplyTo: "miguel@gnu.example", from: "bob@x.example", day: 2))
+        XCTAssertEqual(try threadId(of: "r1"), try threadId(of: "m1"))
+        XCTAssertEqual(try threadId(of: "r2"), try threadId(of: "m2"))
+        XCTAssertNotEqual(try threadId(of: "m1"), try threadId(of: "m2"))
+        let linked = try store.database.read { try String.fetchAll($0, sql: "SELECT messageId FROM message_ids") }
+        XCTAssertEqual(Set(linked), ["m1", "m2", "r1", "r2"])
+    }
+
     func testBareMessageIdsStillLink() throws {
         // Archives that strip the brackets: "In-Reply-To: 5290031e-4f10@mail.example".
         try ingest(mail("5290031e-4f10@mail.example", subject: "Timed commands", day: 0),
