@@ -27,7 +27,12 @@ final class CategorizationQueue: @unchecked Sendable {
     private var current = CategorizationProgress(done: 0, changed: 0, running: false, seconds: 0)
     /// The mailbox's lists and the mail they were learnt from (`categoryMailboxVersion`); read and
     /// written only inside a pass (under `passLock`).
-    private var learntLists: (version: String, lists: MailboxLists)?
+    private var learntLists: (version: CategoryMailboxVersion, lists: MailboxLists)?
+    /// Imports running (`importStarted`, `importFinished`). While one runs, the lists are learnt
+    /// again only once the mailbox has grown by a quarter since they were (each time is a read of
+    /// every email: once per import batch, that was the import's largest cost after the writes);
+    /// when it ends, a pass learns them from the whole mailbox and sends back what they change.
+    private var importsRunning = 0
     let batchSize: Int
 
     /// - Parameter didChange: called after a batch that changed categories, with how many.
@@ -41,6 +46,15 @@ final class CategorizationQueue: @unchecked Sendable {
     var progress: CategorizationProgress { condition.withLock { current } }
 
     func wake() { worker.wake() }
+
+    /// An import has begun adding mail (see `importsRunning`).
+    func importStarted() { condition.withLock { importsRunning += 1 } }
+
+    /// The import has added all its mail: the next pass learns the lists from the whole mailbox.
+    func importFinished() {
+        condition.withLock { importsRunning -= 1 }
+        wake()
+    }
 
     func stop() { worker.stop() }
 
@@ -131,6 +145,12 @@ final class CategorizationQueue: @unchecked Sendable {
         // Passes after embedding batches find the same mail: the lists learnt before still hold.
         let version = try store.categoryMailboxVersion()
         if let cached = learntLists, cached.version == version { return cached.lists }
+        // During an import, lists learnt from most of the mail so far stand in until it has grown
+        // by a quarter; the pass after the import learns them from all of it (`importFinished`).
+        if let cached = learntLists, condition.withLock({ importsRunning > 0 }),
+           version.emails < cached.version.emails + cached.version.emails / 4 {
+            return cached.lists
+        }
         let stored = try store.categoryMailboxRows()
         let lists = MailboxListDetector().lists(of: stored.map {
             MailboxListDetector.Row(accountId: $0.accountId, from: $0.from, recipients: $0.recipients, subject: $0.subject, signals: $0.signals)

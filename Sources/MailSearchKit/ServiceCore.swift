@@ -488,17 +488,22 @@ final class ServiceCore: @unchecked Sendable {
         let pipeline = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize,
                                       observer: self)
         let state = self.state
-        let summary = try await pool.run {
-            try pipeline.run(path: path) { p in
-                state.importProgress(p)
-                progress(p)
+        let categorization = self.categorization
+        categorization.importStarted()
+        let summary: ImportSummary
+        do {
+            defer { categorization.importFinished() }
+            summary = try await pool.run {
+                try pipeline.run(path: path) { p in
+                    state.importProgress(p)
+                    progress(p)
+                }
             }
         }
         if configuration.backgroundSummaries, !configuration.readOnly { summaries.wake() }
         if configuration.backgroundEmbedding {
             embedding.wake()
         } else {
-            let categorization = self.categorization
             _ = try await pool.run { categorization.waitUntilIdle() }
         }
         return summary

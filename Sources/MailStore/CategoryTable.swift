@@ -26,6 +26,14 @@ enum CategoryTable {
     }
 }
 
+/// What `categoryMailboxVersion` reads: equal versions, same mail and signals.
+public struct CategoryMailboxVersion: Sendable, Hashable {
+    /// Emails with a category row (every email has one).
+    public var emails: Int64
+    public var maxEmailId: Int64
+    public var signalsTotal: Double
+}
+
 /// What the list detector reads of one stored email, with how it is categorised now.
 public struct CategoryMailboxRow: Sendable {
     public var emailId: Int64
@@ -140,10 +148,10 @@ extension MailStore {
 
     /// Changes when mail is added or removed or header signals change: whether lists learnt from
     /// `categoryMailboxRows` may be out of date (one pass over an integer table).
-    public func categoryMailboxVersion() throws -> String {
+    public func categoryMailboxVersion() throws -> CategoryMailboxVersion {
         try database.read { db in
             let row = try Row.fetchOne(db, sql: "SELECT COUNT(*) AS n, MAX(emailId) AS m, TOTAL(signals) AS t FROM email_categories")
-            return "\(row?["n"] as Int64? ?? 0)/\(row?["m"] as Int64? ?? 0)/\(row?["t"] as Double? ?? 0)"
+            return CategoryMailboxVersion(emails: row?["n"] ?? 0, maxEmailId: row?["m"] ?? 0, signalsTotal: row?["t"] ?? 0)
         }
     }
 
@@ -249,6 +257,9 @@ extension MailStore {
         throws -> [(emailId: Int64, category: AICategory, method: CategoryMethod)] {
         try database.read { db in
             var out: [(emailId: Int64, category: AICategory, method: CategoryMethod)] = []
+            // Only emails with an embedding train: with none (an import before `index embed`), none
+            // does, and the query below would walk every email of each category to find that out.
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM embeddings)") == true else { return out }
             for category in AICategory.allCases where category != .uncategorized {
                 let rows = try Row.fetchAll(db, sql: """
                     SELECT e.id, c.method FROM emails e

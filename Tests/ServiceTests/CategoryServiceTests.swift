@@ -266,6 +266,41 @@ final class CategoryServiceTests: XCTestCase {
         XCTAssertEqual(categoryCounts2, 3, "the posts with the list owner's Sender stay Forums")
     }
 
+    func testAListTheLastBatchesOfAnImportShowReachesItsFirstPost() async throws {
+        // One import, a message per batch: while it runs the lists are learnt again only as the
+        // mailbox grows by a quarter; once it ends they are learnt from all of its mail.
+        let service = try makeService()
+        defer { service.shutdown() }
+        func message(_ n: Int, from: String, to: String, headers: String = "") -> String {
+            """
+            From a Mon Mar  4 14:11:14 2024
+            Message-ID: <m\(n)@example.com>
+            From: Person \(n) <\(from)>
+            To: \(to)
+            Subject: zone transfer question \(n)
+            \(headers)Date: Mon, 4 Mar 2024 1\(n % 10):00:00 +0000
+
+            Has anyone seen this?
+
+            """
+        }
+        var mail = [message(0, from: "zed@example.org", to: "dns-swap@lists.example.net")]
+        mail += (1...12).map { message($0, from: "r\($0)@example.org", to: "friend\($0)@example.org") }
+        mail += (13...15).map {
+            message($0, from: "p\($0)@example.org", to: "dns-swap@lists.example.net",
+                    headers: "Precedence: bulk\nSender: owner-dns-swap@lists.example.net\n")
+        }
+        let path = work.appendingPathComponent("one.mbox")
+        try Data(mail.joined().utf8).write(to: path)
+        _ = try await service.mailbox.importMail(path: path.path, account: "home", batchSize: 1)
+        await service.categories.waitForCategorization()
+        let first = try await service.store.database.read { try Int64.fetchOne($0, sql: "SELECT id FROM emails WHERE messageId = 'm0@example.com'") }!
+        let category = try await service.reader.email(id: first).category
+        XCTAssertEqual(category, "forums")
+        let forums = try await service.categories.categoryCounts()["forums"]
+        XCTAssertEqual(forums, 4)
+    }
+
     // MARK: Accuracy on real and generated mail
 
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
