@@ -39,14 +39,21 @@ public struct ImportSummary: Sendable, Codable {
 
 /// Something that wants to see every committed batch — the search index does.
 public protocol ImportBatchObserver: Sendable {
+    /// Called once before an import's first batch.
+    func willBeginImport() throws
     /// Called after the batch's mail transaction committed.
     func didCommit(_ result: IngestResult, store: MailStore) throws
     /// Called once every batch of an import was handed to `didCommit`, with how many emails it added.
     func didFinishImport(imported: Int) throws
+    /// Called instead of `didFinishImport` when the import stops on an error (batches committed
+    /// before it may still reach `didCommit`).
+    func didAbandonImport()
 }
 
 extension ImportBatchObserver {
+    public func willBeginImport() throws {}
     public func didFinishImport(imported: Int) throws {}
+    public func didAbandonImport() {}
 }
 
 /// The import pipeline: a source's messages are read in order, parsed in parallel on every
@@ -77,6 +84,9 @@ public struct ImportPipeline: Sendable {
         let start = Date()
         let source = try ImportSource.detect(path: path, folderOverride: folderOverride)
         let account = try store.account(named: accountName)
+        try observer?.willBeginImport()
+        var finished = false
+        defer { if !finished { observer?.didAbandonImport() } }
         typealias ParsedBatch = (items: [Result<IncomingEmail, ImportFailure>], bytesDone: Int64)
         let queue = HandOff<ParsedBatch>(capacity: 2)
         let batchSize = self.batchSize
@@ -156,6 +166,7 @@ public struct ImportPipeline: Sendable {
             try indexQueue.finishAndWaitUntilDrained()
             try observer.didFinishImport(imported: imported)
         }
+        finished = true
         // Fold the write-ahead log into mail.sqlite so the file on disk is complete after an import.
         _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         return ImportSummary(

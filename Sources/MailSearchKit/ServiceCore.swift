@@ -629,6 +629,14 @@ extension ServiceCore: ImportBatchObserver {
             if configuration.backgroundSummaries { summaries.wake() }
         }
     }
+
+    public func willBeginImport() throws {
+        try index.beginImport()
+    }
+
+    public func didAbandonImport() {
+        index.abandonImport()
+    }
 }
 
 /// Everything `GET /api/status` and `mailsearch index status` show.

@@ -31,6 +31,16 @@ public enum FTS5Manager {
         try DocumentLengths.bumpVersion(db)
     }
 
+    /// Sets FTS5's `automerge` (kept in `email_fts_config`; the content of the index is unchanged).
+    static func setAutomerge(_ value: Int, db: Database) throws {
+        try db.execute(sql: "INSERT INTO email_fts(email_fts, rank) VALUES('automerge', ?)", arguments: [value])
+    }
+
+    /// FTS5's `automerge` as set, nil when it never was (FTS5's default, 4).
+    static func automerge(db: Database) throws -> Int? {
+        try Int.fetchOne(db, sql: "SELECT v FROM email_fts_config WHERE k = 'automerge'")
+    }
+
     static func delete(emailIds: [Int64], db: Database) throws {
         let statement = try db.cachedStatement(sql: "DELETE FROM email_fts WHERE rowid = ?")
         for id in emailIds { try statement.execute(arguments: [id]) }

@@ -44,6 +44,22 @@ public final class SearchIndexManager: Sendable {
     /// Whether connections read through a memory map (`SearchDatabase`'s `memoryMapped`).
     private let memoryMapped: Bool
 
+    /// The import under way (`beginImport` to `optimizeAfterImport`): the rows the index held when
+    /// it began, the emails it has indexed since, and whether FTS5 merges lazily meanwhile.
+    private struct ImportRun {
+        var rowsAtStart: Int
+        var indexed = 0
+        var lazyMerging = false
+    }
+    private let importRun = LockedBox<ImportRun?>(nil)
+
+    /// FTS5's `automerge` (its default): a level's segments are merged once it holds this many.
+    static let automerge = 4
+    /// `automerge` while a large import runs: merged 16 at a time instead of 4, segments are
+    /// rewritten fewer times (Enron: 25 % less CPU to index), and the import ends with `optimize`,
+    /// which merges them all into one either way.
+    static let importAutomerge = 16
+
     /// `memoryMapped`: read the index through a memory map, for a
     /// one-shot process (a search from the command line).
     public init(store: MailStore, notices: @escaping @Sendable (String) -> Void = { _ in }, memoryMapped: Bool = false) throws {
@@ -70,6 +86,8 @@ public final class SearchIndexManager: Sendable {
             _ = try reconcile()
         } else {
             try reconcileIfNeeded()
+            // An import killed before its end left FTS5 merging lazily: back to the default.
+            if !memoryMapped { try restoreAutomergeIfNeeded() }
         }
     }
 
@@ -78,10 +96,38 @@ public final class SearchIndexManager: Sendable {
     /// Indexes newly stored emails (called in the import pipeline, batch by batch).
     public func index(_ emails: [Email]) throws {
         guard !emails.isEmpty else { return }
+        // Once an import has indexed enough to be sure of ending with `optimize` (as many emails
+        // as `optimizeAfterImport` asks for), FTS5 merges its segments lazily until then.
+        let mergeLazily = importRun.withLockedValue { run -> Bool in
+            guard var current = run else { return false }
+            current.indexed += emails.count
+            defer { run = current }
+            guard !current.lazyMerging, Self.importWillOptimize(indexed: current.indexed, rowsAtStart: current.rowsAtStart)
+            else { return false }
+            current.lazyMerging = true
+            return true
+        }
         try withDatabase { db in
-            try db.pool.write { try FTS5Manager.insert(emails, db: $0) }
+            try db.pool.write { db in
+                if mergeLazily { try FTS5Manager.setAutomerge(Self.importAutomerge, db: db) }
+                try FTS5Manager.insert(emails, db: db)
+            }
         }
         indexChanged()
+    }
+
+    /// An import begins: `index` counts what it adds (see `importRun`).
+    public func beginImport() throws {
+        let rows = try withDatabase { db in
+            try db.pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM email_fts_docsize") ?? 0 }
+        }
+        importRun.set(ImportRun(rowsAtStart: rows))
+    }
+
+    /// Whether an import that has indexed `indexed` emails into an index of `rowsAtStart` rows
+    /// ends with `optimize` (at least 1,000, and a quarter of the rows after it).
+    static func importWillOptimize(indexed: Int, rowsAtStart: Int) -> Bool {
+        indexed >= 1_000 && indexed * 4 >= rowsAtStart + indexed
     }
 
     /// Removes emails from the index (after they were deleted from the store).
@@ -164,14 +210,43 @@ public final class SearchIndexManager: Sendable {
     /// so that each word's matches are read from one list instead of a dozen (a keyword search
     /// on Enron ~10% faster). Smaller additions leave it to FTS5's own incremental merging.
     /// The index's content — rows, words, lengths — is unchanged, so its version is too.
+    ///
+    /// An import that merged lazily (`importAutomerge`) always ends with `optimize`, and FTS5's
+    /// `automerge` goes back to its default.
     public func optimizeAfterImport(imported: Int) throws {
-        guard imported >= 1_000 else { return }
+        let run = importRun.withLockedValue { run in
+            defer { run = nil }
+            return run
+        }
+        let lazy = run?.lazyMerging ?? false
+        guard imported >= 1_000 || lazy else { return }
         try withDatabase { db in
             try db.pool.write { db in
                 let rows = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM email_fts_docsize") ?? 0
-                guard imported * 4 >= rows else { return }
+                if lazy { try FTS5Manager.setAutomerge(Self.automerge, db: db) }
+                guard imported * 4 >= rows || lazy else { return }
                 try db.execute(sql: "INSERT INTO email_fts(email_fts) VALUES('optimize')")
             }
+        }
+    }
+
+    /// An import stopped on an error: FTS5 merges as usual again (no `optimize`).
+    public func abandonImport() {
+        let run = importRun.withLockedValue { run in
+            defer { run = nil }
+            return run
+        }
+        guard run?.lazyMerging == true else { return }
+        // Best effort: if this fails, the next process that opens the index sets it back.
+        try? withDatabase { db in try db.pool.write { try FTS5Manager.setAutomerge(Self.automerge, db: $0) } }
+    }
+
+    /// FTS5's `automerge` back to its default when an import ended without setting it back.
+    private func restoreAutomergeIfNeeded() throws {
+        try withDatabase { db in
+            let value = try db.pool.read { try FTS5Manager.automerge(db: $0) }
+            guard let value, value != Self.automerge else { return }
+            try db.pool.write { try FTS5Manager.setAutomerge(Self.automerge, db: $0) }
         }
     }
 

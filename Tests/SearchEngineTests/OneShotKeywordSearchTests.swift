@@ -238,6 +238,19 @@ final class OptimizeAfterImportTests: XCTestCase {
         try index.read { try Int.fetchOne($0, sql: "SELECT COUNT(DISTINCT segid) FROM email_fts_idx") ?? 0 }
     }
 
+    private func automerge(_ index: SearchIndexManager) throws -> Int? {
+        try index.read { try FTS5Manager.automerge(db: $0) }
+    }
+
+    func testAnImportKilledWhileFTS5MergedLazilyIsSetBackWhenTheIndexIsOpened() throws {
+        let f = try SearchFixture()
+        let queue = try DatabaseQueue(path: f.store.directory.searchDatabaseURL.path)
+        try queue.write { try FTS5Manager.setAutomerge(SearchIndexManager.importAutomerge, db: $0) }
+        try queue.close()
+        let reopened = try SearchIndexManager(store: f.store)
+        XCTAssertEqual(try automerge(reopened), SearchIndexManager.automerge)
+    }
+
     func testALargeImportIsOptimizedASmallOneIsNot() async throws {
         let f = try SearchFixture()
         let large = try mbox(3_000)
@@ -246,6 +259,7 @@ final class OptimizeAfterImportTests: XCTestCase {
         XCTAssertEqual(before.conversationCount, 0)
         _ = try ImportPipeline(store: f.store, accountName: "a", batchSize: 100, observer: f.index).run(path: large.path)
         XCTAssertEqual(try segments(f.index), 1, "one segment after a large import")
+        XCTAssertEqual(try automerge(f.index), SearchIndexManager.automerge, "FTS5 merges as usual again after the import")
         let small = try mbox(50, from: 3_000)
         defer { try? FileManager.default.removeItem(at: small) }
         _ = try ImportPipeline(store: f.store, accountName: "a", batchSize: 10, observer: f.index).run(path: small.path)
