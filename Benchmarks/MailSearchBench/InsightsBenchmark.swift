@@ -195,7 +195,9 @@ enum InsightsBenchmark {
         let ids = try store.database.read {
             try Int64.fetchAll($0, sql: "SELECT id FROM threads WHERE messageCount >= 3 ORDER BY id")
         }
-        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: modelDirectory))
+        var summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: modelDirectory))
+        // INSIGHTS_NO_ANSWERS=1: without the answers a chosen question brings (to compare).
+        summarizer.weights.answers = ProcessInfo.processInfo.environment["INSIGHTS_NO_ANSWERS"] != "1"
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var lines: [String] = []
@@ -260,7 +262,15 @@ enum InsightsBenchmark {
                 print("  [\(i + 1)] \(m.author): \(text.prefix(700))\(text.count > 700 ? " …" : "")")
             }
             print("  -- summary")
-            for p in try summarizer.summarize(messages).points { print("  • \(p.text)") }
+            let points = try summarizer.summarize(messages).points
+            for p in points { print("  • \(p.text)") }
+            var without = summarizer
+            without.weights.answers = false
+            let before = try without.summarize(messages).points
+            if before != points {
+                print("  -- without the answers of chosen questions")
+                for p in before { print("  • \(p.text)") }
+            }
             print("  -- judgment: \(judgment.verdict)")
             print("     key facts: \(judgment.keyFacts.joined(separator: "; "))")
             print("     covered: \(judgment.covered.joined(separator: "; "))")

@@ -62,9 +62,10 @@ extension ServiceCore {
     /// The key summaries of the extractive summarizer are stored under in mail.sqlite: one per embedding model.
     static func extractiveBackend(model: EmbeddingModel) -> String { "extractive-\(extractiveVersion):\(model.name)" }
 
-    /// Changes whenever the summarizer chooses sentences differently (2: prose only, `ProseClassifier`),
-    /// so that summaries stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 2
+    /// Changes whenever the summarizer chooses sentences differently (2: prose only, `ProseClassifier`;
+    /// 3: a chosen question brings its answer, Notes' header columns are not prose), so that
+    /// summaries stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 3
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

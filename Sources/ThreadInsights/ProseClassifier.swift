@@ -74,6 +74,9 @@ public enum ProseClassifier {
         // Each regular expression runs only on a line that could match it (they are the costly part).
         if f.labelColon, matches(trailer, t) { return .trailer }
         if f.labelColon, matches(headerLine, t) { return .header }
+        // Lotus Notes lays a forwarded message's header out in columns, which a reflowed line
+        // joins: "\"Heard, Marie\"   To:   someone@cwt.com   cc:   Subject:   FW: …".
+        if f.hasColon, t.contains("  "), notesHeader.numberOfMatches(in: t, range: NSRange(t.startIndex..., in: t)) >= 2 { return .header }
         if let c = f.first, "di-+@nrs".contains(c), matches(diffLine, t) { return .diff }
         if t.contains("|") || has(f.lower, "changed"), matches(diffstat, f.line) { return .diff }
         if f.mayBeFooter, matches(footerLine, t) { return .footer }
@@ -484,6 +487,8 @@ public enum ProseClassifier {
         #"^(?i:signed-off-by|acked-by|reviewed-by|tested-by|reported-by|suggested-by|co-developed-by|reported-and-tested-by|requested-by|cc|fixes|link|closes|change-id|buglink|message-id):\s*\S"#)
     static let headerLine = regex(
         #"^\*{0,2}(?:From|To|Sent|Date|Subject|Reply-To|Bcc|Von|An|Gesendet|Betreff|Datum|Envoyé|Objet|发件人|收件人|发送时间|主题|抄送|日期)\*{0,2}\s?[:：]\*{0,2}\s"#)
+    /// A header label after a run of spaces (Notes' columns) or at the start.
+    static let notesHeader = regex(#"(?:^|\s{2,})(?:To|cc|bcc|Subject|From|Sent|Date):(?:\s|$)"#)
     static let diffLine = regex(
         #"^(?:diff --git |index [0-9a-f]{7,}\.\.[0-9a-f]{7,}|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|new file mode \d|deleted file mode \d|similarity index \d|rename (?:from|to) \S)"#)
     /// " drivers/gpio/foo.c | 12 ++--", " 3 files changed, 10 insertions(+), 2 deletions(-)"

@@ -179,6 +179,14 @@ final class ProseClassifierTests: XCTestCase {
 
     /// "[IMAGE]" and "[image: plot.png]", what a mail program leaves of a picture, are not the tags of
     /// a program's output ("[INFO]"): the text around them stays prose (found in held-out Enron mail).
+    /// A Lotus Notes forward header laid out in columns is a header, however a line joins it; a
+    /// sentence that merely names a subject is prose.
+    func testALotusNotesHeaderInColumnsIsNotProse() {
+        XCTAssertEqual(ProseClassifier.kind(of: #""Heard, Marie"               To:     lech.kalembka@cwt.com <Marie.Heard@        cc: ENRON.com>           Subject:     FW: Enron Canada Office:              Corp"#), .header)
+        XCTAssertEqual(ProseClassifier.kind(of: "Please send the draft to Marie before Friday, and use the subject line we agreed on."), .prose)
+        XCTAssertEqual(ProseClassifier.kind(of: "The note said  To: everyone, nothing else."), .prose, "one label is not a header")
+    }
+
     func testPicturePlaceholdersAreNotProgramOutput() {
         let body = """
             [IMAGE]

@@ -1,0 +1,67 @@
+import Foundation
+import MailModel
+@testable import ThreadInsights
+import XCTest
+
+/// A chosen question brings its answer from the reply (`ExtractiveSummarizer.withAnswers`).
+final class AnswerPairingTests: XCTestCase {
+    let ann = Address(name: "Ann", email: "ann@example.org")
+    let bob = Address(name: "Bob", email: "bob@example.org")
+
+    func message(_ id: Int64, _ from: Address) -> ConversationMessage {
+        ConversationMessage(emailId: id, from: from, date: nil, body: "")
+    }
+
+    func candidate(_ message: Int, _ text: String) -> ExtractiveSummarizer.Candidate {
+        ExtractiveSummarizer.Candidate(
+            message: message,
+            sentence: Sentence(text: text, start: 0, end: text.count, isQuestion: text.hasSuffix("?"), isRequest: false,
+                               hasDateOrTime: false, kind: .prose, isProse: true),
+            score: 0)
+    }
+
+    /// Ann asks (message 0), Ann adds something (1), Bob replies (2) with a greeting-like line and the answer.
+    func testTheReplysClosestStatementJoinsTheQuestion() {
+        let messages = [message(1, ann), message(2, ann), message(3, bob)]
+        let candidates = [candidate(0, "Which firmware do you run?"),        // 0
+                          candidate(0, "The radio drops samples."),          // 1
+                          candidate(1, "Also the fan is loud."),             // 2
+                          candidate(2, "Happy to help with this."),          // 3
+                          candidate(2, "I run firmware 4.2 from March."),    // 4
+                          candidate(2, "Did you try another cable?")]        // 5: a question, never an answer
+        let vectors: [[Float]] = [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0.3, 0.2, 0.9], [0.9, 0.1, 0.1], [1, 0, 0]]
+        // MMR chose the question and two others; the answer comes in, the last-chosen other goes (count 2 + 1).
+        let result = ExtractiveSummarizer.withAnswers([0, 1, 2], candidates: candidates, vectors: vectors, messages: messages, count: 2)
+        XCTAssertEqual(result, [0, 1, 4])
+        // Without the question chosen, nothing changes.
+        XCTAssertEqual(ExtractiveSummarizer.withAnswers([1, 2], candidates: candidates, vectors: vectors, messages: messages, count: 2), [1, 2])
+    }
+
+    /// A reply that says something else (below the floor), or only repeats a chosen sentence, answers nothing.
+    func testAnUnrelatedOrRepeatedSentenceIsNoAnswer() {
+        let messages = [message(1, ann), message(2, bob)]
+        let candidates = [candidate(0, "When do you get your badge?"), candidate(0, "Talk to Peter about the filings."),
+                          candidate(1, "We will be there."), candidate(1, "Talk to Peter about the filings.")]
+        let vectors: [[Float]] = [[1, 0, 0], [0, 0, 1], [0.2, 0.98, 0], [0, 0, 1]]
+        XCTAssertEqual(ExtractiveSummarizer.withAnswers([0, 1], candidates: candidates, vectors: vectors, messages: messages,
+                                                        count: 2, floor: 0.36), [0, 1])
+    }
+
+    /// A question nobody else answered (the last message, or only its own author wrote after it) stays alone.
+    func testAnUnansweredQuestionStaysAlone() {
+        let messages = [message(1, bob), message(2, ann), message(3, ann)]
+        let candidates = [candidate(0, "The build fails on ARM."), candidate(1, "Which compiler do you use?"), candidate(2, "Never mind, found it.")]
+        let vectors: [[Float]] = [[1, 0], [0, 1], [0, 1]]
+        XCTAssertEqual(ExtractiveSummarizer.withAnswers([1, 0], candidates: candidates, vectors: vectors, messages: messages, count: 2), [1, 0])
+    }
+
+    /// Several answered questions: the pairs MMR chose last give way so the summary keeps count + 1 lines at most.
+    func testAnsweredPairsNeverMakeTheSummaryLongerThanOneLineMore() {
+        let messages = [message(1, ann), message(2, bob), message(3, ann), message(4, bob)]
+        let candidates = [candidate(0, "Is the board powered?"), candidate(1, "Yes it is powered."),
+                          candidate(2, "Is the LED green?"), candidate(3, "The LED is red.")]
+        let vectors: [[Float]] = [[1, 0], [0.8, 0.6], [0, 1], [0.6, 0.8]]
+        let result = ExtractiveSummarizer.withAnswers([0, 2], candidates: candidates, vectors: vectors, messages: messages, count: 2)
+        XCTAssertEqual(result, [0, 1], "the first pair stays, the second goes")
+    }
+}
