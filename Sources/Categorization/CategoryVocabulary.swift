@@ -22,6 +22,8 @@ enum CategoryVocabulary {
         "security", "verify", "verification", "confirm", "confirmation", "receipts", "receipt", "orders", "order",
         "billing", "invoice", "invoices", "shipping", "shipment", "tracking", "statements", "payments", "support-noreply",
     ]
+    /// `automaticLocalParts` as bytes (all ASCII), for `RuleCategorizer.isAutomatic`.
+    static let automaticLocalPartBytes: [[UInt8]] = automaticLocalParts.map { Array($0.utf8) }
     /// Local parts of senders that send newsletters and offers.
     static let marketingLocalParts: [String] = [
         "news", "newsletter", "newsletters", "marketing", "offers", "offer", "deals", "deal", "promo", "promotions",
