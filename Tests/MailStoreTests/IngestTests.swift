@@ -127,3 +127,34 @@ final class SubjectNormalizerTests: XCTestCase {
         XCTAssertEqual(SubjectNormalizer.normalize("[USRP-users] Re:"), "[USRP-users]")
     }
 }
+
+/// `AddressListCodec` reads bytes: the same addresses as splitting Characters, as it did before.
+final class AddressListCodecTests: XCTestCase {
+    static func decodeBefore(_ text: String?) -> [Address] {
+        guard let text, !text.isEmpty else { return [] }
+        return text.split(separator: "\n", omittingEmptySubsequences: true).map { line in
+            if let tab = line.firstIndex(of: "\t") {
+                let name = String(line[..<tab])
+                return Address(name: name.isEmpty ? nil : name, email: String(line[line.index(after: tab)...]))
+            }
+            return Address(name: nil, email: String(line))
+        }
+    }
+
+    func testDecodingGivesTheSameAddressesAsSplittingCharacters() {
+        var texts: [String?] = [nil, "", "\n", "\t", "a\tb", "\tb", "a\t", "a\tb\nc\td", "a\tb\n\nc\td\n", "a\r\nb\tc", "a\tb\r\nc\td",
+                                "\r\n", "x\t\u{301}y\n\u{301}z\tw", "é\te\u{301}@x\nA B\tc@d\te"]
+        var random = SystemRandomNumberGenerator()
+        let pieces = ["a", "B", " ", "\t", "\n", "\r", "\r\n", "é", "e\u{301}", "\u{301}", "@", "💌"]
+        for _ in 0..<3000 {
+            var text = ""
+            for _ in 0..<Int.random(in: 1...12, using: &random) { text += pieces.randomElement(using: &random)! }
+            texts.append(text)
+        }
+        for text in texts {
+            XCTAssertEqual(AddressListCodec.decode(text), Self.decodeBefore(text), String(reflecting: text))
+        }
+        let addresses = [Address(name: "Ann\tB\r\nC", email: "a@b\n"), Address(name: nil, email: "c@d"), Address(name: "", email: "e@f")]
+        XCTAssertEqual(AddressListCodec.decode(AddressListCodec.encode(addresses)), Self.decodeBefore(AddressListCodec.encode(addresses)))
+    }
+}
