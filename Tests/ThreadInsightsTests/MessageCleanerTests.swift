@@ -24,6 +24,14 @@ final class MessageCleanerTests: XCTestCase {
         XCTAssertFalse(cleaned.sentences[0].isQuestion)
     }
 
+    /// A list's classic question asks, even when its "?" runs into the next word ("directory?or").
+    func testDoesAnyoneKnowAsks() {
+        let cleaned = MessageCleaner.clean("Does anyone know how to list the biggest file in my root directory?or the second biggest ..etc...")
+        XCTAssertTrue(cleaned.sentences.contains(where: \.isRequest), "\(cleaned.sentences)")
+        XCTAssertTrue(MessageCleaner.clean("Has anybody tried the new driver with an N210?").sentences[0].isRequest)
+        XCTAssertFalse(MessageCleaner.clean("Nobody knows the answer yet.").sentences[0].isRequest)
+    }
+
     func testOneLineSignOffWithNameAndSignatureBlock() {
         XCTAssertEqual(MessageCleaner.clean("Lisbon it is. Carla, please book the room.\n\nThanks, Ann").text,
                        "Lisbon it is. Carla, please book the room.")
