@@ -290,8 +290,10 @@ public enum MessageCleaner {
         return abbreviations.contains(word)
     }
 
+    /// "is there" asks only where a question starts ("Is there a way…", "Also, is there…"), not
+    /// in a statement ("I know it is there").
     private static let request = regex(
-        #"(?i)\b(could you|can you|would you|will you|can we|could we|shall we|should we|please|pls|let me know|let us know|do you|did you|are you|have you|is there|any idea|any thoughts|need you to|would it be possible|is it possible|i'd appreciate|would appreciate|kindly|(?:does|do|did|has|have) any(?:one|body) (?:know|have|tried|seen|got)|any(?:one|body) knows?)\b"#)
+        #"(?i)\b(could you|can you|would you|will you|can we|could we|shall we|should we|please|pls|let me know|let us know|do you|did you|are you|have you|(?:^|[,;:(]\s*|\b(?:so|and|but|also|then|or)\s+)is there|any idea|any thoughts|need you to|would it be possible|is it possible|i'd appreciate|would appreciate|kindly|(?:does|do|did|has|have) any(?:one|body) (?:know|have|tried|seen|got)|any(?:one|body) knows?)\b"#)
     private static let dateOrTime = regex(
         #"(?i)\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|today|tomorrow|tonight|yesterday|next week|this week|end of (?:the )?(?:day|week|month)|eod|noon|january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d{1,2}:\d{2}|\d{1,2}\s?(?:am|pm)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b"#)
 

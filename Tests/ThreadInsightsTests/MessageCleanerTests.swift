@@ -30,6 +30,9 @@ final class MessageCleanerTests: XCTestCase {
         XCTAssertTrue(cleaned.sentences.contains(where: \.isRequest), "\(cleaned.sentences)")
         XCTAssertTrue(MessageCleaner.clean("Has anybody tried the new driver with an N210?").sentences[0].isRequest)
         XCTAssertFalse(MessageCleaner.clean("Nobody knows the answer yet.").sentences[0].isRequest)
+        XCTAssertFalse(MessageCleaner.clean("I know it is there, but it might not be wise to say so.").sentences[0].isRequest)
+        XCTAssertTrue(MessageCleaner.clean("Is there a way to list them").sentences[0].isRequest)
+        XCTAssertTrue(MessageCleaner.clean("Also, is there a fix for the B210").sentences[0].isRequest)
     }
 
     func testOneLineSignOffWithNameAndSignatureBlock() {
