@@ -11,7 +11,7 @@ final class ReplyBankTests: XCTestCase {
         let intents = Set(replies.map(\.intent))
         XCTAssertFalse(replies.contains { $0.text.isEmpty }, "no empty reply")
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        for (path, phrase) in [("README.md", "\(replies.count) replies written for it in \(intents.count) intents"),
+        for (path, phrase) in [("README.md", "\(replies.count) replies in \(intents.count) intents"),
                                ("ARCHITECTURE.md", "\(replies.count) curated replies\nin \(intents.count) intents"),
                                ("docs/architecture-notes.md", "\(replies.count) curated replies in \(intents.count) intents"),
                                ("Sources/ThreadInsights/RetrievalReplySuggester.swift", "\(replies.count) in\n/// \(intents.count) intents")] {
