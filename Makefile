@@ -225,13 +225,15 @@ eval-insights: deps corpora model $(EVAL_DIR)/spamassassin/manifest.json
 
 ## make judge-insights: the judged conversations of docs/insights-judging.json, each beside the summary it gets now
 ## and its judgment (the mail's text comes from the corpora, imported into bench-data/insights-* as by eval-insights).
-judge-insights: deps corpora model
+judge-insights: deps corpora model $(EVAL_DIR)/spamassassin/manifest.json
 	$(SWIFT_RELEASE) --product mailsearch-bench
 	$(SWIFT_RELEASE) --product mailsearch-full
 	@test -f $(INSIGHTS_DATA)-usrp/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-usrp .build/release/mailsearch-full import $(CORPORA)/usrp-users.mbox --account usrp
 	@test -f $(INSIGHTS_DATA)-enron/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-enron .build/release/mailsearch-full import $(CORPORA)/enron-inbox/maildir --account enron
 	.build/release/mailsearch-bench insights side-by-side $(INSIGHTS_DATA)-usrp usrp-users docs/insights-judging.json
 	.build/release/mailsearch-bench insights side-by-side $(INSIGHTS_DATA)-enron enron docs/insights-judging.json
+	@test -f $(INSIGHTS_DATA)-spamassassin/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-spamassassin .build/release/mailsearch-full import $(CORPORA)/list-heldout/original --account spamassassin
+	.build/release/mailsearch-bench insights side-by-side $(INSIGHTS_DATA)-spamassassin spamassassin docs/insights-judging.json
 
 $(EVAL_DIR)/usrp/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/usrp.jsonl) $(CORPORA)/usrp-users.mbox
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
