@@ -57,7 +57,9 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         let waiting = Self.waitingOn(messages: messages, cleaned: cleaned)
         var candidates: [Candidate] = []
         for (m, c) in cleaned.enumerated() {
-            for s in c.sentences where s.isProse {
+            // A sentence ending in a colon introduces what follows it (a command, a list, a quote),
+            // which is not a candidate: alone it says nothing ("(only tested on Linux):").
+            for s in c.sentences where s.isProse && !s.text.hasSuffix(":") {
                 if let waiting, waiting.source.emailId == messages[m].emailId, waiting.source.start == s.start { continue }
                 candidates.append(Candidate(message: m, sentence: s, score: 0))
             }

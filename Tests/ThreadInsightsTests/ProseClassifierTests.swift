@@ -313,8 +313,10 @@ final class ProseClassifierTests: XCTestCase {
         ]
         let summary = try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages)
         XCTAssertNil(summary.points.first { $0.kind == .waitingOn }, "\(summary.points.map(\.text))")
-        // The candidates: the patch's two sentences of description and the reviewer's two of prose.
-        XCTAssertEqual(summary.sentences, 4)
+        // The candidates: the patch's two sentences of description and the reviewer's one of prose
+        // ("…could become one call, though:" introduces the code below it: no candidate alone).
+        XCTAssertEqual(summary.sentences, 3)
+        XCTAssertFalse(summary.points.contains { $0.sentence.hasSuffix(":") }, "\(summary.points.map(\.text))")
         for point in summary.points {
             XCTAssertFalse(point.sentence.contains("<<") || point.sentence.contains("writel") || point.sentence.contains("-by:"), point.text)
         }
