@@ -46,6 +46,7 @@ public enum ProseClassifier {
         let features = lines.map(Features.init)
         var kinds = features.map { kind(of: $0, alone: false) }
         markPatch(lines, features, &kinds)
+        markAttributedQuotes(features, &kinds)
         markBlocks(features, &kinds)
         markContinuations(features, &kinds)
         markDisclaimers(features, &kinds)
@@ -141,6 +142,32 @@ public enum ProseClassifier {
             }
         }
     }
+
+    /// A short line that attributes what follows to someone ("You originally said:", "Tim wrote:",
+    /// "Quoting the article:") and the paragraph after it, up to a blank line: another person's
+    /// words quoted without `>`, never the sender's (a rhetorical question quoted so was shown as
+    /// "Waiting on …").
+    private static func markAttributedQuotes(_ f: [Features], _ kinds: inout [LineKind]) {
+        var i = 0
+        while i < f.count {
+            let t = f[i].trimmed
+            if t.count < 80, kinds[i] == .prose || kinds[i] == .data, matches(attribution, t) {
+                kinds[i] = .quote
+                var j = i + 1
+                while j < f.count, kinds[j] == .blank { j += 1 }  // the quote may start after a blank line
+                while j < f.count, kinds[j] != .blank {
+                    if kinds[j] == .prose || kinds[j] == .data { kinds[j] = .quote }
+                    j += 1
+                }
+                i = j
+            } else {
+                i += 1
+            }
+        }
+    }
+
+    /// "X said:", "you wrote:", "quoting Y:" at the end of a short line.
+    static let attribution = regex(#"(?i)(?:\b(?:said|says|wrote|writes|asked|asks|posted|quoted)|^quoting\b.*):\s*$"#)
 
     private static func startsPatch(_ lines: [String], _ f: [Features], at i: Int) -> Bool {
         let line = lines[i]

@@ -187,6 +187,22 @@ final class ProseClassifierTests: XCTestCase {
         XCTAssertEqual(ProseClassifier.kind(of: "The note said  To: everyone, nothing else."), .prose, "one label is not a header")
     }
 
+    /// A paragraph after "You originally said:" is someone else's words, though no `>` marks it:
+    /// its rhetorical question is neither a summary line nor "Waiting on".
+    func testAnAttributedParagraphIsAQuote() {
+        let body = """
+            You originally said:
+
+            After 20 years without this feature UNIX finally catches up to Windows and has I/O that does not suck for real apps?
+
+            That is not what the benchmarks show, and the kernel has had it for a while now.
+            """
+        let cleaned = MessageCleaner.clean(body)
+        XCTAssertEqual(cleaned.sentences.filter(\.isProse).map(\.text),
+                       ["That is not what the benchmarks show, and the kernel has had it for a while now."])
+        XCTAssertEqual(ProseClassifier.kinds(of: ["I said no to the plan, and we moved on.", "It still stands."]), [.prose, .prose])
+    }
+
     func testPicturePlaceholdersAreNotProgramOutput() {
         let body = """
             [IMAGE]
