@@ -132,13 +132,17 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
             return ReplySuggestions(emailId: message.emailId, triggered: false, triggers: [], suggestions: [],
                                     method: method)
         }
+        // The lexical part reads the prose only: a word of a log or a command ("… Done") is no
+        // reason to offer "All done."
+        let prose = cleaned.sentences.filter(\.isProse).map(\.text).joined(separator: " ")
         return ReplySuggestions(emailId: message.emailId, triggered: true, triggers: spans,
-                                suggestions: try rank(cleaned.text), method: method)
+                                suggestions: try rank(cleaned.text, lexicalText: prose), method: method)
     }
 
     /// The best `count` replies of distinct intents for a cleaned text, among the intents the
-    /// text gives occasion for (`ReplyIntents.allowed`).
-    public func rank(_ text: String) throws -> [ReplySuggestion] {
+    /// text gives occasion for (`ReplyIntents.allowed`); the lexical score reads `lexicalText`
+    /// when given (the prose of the text), else the text.
+    public func rank(_ text: String, lexicalText: String? = nil) throws -> [ReplySuggestion] {
         let (vectors, centroids) = try vectors()
         guard let query = try embedder.embed([text]).first else { return [] }
         let allowed = gatesIntents ? ReplyIntents.allowed(for: text) : ReplyIntents.all
@@ -149,7 +153,7 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
         }
         var combined = semantic
         if let wordStatistics, let replyWeights {
-            let lexical = Self.lexicalScores(text, replies: pool.map { replyWeights[$0] }, statistics: wordStatistics)
+            let lexical = Self.lexicalScores(lexicalText ?? text, replies: pool.map { replyWeights[$0] }, statistics: wordStatistics)
             combined = zip(Self.standardized(semantic), Self.standardized(lexical)).map { $0 + lexicalWeight * $1 }
         }
         let scored = zip(pool, combined).sorted { $0.1 > $1.1 }
@@ -206,6 +210,10 @@ public enum ReplyIntents {
 
     public static func allowed(for text: String) -> Set<String> {
         var intents = all
+        // Words inside addresses and links say nothing of the email ("skip@calendar.com").
+        let text = text.split(whereSeparator: \.isWhitespace)
+            .filter { !($0.contains("@") || $0.contains("://") || $0.lowercased().hasPrefix("www.")) }
+            .joined(separator: " ")
         if text.range(of: news, options: .regularExpression) == nil { intents.remove("congrats") }
         if text.range(of: meeting, options: .regularExpression) == nil { intents.remove("schedule") }
         return intents

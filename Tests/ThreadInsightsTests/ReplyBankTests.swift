@@ -40,6 +40,10 @@ final class ReplyIntentsTests: XCTestCase {
         XCTAssertTrue(ReplyIntents.allowed(for: "Can we meet to go over the budget?").contains("schedule"))
         XCTAssertTrue(ReplyIntents.allowed(for: "Are you free at 3pm for a quick review?").contains("schedule"))
         XCTAssertFalse(ReplyIntents.allowed(for: "Can we meet to go over the budget?").contains("congrats"))
+        // A word inside an address or a link is not talk of meeting (a real list question was offered
+        // "I'll send a calendar invite" for its author's address skip@calendar.com).
+        XCTAssertFalse(ReplyIntents.allowed(for: "Should I delete duplicate spam before training? skip@calendar.com").contains("schedule"))
+        XCTAssertFalse(ReplyIntents.allowed(for: "Is https://www.meeting-example.org/won safe?").contains("schedule"))
     }
 }
 
@@ -79,6 +83,25 @@ final class ReplyRankerTests: XCTestCase {
         let asking = ConversationMessage(emailId: 1, from: Address(name: "Ann", email: "ann@example.org"),
                                          date: Date(), body: email, subject: "Review")
         XCTAssertEqual(try suggester.suggest(for: asking).method, "retrieval-minilm+tfidf")
+    }
+
+    /// The lexical part reads only the email's prose: a word of its log lines ("… Done") is no
+    /// reason to offer "All done."
+    func testWordsOfALogDoNotCount() throws {
+        let suggester = RetrievalReplySuggester(embedder: SameVectorEmbedder(), replies: [
+            CannedReply(intent: "status", text: "Almost done."), CannedReply(intent: "thanks", text: "Thanks, I will check.")])
+        suggester.gatesIntents = false
+        suggester.wordStatistics = ReplyWordStatistics(documents: 1_000, frequencies: [
+            "done": 5, "almost": 5, "thanks": 900, "i": 990, "will": 800, "check": 700])
+        let body = """
+            Why does apt hold back php when I upgrade? Any idea, thanks.
+
+            Reading package lists... Done
+            Building dependency tree... Done
+            Reading state information... Done
+            """
+        let message = ConversationMessage(emailId: 1, from: Address(name: "Ann", email: "ann@example.org"), date: nil, body: body)
+        XCTAssertEqual(try suggester.suggest(for: message).suggestions.first?.text, "Thanks, I will check.")
     }
 
     func testCommonWordsWeighLessThanRareOnes() throws {
