@@ -14,7 +14,7 @@ export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM
 # change (~5 minutes here), and a benchmark's mailsearch-full must be the one `make release` ships.
 SWIFT_RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: run test soak deps build release corpora model bench bench-embed-mailbox bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
+.PHONY: run test soak deps build release corpora model bench bench-embed-mailbox bench-import bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -157,6 +157,12 @@ bench-sync: deps corpora release
 ## Chromium (50 conversations per kind, keys on the page); p50/p95 against the bars of 500 ms and 50 ms.
 bench-actions: deps corpora model release
 	python3 scripts/bench_actions.py .build/release/mailsearch
+
+## make bench-import: `mailsearch import` of Enron three times into fresh data directories, then `notmuch new`
+## into a fresh database, same run: wall and CPU seconds, peak RSS, msgs/s, load and CPU features
+## (scripts/bench-import.sh).
+bench-import: deps corpora release
+	./scripts/bench-import.sh .build/release/mailsearch $(CORPORA)/enron-inbox/maildir 3
 
 bench-cold: deps corpora release
 	./scripts/bench-cold-cli.sh
