@@ -44,6 +44,9 @@ final class ReplyIntentsTests: XCTestCase {
         // "I'll send a calendar invite" for its author's address skip@calendar.com).
         XCTAssertFalse(ReplyIntents.allowed(for: "Should I delete duplicate spam before training? skip@calendar.com").contains("schedule"))
         XCTAssertFalse(ReplyIntents.allowed(for: "Is https://www.meeting-example.org/won safe?").contains("schedule"))
+        // "won't" is no win (a spam-filter question was offered "Nice work on this!").
+        XCTAssertFalse(ReplyIntents.allowed(for: "Please try again; it won't be long until you see why.").contains("congrats"))
+        XCTAssertTrue(ReplyIntents.allowed(for: "We won the contract! Can you tell the team?").contains("congrats"))
     }
 }
 
