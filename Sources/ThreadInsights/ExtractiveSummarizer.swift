@@ -56,11 +56,13 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         // What the conversation waits for is said once, on its own line: not a candidate.
         let waiting = Self.waitingOn(messages: messages, cleaned: cleaned)
         var candidates: [Candidate] = []
+        let folded = messages.map { Self.foldedText($0.body) }
         for (m, c) in cleaned.enumerated() {
             // A sentence ending in a colon introduces what follows it (a command, a list, a quote),
             // which is not a candidate: alone it says nothing ("(only tested on Linux):").
             for s in c.sentences where s.isProse && !s.text.hasSuffix(":") {
                 if let waiting, waiting.source.emailId == messages[m].emailId, waiting.source.start == s.start { continue }
+                if Self.isQuotedFromEarlier(s.text, message: m, messages: messages, folded: folded) { continue }
                 candidates.append(Candidate(message: m, sentence: s, score: 0))
             }
         }
@@ -103,6 +105,23 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         }
         if let waiting { points.append(waiting) }
         return ThreadSummary(points: points, method: "extractive-minilm-mmr", messages: messages.count, sentences: candidates.count)
+    }
+
+    /// Whether a sentence of message `message` was written before it by someone else: it is in an
+    /// earlier message of another sender (whitespace and case folded; 25 characters or more). That
+    /// is a quote without `>` (a reply that pastes the words it answers, a list footer every post
+    /// carries), not this sender's words: on usrp-users 19 of 1,421 summary lines were such, shown
+    /// under the quoter's name.
+    static func isQuotedFromEarlier(_ sentence: String, message: Int, messages: [ConversationMessage], folded: [String]) -> Bool {
+        let own = foldedText(sentence)
+        guard own.count >= 25 else { return false }
+        let author = messages[message].from?.email.lowercased()
+        return (0..<message).contains { k in messages[k].from?.email.lowercased() != author && folded[k].contains(own) }
+    }
+
+    /// Lower case, every run of white space one space.
+    static func foldedText(_ text: String) -> String {
+        text.lowercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
     /// Maximal marginal relevance: each step takes the candidate with the best

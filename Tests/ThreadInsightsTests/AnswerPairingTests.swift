@@ -65,3 +65,29 @@ final class AnswerPairingTests: XCTestCase {
         XCTAssertEqual(result, [0, 1], "the first pair stays, the second goes")
     }
 }
+
+/// A sentence someone else wrote earlier in the thread is a quote, whoever pastes it again.
+final class UnmarkedQuoteTests: XCTestCase {
+    func testASentencePastedFromAnEarlierMessageIsNotTheQuotersOwn() throws {
+        let marcus = Address(name: "Marcus", email: "marcus@example.org")
+        let page = Address(name: "Page", email: "page@example.org")
+        let messages = [
+            ConversationMessage(emailId: 1, from: page, date: nil, body: "Why does the build print timing reports for every module of the image?"),
+            ConversationMessage(emailId: 2, from: marcus, date: nil,
+                                body: "Those reports come from the FPGA image generation tools\nfrom the vendor. You can ignore them safely."),
+            ConversationMessage(emailId: 3, from: page, date: nil,
+                                body: "Those reports come from the FPGA image generation tools from the vendor.\n\nThanks, that explains the long build log I saw."),
+        ]
+        let summary = try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages)
+        for point in summary.points where point.sentence.hasPrefix("Those reports") {
+            XCTAssertEqual(point.source.author, "Marcus", "the words are Marcus's: \(point.text)")
+        }
+        // Page's third message offers only what Page wrote.
+        XCTAssertTrue(ExtractiveSummarizer.isQuotedFromEarlier("Those reports come from the FPGA image generation tools from the vendor.",
+                                                                message: 2, messages: messages,
+                                                                folded: messages.map { ExtractiveSummarizer.foldedText($0.body) }))
+        XCTAssertFalse(ExtractiveSummarizer.isQuotedFromEarlier("Thanks, that explains the long build log I saw.",
+                                                                 message: 2, messages: messages,
+                                                                 folded: messages.map { ExtractiveSummarizer.foldedText($0.body) }))
+    }
+}

@@ -66,7 +66,7 @@ final class InsightsModelTests: XCTestCase {
         let people = [Address(name: "Ann Lee", email: "ann@example.com"), Address(name: "Bob Stone", email: "bob@example.com")]
         let messages = (0..<120).map { i in
             ConversationMessage(emailId: Int64(i + 1), from: people[i % 2], to: [people[(i + 1) % 2]], date: nil,
-                                body: "Build \(i) of the firmware passed the radio tests. The receiver noise figure was within the limits today.\nWe ship it with the next release.")
+                                body: "Build \(i) of the firmware passed the radio tests. The receiver noise figure of build \(i) was within the limits today.\nWe ship build \(i) with the next release.")
         }
         let summary = try summarizer.summarize(messages)
         XCTAssertEqual(summary.sentences, ExtractiveSummarizer.maximumCandidates)
