@@ -204,7 +204,8 @@ eval-cross: eval
 ## into bench-data/insights-*); then response selection, 1 true reply among 100, MiniLM against TF-IDF, on
 ## usrp-users' (message, reply) pairs (In-Reply-To), Enron's (a reply and the original it quotes,
 ## scripts/eval/enron_reply_pairs.py) and the chitchat dataset (pip download); then the reply ranker (MiniLM +
-## TF-IDF, scripts/eval/reply_ranker.py) fitted leave-one-set-out over those and the SpamAssassin list archive's pairs.
+## TF-IDF, scripts/eval/reply_ranker.py) fitted leave-one-set-out over those and the SpamAssassin list archive's pairs,
+## and the answer floor of summaries (scripts/eval/answer_threshold.py: fitted on usrp-users, judged on the others).
 INSIGHTS_DATA = bench-data/insights
 eval-insights: deps corpora model $(EVAL_DIR)/spamassassin/manifest.json
 	$(SWIFT_RELEASE) --product mailsearch-bench
@@ -228,6 +229,9 @@ eval-insights: deps corpora model $(EVAL_DIR)/spamassassin/manifest.json
 	python3 scripts/eval/reply_ranker.py usrp=bench-data/usrp-reply-pairs.jsonl enron=bench-data/enron-reply-pairs.jsonl \
 	  spamassassin=bench-data/spamassassin-reply-pairs.jsonl chitchat=bench-data/chitchat-pairs.jsonl \
 	  --mailsearch .build/release/mailsearch-full --json bench-data/reply-ranker.json
+	python3 scripts/eval/answer_threshold.py --calibrate usrp=bench-data/usrp-reply-pairs.jsonl \
+	  --judge enron=bench-data/enron-reply-pairs.jsonl --judge spamassassin=bench-data/spamassassin-reply-pairs.jsonl \
+	  --limit 300 --mailsearch .build/release/mailsearch-full
 
 ## make judge-insights: the judged conversations of docs/insights-judging.json, each beside the summary it gets now
 ## and its judgment (the mail's text comes from the corpora, imported into bench-data/insights-* as by eval-insights).
