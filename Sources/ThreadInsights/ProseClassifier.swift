@@ -151,8 +151,11 @@ public enum ProseClassifier {
         var i = 0
         while i < f.count {
             let t = f[i].trimmed
-            if t.count < 80, kinds[i] == .prose || kinds[i] == .data, matches(attribution, t) {
-                kinds[i] = .quote
+            guard kinds[i] == .prose || kinds[i] == .data, t.count < 300, matches(attribution, t) else { i += 1; continue }
+            kinds[i] = .quote
+            // "Martin wrote:>>And we know …", "In article <…> you write: As Hal noted …": the quote is
+            // on this line; what follows is the sender's again.
+            if t.count < 80, t.hasSuffix(":") {
                 var j = i + 1
                 while j < f.count, kinds[j] == .blank { j += 1 }  // the quote may start after a blank line
                 while j < f.count, kinds[j] != .blank {
@@ -167,7 +170,7 @@ public enum ProseClassifier {
     }
 
     /// "X said:", "you wrote:", "quoting Y:" at the end of a short line.
-    static let attribution = regex(#"(?i)(?:\b(?:said|says|wrote|writes|asked|asks|posted|quoted)|^quoting\b.*):\s*$"#)
+    static let attribution = regex(#"(?i)(?:\b(?:said|says|say|wrote|writes|write|asked|asks|posted|quoted)|^quoting\b.*):\s*(?:$|>|&>)|^in article <[^>]*> .*\bwrites?:"#)
 
     private static func startsPatch(_ lines: [String], _ f: [Features], at i: Int) -> Bool {
         let line = lines[i]
@@ -361,6 +364,7 @@ public enum ProseClassifier {
                 labelPrefix = false
             }
             isNameQuote = line.contains(">") && ProseClassifier.matches(ProseClassifier.nameQuote, line)
+                || ProseClassifier.matches(ProseClassifier.markedQuote, line)
             first = trimmed.first
             hasColon = trimmed.contains(":") || trimmed.contains("：")
             hasBracket = trimmed.contains("[")
@@ -369,6 +373,7 @@ public enum ProseClassifier {
             let lower = trimmed.lowercased()
             self.lower = Array(lower.utf8)
             mayBeFooter = ProseClassifier.has(self.lower, "unsubscribe") || ProseClassifier.has(self.lower, "mailing list")
+                || ProseClassifier.has(self.lower, "sponsored by") || ProseClassifier.has(self.lower, "yahoo!")
                 || ProseClassifier.has(self.lower, "listinfo")
                 || lower.hasPrefix("sent from my") || lower.hasPrefix("get outlook") || lower.hasPrefix("you received this")
             firstWord = String(trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
@@ -510,6 +515,9 @@ public enum ProseClassifier {
 
     /// "ralf> …", "RK> …", "jdoe> …"
     static let nameQuote = regex(#"^\s{0,8}[A-Za-z][A-Za-z0-9_.-]{0,15}>(?:\s|$)"#)
+    /// Other quote marks some mail programs and people use: "| …", "--]…", "&> …", "} …", and a
+    /// '>' left after an attribution on the same line.
+    static let markedQuote = regex(#"^\s{0,4}(?:\|(?:\s|>|$)|--\]|&>|\}\s|>)"#)
     static let trailer = regex(
         #"^(?i:signed-off-by|acked-by|reviewed-by|tested-by|reported-by|suggested-by|co-developed-by|reported-and-tested-by|requested-by|cc|fixes|link|closes|change-id|buglink|message-id):\s*\S"#)
     static let headerLine = regex(
@@ -521,7 +529,7 @@ public enum ProseClassifier {
     /// " drivers/gpio/foo.c | 12 ++--", " 3 files changed, 10 insertions(+), 2 deletions(-)"
     static let diffstat = regex(#"^\s*(?:\S+\s+\|\s+(?:\d+ ?[+-]*|Bin \d+ -> \d+ bytes)\s*$|\d+ files? changed(?:, \d+ insertions?\(\+\))?(?:, \d+ deletions?\(-\))?\s*$)"#)
     static let footerLine = regex(
-        #"(?i)(?:^to unsubscribe\b|\bunsubscribe (?:from|send|by|at|here|link)\b|\bmailing list\b.*(?:@|https?://)|/mailman/listinfo/|^sent from my (?:iphone|ipad|android|blackberry|mobile|phone|samsung|galaxy)|^get outlook for (?:ios|android)|^you received this (?:message|email) because you are subscribed)"#)
+        #"(?i)(?:^to unsubscribe\b|\bunsubscribe (?:from|send|by|at|here|link)\b|\bmailing list\b.*(?:@|https?://)|/mailman/listinfo/|^sent from my (?:iphone|ipad|android|blackberry|mobile|phone|samsung|galaxy)|^get outlook for (?:ios|android)|^you received this (?:message|email) because you are subscribed|\b(?:e-?mail|message) is sponsored by\b|^your use of yahoo!)"#)
     /// Log levels in brackets ("[INFO]", "\[ERROR\]"), kernel timestamps ("[ 12.345678]"), a level and
     /// a colon at the start, timestamps at the start ("2024-01-02 10:11:12", "Jan  2 10:11:12"), a
     /// Python traceback.

@@ -203,6 +203,24 @@ final class ProseClassifierTests: XCTestCase {
         XCTAssertEqual(ProseClassifier.kinds(of: ["I said no to the plan, and we moved on.", "It still stands."]), [.prose, .prose])
     }
 
+    /// Quote marks other than '>' ("| ", "--]", "&>"), attributions that carry the quote on their own
+    /// line, and sponsors' footers are not the sender's prose (found judging the SpamAssassin lists).
+    func testOtherQuoteMarksAttributionsAndSponsorFootersAreNotProse() {
+        for line in ["| exmh has a funky cut/paste model that is essentially all my fault.",
+                     "--]Why wait until you're dead and let them make a diamond of you?",
+                     "&> > Although it is late, the build still fails on my machine today.",
+                     "Martin Adamson wrote:>>And we know how unbiased that source is, don't we....",
+                     "In article <E17v8Mw-0004eS-00@example.com> you write: As Hal noted, I like the idea a lot."] {
+            XCTAssertEqual(ProseClassifier.kinds(of: [line]), [.quote], line)
+        }
+        XCTAssertEqual(ProseClassifier.kinds(of: ["This sf.net email is sponsored by: OSDN - Tired of that same old cell phone?"]), [.footer])
+        // What follows an attribution that carries its quote is the sender's own again.
+        XCTAssertEqual(ProseClassifier.kinds(of: ["Martin wrote:>>And we know how that went.", "I do not agree with that reading of the report at all."]),
+                       [.quote, .prose])
+        // A pipe inside a sentence, or a plain sentence, stays prose.
+        XCTAssertEqual(ProseClassifier.kinds(of: ["Pipe the output through sort | head to see the biggest ones."]), [.prose])
+    }
+
     func testPicturePlaceholdersAreNotProgramOutput() {
         let body = """
             [IMAGE]
