@@ -48,6 +48,7 @@ public enum ProseClassifier {
         markPatch(lines, features, &kinds)
         markAttributedQuotes(features, &kinds)
         markBlocks(features, &kinds)
+        markFooterBlocks(&kinds)
         markContinuations(features, &kinds)
         markDisclaimers(features, &kinds)
         markSignature(features, &kinds)
@@ -166,6 +167,22 @@ public enum ProseClassifier {
             } else {
                 i += 1
             }
+        }
+    }
+
+    /// A footer line starts a footer: the rest of its block (to a blank line) is the footer's too
+    /// ("This sf.net email is sponsored by: OSDN - Tired of that same old" / "cell phone? Get a new
+    /// here for FREE!" was a "Waiting on").
+    private static func markFooterBlocks(_ kinds: inout [LineKind]) {
+        var i = 0
+        while i < kinds.count {
+            guard kinds[i] == .footer else { i += 1; continue }
+            var j = i + 1
+            while j < kinds.count, kinds[j] != .blank {
+                if [.prose, .data, .link].contains(kinds[j]) { kinds[j] = .footer }
+                j += 1
+            }
+            i = j
         }
     }
 

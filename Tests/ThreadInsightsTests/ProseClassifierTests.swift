@@ -214,6 +214,9 @@ final class ProseClassifierTests: XCTestCase {
             XCTAssertEqual(ProseClassifier.kinds(of: [line]), [.quote], line)
         }
         XCTAssertEqual(ProseClassifier.kinds(of: ["This sf.net email is sponsored by: OSDN - Tired of that same old cell phone?"]), [.footer])
+        // The footer's block is the footer's: its wrapped second line is no question of the sender's.
+        XCTAssertEqual(ProseClassifier.kinds(of: ["Thanks, that fixed it for me.", "", "This sf.net email is sponsored by: OSDN - Tired of that same old",
+                                                  "cell phone?  Get a new here for FREE!"]), [.prose, .blank, .footer, .footer])
         // What follows an attribution that carries its quote is the sender's own again.
         XCTAssertEqual(ProseClassifier.kinds(of: ["Martin wrote:>>And we know how that went.", "I do not agree with that reading of the report at all."]),
                        [.quote, .prose])
