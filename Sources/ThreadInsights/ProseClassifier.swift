@@ -105,7 +105,8 @@ public enum ProseClassifier {
         if first == "[" || first == "\\", matches(bracketTagStart, t), f.words == 0 || Double(f.stopwords) / Double(f.words) < 0.3 { return .log }
         if has(f.lower, "//"), matches(trailingComment, t) { return .code }
         if f.hasBracket || f.hasColon || first.isNumber || t.hasPrefix("Traceback"), matches(logMarker, t) { return .log }
-        if "$#>".contains(first) || t.contains("@") && f.hasColon || has(f.lower, ":\\") || t.hasPrefix("In ["), matches(shellPrompt, t) { return .log }
+        if has(f.lower, "rw"), matches(longListing, t) { return .log }
+        if "$#>%".contains(first) || t.contains("@") && f.hasColon || has(f.lower, ":\\") || t.hasPrefix("In ["), matches(shellPrompt, t) { return .log }
         if first == "#" || first.isNumber || t.hasPrefix("at ") || t.hasPrefix("File \"") || t.hasPrefix("in "), matches(stackFrame, t) { return .log }
         if mayBeCode(f) || t != f.trimmed, matches(codeLine, t) { return .code }
         if let last = t.last, "{}".contains(last), f.stopwords <= 2 { return .code }
@@ -551,9 +552,11 @@ public enum ProseClassifier {
     /// a colon at the start, timestamps at the start ("2024-01-02 10:11:12", "Jan  2 10:11:12"), a
     /// Python traceback.
     static let logMarker = regex(
-        #"(?:\\?\[(?:INFO|WARN|WARNING|ERROR|ERR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE|EMERG|ALERT|TRACE)\\?\]|^\[\s*\d+\.\d{3,}\]|^(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|CRITICAL WARNING)\s*[:|\]-]|^\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?|^\[?\d{2}:\d{2}:\d{2}[.,]\d+|^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}\b|^Traceback \(most recent call last\)|\.[a-zA-Z]{1,4}:\d+:(?:\d+:)?\s|^(?:Error|Fatal error):\s|^\w+(?:Error|Exception): \S|^(?:E|W|I|D)\d{4} \d{2}:\d{2})"#)
+        #"(?:\\?\[(?:INFO|WARN|WARNING|ERROR|ERR|DEBUG|TRACE|FATAL|CRITICAL|NOTICE|EMERG|ALERT|TRACE)\\?\]|^\[\s*\d+\.\d{3,}\]|^(?:INFO|WARN|WARNING|ERROR|DEBUG|TRACE|FATAL|CRITICAL|CRITICAL WARNING)\s*[:|\]-]|^\[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2})?|^\[?\d{2}:\d{2}:\d{2}[.,]\d+|^(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [ \d]\d \d{2}:\d{2}:\d{2}\b|^Traceback \(most recent call last\)|\.[a-zA-Z]{1,4}:\d+:(?:\d+:)?\s|^(?:Error|Fatal error):\s|^\w+(?:Error|Exception): \S|^(?:E|W|I|D)\d{4} \d{2}:\d{2}|^\d{2}:\d{2}:\d{2}\s+\S|^(?:W|E|N|Err|Get|Hit|Ign):\d*\s*\S)"#)
     /// "$ make", "# modprobe …", "user@host:~$ …", ">>> x = 1", "C:\> dir"
-    static let shellPrompt = regex(#"^(?:\$ \S|# (?!of\b)[a-z./]|>>> |\S+@\S+:[^\s]*[#$]\s?|[A-Z]:\\[^ ]*>\s?\S|In \[\d+\]: )"#)
+    static let shellPrompt = regex(#"^(?:\$ \S|% (?!of\b|the\b|and\b|to\b|in\b|is\b|are\b)[a-z./]|# (?!of\b)[a-z./]|>>> |\S+@\S+:[^\s]*[#$]\s?|[A-Z]:\\[^ ]*>\s?\S|In \[\d+\]: )"#)
+    /// `ls -l` output: "-rwsr-sr-x    1 root     mail …".
+    static let longListing = regex(#"(?:^|\s)[-dlcbps][rwxsStT-]{9}[.+@]?\s+\d+\s+\w+"#)
     /// Java, Python, gdb and C++ stack frames.
     static let stackFrame = regex(#"^(?:at [\w.$<>]+\([^)]*\)$|File "[^"]+", line \d+|#\d+\s+0x[0-9a-f]+ in |\d+: 0x[0-9a-f]+|in \S+::\S+\()"#)
     static let codeLine = regex(

@@ -224,6 +224,20 @@ final class ProseClassifierTests: XCTestCase {
         XCTAssertEqual(ProseClassifier.kinds(of: ["Pipe the output through sort | head to see the biggest ones."]), [.prose])
     }
 
+    /// Program output that list mail pastes without markers: a clock at the start, apt's "W:" and
+    /// "Get:", a "% " shell prompt, `ls -l` (found judging the SpamAssassin lists).
+    func testPastedOutputWithoutMarkersIsALog() {
+        for line in ["14:09:03 xemacs has 1 msgs in pseq 14:09:03 Flist_Done",
+                     "W: http://apt.freshrpms.net/ will not be authenticated.",
+                     "% cvs add unheader.py cvs [server aborted]: \"add\" requires write access to the repository",
+                     "I ask because I just did B, and my procmail is still: -rwsr-sr-x    1 root     mail  71503 Jul 15 procmail"] {
+            XCTAssertEqual(ProseClassifier.kind(of: line), .log, line)
+        }
+        for line in ["We meet at 10:30 in the small room, as usual.", "% of the mail was spam last week, which surprised me."] {
+            XCTAssertEqual(ProseClassifier.kind(of: line), .prose, line)
+        }
+    }
+
     func testPicturePlaceholdersAreNotProgramOutput() {
         let body = """
             [IMAGE]
