@@ -47,6 +47,7 @@ public enum ProseClassifier {
         var kinds = features.map { kind(of: $0, alone: false) }
         markPatch(lines, features, &kinds)
         markAttributedQuotes(features, &kinds)
+        markPastedArticles(features, &kinds)
         markBlocks(features, &kinds)
         markFooterBlocks(&kinds)
         markContinuations(features, &kinds)
@@ -170,6 +171,32 @@ public enum ProseClassifier {
             }
         }
     }
+
+    /// A pasted article: a lone link or a separator line ("=====", "=="), then within five lines a
+    /// byline ("By Clint Boulton"): from there to the end of the message it is the article's text,
+    /// not the sender's (list mail that forwards news under the forwarder's name).
+    private static func markPastedArticles(_ f: [Features], _ kinds: inout [LineKind]) {
+        for i in f.indices {
+            let t = f[i].trimmed
+            let lone = (t.hasPrefix("http://") || t.hasPrefix("https://")) && !t.contains(" ")
+            let separator = t.count >= 2 && t.allSatisfy { "=_*~".contains($0) }
+            guard lone || separator else { continue }
+            var seen = 0, j = i + 1
+            while j < f.count, seen < 5 {
+                if kinds[j] != .blank {
+                    seen += 1
+                    if matches(byline, f[j].trimmed) {
+                        for k in (i + 1)..<f.count where kinds[k] != .blank { kinds[k] = .quote }
+                        return
+                    }
+                }
+                j += 1
+            }
+        }
+    }
+
+    /// "By Clint Boulton", "By Scott Tyler Shafer", "BY JANE DOE, Reuters".
+    static let byline = regex(#"^(?i:by)\s+[A-Z][A-Za-z'.-]+(?:\s+[A-Z][A-Za-z'.-]+){1,3}\s*(?:,.*)?$"#)
 
     /// A footer line starts a footer: the rest of its block (to a blank line) is the footer's too
     /// ("This sf.net email is sponsored by: OSDN - Tired of that same old" / "cell phone? Get a new

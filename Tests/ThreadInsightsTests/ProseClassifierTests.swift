@@ -238,6 +238,20 @@ final class ProseClassifierTests: XCTestCase {
         }
     }
 
+    /// A news article pasted below a link or a separator, with its byline, is not the sender's
+    /// prose; the sender's comment above it is.
+    func testAPastedArticleWithABylineIsAQuote() {
+        let lines = ["Related to the acquisition we talked about last week?", "", "==",
+                     "http://www.example.com/infra/article.php/1466271", "", "Sun Nabs Storage Startup", "By Clint Boulton",
+                     "Amid the flurry of news at its own conference in San Francisco, Sun said it has agreed",
+                     "to purchase a data storage concern for an undisclosed amount of stock."]
+        let kinds = ProseClassifier.kinds(of: lines)
+        XCTAssertEqual(kinds[0], .prose)
+        XCTAssertEqual(Array(kinds[4...]), [.blank, .quote, .quote, .quote, .quote])
+        // "By the way" is no byline.
+        XCTAssertEqual(ProseClassifier.kinds(of: ["==", "By the way, the build works now.", "Thanks for the fix."]).last, .prose)
+    }
+
     func testPicturePlaceholdersAreNotProgramOutput() {
         let body = """
             [IMAGE]
