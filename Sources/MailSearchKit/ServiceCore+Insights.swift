@@ -63,9 +63,10 @@ extension ServiceCore {
     static func extractiveBackend(model: EmbeddingModel) -> String { "extractive-\(extractiveVersion):\(model.name)" }
 
     /// Changes whenever the summarizer chooses sentences differently (2: prose only, `ProseClassifier`;
-    /// 3: a chosen question brings its answer, Notes' header columns are not prose), so that
+    /// 3: a chosen question brings its answer, Notes' header columns are not prose; 4: a patch
+    /// thread's reviewers, unmarked quotes and pasted output and articles left out), so that
     /// summaries stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 3
+    static let extractiveVersion = 4
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -103,6 +103,7 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
                     waitingOn: nil))
             }
         }
+        if let reviewed = Self.reviewedBy(messages: messages, cleaned: cleaned) { points.append(reviewed) }
         if let waiting { points.append(waiting) }
         return ThreadSummary(points: points, method: "extractive-minilm-mmr", messages: messages.count, sentences: candidates.count)
     }
@@ -176,6 +177,40 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         }
         return result
     }
+
+    /// In a thread of patches (some message holds a diff), who reviewed, acked or tested them, from
+    /// the trailers: "Reviewed by Bob Stone and Eve Ray; acked by Carl Ode". The line's source is
+    /// the first trailer; the names are the trailers' own.
+    static func reviewedBy(messages: [ConversationMessage], cleaned: [CleanedMessage]) -> SummaryPoint? {
+        guard cleaned.contains(where: { $0.sentences.contains { $0.kind == .diff } }) else { return nil }
+        var order: [String] = [], roles: [String: [String]] = [:], seen: Set<String> = []
+        var first: (Int, Sentence)?
+        for (m, c) in cleaned.enumerated() {
+            for s in c.sentences where s.kind == .trailer {
+                guard let match = reviewTrailer.firstMatch(in: s.text, range: NSRange(s.text.startIndex..., in: s.text)),
+                      let roleRange = Range(match.range(at: 1), in: s.text), let nameRange = Range(match.range(at: 2), in: s.text) else { continue }
+                let role = s.text[roleRange].lowercased()
+                let name = s.text[nameRange].trimmingCharacters(in: .whitespaces)
+                guard !name.isEmpty, !seen.contains(role + "\u{0}" + name.lowercased()) else { continue }
+                seen.insert(role + "\u{0}" + name.lowercased())
+                if roles[role] == nil { order.append(role) }
+                roles[role, default: []].append(name)
+                if first == nil { first = (m, s) }
+            }
+        }
+        guard let (m, s) = first else { return nil }
+        func list(_ names: [String]) -> String {
+            names.count <= 2 ? names.joined(separator: " and ") : names.dropLast().joined(separator: ", ") + " and " + names.last!
+        }
+        let parts = order.enumerated().map { i, role in (i == 0 ? role.prefix(1).uppercased() + role.dropFirst() : role) + " by " + list(roles[role]!) }
+        let message = messages[m]
+        return SummaryPoint(kind: .reviewedBy, text: parts.joined(separator: "; "), sentence: s.text,
+                            source: SourceSpan(emailId: message.emailId, author: message.author, start: s.start, end: s.end),
+                            waitingOn: nil, reviewers: order.flatMap { roles[$0]! })
+    }
+
+    /// "Reviewed-by: Bob Stone <bob@example.com>" → reviewed, Bob Stone.
+    static let reviewTrailer = try! NSRegularExpression(pattern: #"^\s*(Reviewed|Acked|Tested)-by:\s*([^<#]*?)\s*(?:<[^>]*>.*|#.*)?$"#, options: [.caseInsensitive])
 
     /// "Waiting on X: question" when the last message asks a question (or makes a request ending
     /// the message): X is the recipients of the last message who took part in the conversation,

@@ -42,9 +42,10 @@ public struct SourceSpan: Sendable, Codable, Hashable {
     }
 }
 
-/// One line of a summary: a sentence of the mail, said by its author, or what the conversation waits for.
+/// One line of a summary: a sentence of the mail, said by its author, what the conversation waits
+/// for, or who reviewed a patch.
 public struct SummaryPoint: Sendable, Codable, Hashable {
-    public enum Kind: String, Sendable, Codable { case point, waitingOn }
+    public enum Kind: String, Sendable, Codable { case point, waitingOn, reviewedBy }
     public var kind: Kind
     /// The line as shown: "Author: sentence" or "Waiting on X: question".
     public var text: String
@@ -53,6 +54,9 @@ public struct SummaryPoint: Sendable, Codable, Hashable {
     public var source: SourceSpan
     /// For `waitingOn`: who is expected to answer (recipients' or a previous sender's names).
     public var waitingOn: [String]?
+    /// For `reviewedBy`: the people a patch thread's `Reviewed-by:`, `Acked-by:` and `Tested-by:`
+    /// trailers name, in the order they appear.
+    public var reviewers: [String]? = nil
 }
 
 /// A conversation's extractive summary: nothing in it is text the mail does not have.

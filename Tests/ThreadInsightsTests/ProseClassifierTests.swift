@@ -382,9 +382,26 @@ final class ProseClassifierTests: XCTestCase {
         // ("…could become one call, though:" introduces the code below it: no candidate alone).
         XCTAssertEqual(summary.sentences, 3)
         XCTAssertFalse(summary.points.contains { $0.sentence.hasSuffix(":") }, "\(summary.points.map(\.text))")
-        for point in summary.points {
+        for point in summary.points where point.kind != .reviewedBy {
             XCTAssertFalse(point.sentence.contains("<<") || point.sentence.contains("writel") || point.sentence.contains("-by:"), point.text)
         }
+        // Who reviewed the patch, from the reviewer's trailer.
+        let reviewed = try XCTUnwrap(summary.points.first { $0.kind == .reviewedBy })
+        XCTAssertEqual(reviewed.text, "Reviewed by Bob Stone")
+        XCTAssertEqual(reviewed.reviewers, ["Bob Stone"])
+        XCTAssertEqual(reviewed.source.emailId, 2)
+        XCTAssertEqual(reviewed.sentence, "Reviewed-by: Bob Stone <bob@example.com>")
+        // Several reviewers and roles, each named once; no patch, no review line.
+        let acks = "Looks right to me.\n\nReviewed-by: Eve Ray <eve@example.com>\nTested-by: Bob Stone <bob@example.com> # on an RK3399 board\nAcked-by: Carla Diaz <carla@example.com>\nReviewed-by: Eve Ray <eve@example.com>"
+        let series = try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages + [
+            ConversationMessage(emailId: 3, from: Address(name: "Eve Ray", email: "eve@example.com"), to: [ann], date: nil, body: acks)])
+        let all = try XCTUnwrap(series.points.first { $0.kind == .reviewedBy })
+        XCTAssertEqual(all.text, "Reviewed by Bob Stone and Eve Ray; tested by Bob Stone; acked by Carla Diaz")
+        XCTAssertNil(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize([
+            ConversationMessage(emailId: 1, from: ann, to: [bob], date: nil, body: "Could we ship the release notes on Friday?"),
+            ConversationMessage(emailId: 2, from: bob, to: [ann], date: nil, body: acks),
+            ConversationMessage(emailId: 3, from: ann, to: [bob], date: nil, body: "Thanks, shipping them now then."),
+        ]).points.first { $0.kind == .reviewedBy }, "not a patch thread")
     }
 }
 

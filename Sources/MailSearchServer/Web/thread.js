@@ -264,7 +264,8 @@ export class ThreadView {
       return;
     }
     const items = points.map((point) => {
-      const link = el('button', { type: 'button', class: 'summary-source link-button', text: point.kind === 'waitingOn' ? 'Waiting on' : point.source.author,
+      const label = { waitingOn: 'Waiting on', reviewedBy: 'Review' }[point.kind] || point.source.author;
+      const link = el('button', { type: 'button', class: 'summary-source link-button', text: label,
         title: 'Show this message' });
       link.addEventListener('click', () => {
         const article = this.messages.querySelector(`article[data-email-id="${CSS.escape(String(point.source.emailId))}"]`);
@@ -273,7 +274,9 @@ export class ThreadView {
         article?.scrollIntoView({ block: 'start' });
       });
       const who = point.kind === 'waitingOn' ? ` ${(point.waitingOn || []).join(' and ')}: ` : ': ';
-      return el('li', { class: `summary-point ${point.kind}` }, link, who, el('span', { text: point.sentence }));
+      // A patch thread's reviewers: the line as written ("Reviewed by Bob Stone; acked by Carl Ode").
+      const body = point.kind === 'reviewedBy' ? point.text : point.sentence;
+      return el('li', { class: `summary-point ${point.kind}` }, link, who, el('span', { text: body }));
     });
     append(this.summary, [el('h2', { class: 'summary-title', text: 'Summary' }), el('ul', { class: 'summary-points' }, items)]);
     this.summary.hidden = false;
