@@ -46,15 +46,7 @@ QUERIES=(
 )
 
 # --- tools ---------------------------------------------------------------------------------------
-have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-need=()
-for pkg in notmuch hyperfine time python3; do have "$pkg" || command -v "$pkg" >/dev/null || need+=("$pkg"); done
-if ((${#need[@]})); then
-  echo "Installing missing packages: ${need[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+"$ROOT/scripts/ensure-packages.sh" notmuch hyperfine time python3
 [ -x "$MAILSEARCH" ] || { echo "error: no mailsearch binary at $MAILSEARCH (make release, or set MAILSEARCH)" >&2; exit 1; }
 [ -d "$CORPUS" ] || { echo "error: no Enron corpus at $CORPUS (make corpora)" >&2; exit 1; }
 mkdir -p "$OUT"

@@ -15,14 +15,7 @@ MAILSEARCH=${1:-$ROOT/.build/release/mailsearch}
 CORPUS=${2:-$ROOT/corpora/enron-inbox/maildir}
 RUNS=${3:-3}
 SCRATCH=$ROOT/bench-data/import-bench
-need=()
-for pkg in notmuch time; do dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || need+=("$pkg"); done
-if ((${#need[@]})); then
-  echo "Installing missing packages: ${need[*]}"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
-fi
+"$ROOT/scripts/ensure-packages.sh" notmuch time
 [ -x "$MAILSEARCH" ] || { echo "error: no mailsearch binary at $MAILSEARCH (make release)" >&2; exit 1; }
 [ -d "$CORPUS" ] || { echo "error: no Maildir at $CORPUS (make corpora)" >&2; exit 1; }
 messages=$(find "$CORPUS" -type f | wc -l)

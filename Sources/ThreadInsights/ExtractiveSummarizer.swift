@@ -210,7 +210,7 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     }
 
     /// "Reviewed-by: Bob Stone <bob@example.com>" → reviewed, Bob Stone.
-    static let reviewTrailer = try! NSRegularExpression(pattern: #"^\s*(Reviewed|Acked|Tested)-by:\s*([^<#]*?)\s*(?:<[^>]*>.*|#.*)?$"#, options: [.caseInsensitive])
+    static let reviewTrailer = ProseClassifier.regex(#"(?i)^\s*(Reviewed|Acked|Tested)-by:\s*([^<#]*?)\s*(?:<[^>]*>.*|#.*)?$"#)
 
     /// "Waiting on X: question" when the last message asks a question (or makes a request ending
     /// the message): X is the recipients of the last message who took part in the conversation,

@@ -110,11 +110,12 @@ final class ReplyRankerTests: XCTestCase {
     func testCommonWordsWeighLessThanRareOnes() throws {
         let suggester = RetrievalReplySuggester(embedder: SameVectorEmbedder(), replies: replies)
         suggester.gatesIntents = false
-        // The email shares "works for me" with two replies and "tuesday" with one; when "tuesday"
-        // is in nearly every email and "yes"/"that" in few, the shared words of the first count more.
+        // The email shares five words with the first reply ("yes that works for me") and four with
+        // the second ("tuesday works for me"): counted alike, the first wins. When "tuesday" is in
+        // few emails and the others in nearly all, the second does.
         suggester.wordStatistics = ReplyWordStatistics(documents: 1_000, frequencies: [
-            "yes": 5, "that": 5, "works": 10, "for": 10, "me": 10, "tuesday": 999, "afternoon": 999])
+            "yes": 990, "that": 990, "works": 990, "for": 999, "me": 999, "tuesday": 5, "afternoon": 900])
         let ranked = try suggester.rank("Yes that works for me, does Tuesday?")
-        XCTAssertEqual(ranked.first?.text, "Yes, that works for me.")
+        XCTAssertEqual(ranked.first?.text, "Tuesday afternoon works for me.")
     }
 }

@@ -29,28 +29,15 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from reply_selection import embed, select, tfidf  # noqa: E402
+from reply_selection import draw_candidates, embed, load_pairs, select, tfidf  # noqa: E402
 
 GRID = [round(0.05 * i, 2) for i in range(0, 41)]
 SHIPPED = 0.5  # RetrievalReplySuggester.lexicalWeight
 
 
 def load(path, seed, n_candidates):
-    pairs, seen = [], set()
-    with open(path) as f:
-        for line in f:
-            p = json.loads(line)
-            key = (p["message"], p["reply"])
-            if key not in seen:
-                seen.add(key)
-                pairs.append(p)
-    rng = random.Random(seed)
-    n = len(pairs)
-    candidates = []
-    for i in range(n):
-        others = rng.sample([j for j in range(n) if j != i], n_candidates - 1)
-        candidates.append([i] + others)
-    return pairs, candidates
+    pairs = load_pairs(path)
+    return pairs, draw_candidates(len(pairs), n_candidates, random.Random(seed))
 
 
 def vectors(path, pairs, binary):

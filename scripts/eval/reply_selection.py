@@ -62,6 +62,24 @@ def select(message_vectors, reply_vectors, candidates):
     return hits / len(candidates), reciprocal / len(candidates)
 
 
+def load_pairs(path):
+    """The (message, reply) pairs of a JSON-lines file, each distinct pair once, in file order."""
+    pairs, seen = [], set()
+    with open(path) as f:
+        for line in f:
+            p = json.loads(line)
+            key = (p["message"], p["reply"])
+            if key not in seen:
+                seen.add(key)
+                pairs.append(p)
+    return pairs
+
+
+def draw_candidates(n, count, rng):
+    """For each of n pairs: its own index first, then count - 1 others drawn at random."""
+    return [[i] + rng.sample([j for j in range(n) if j != i], count - 1) for i in range(n)]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("pairs")
@@ -71,24 +89,14 @@ def main():
     parser.add_argument("--candidates", type=int, default=100)
     args = parser.parse_args()
 
-    pairs, seen = [], set()
-    with open(args.pairs) as f:
-        for line in f:
-            p = json.loads(line)
-            key = (p["message"], p["reply"])
-            if key not in seen:
-                seen.add(key)
-                pairs.append(p)
+    pairs = load_pairs(args.pairs)
     rng = random.Random(args.seed)
     if args.limit and len(pairs) > args.limit:
         pairs = rng.sample(pairs, args.limit)
     n = len(pairs)
     if n < args.candidates:
         sys.exit(f"{n} pairs: fewer than {args.candidates} candidates")
-    candidates = []
-    for i in range(n):
-        others = rng.sample([j for j in range(n) if j != i], args.candidates - 1)
-        candidates.append([i] + others)
+    candidates = draw_candidates(n, args.candidates, rng)
     messages = [p["message"] for p in pairs]
     replies = [p["reply"] for p in pairs]
 
