@@ -144,7 +144,7 @@ static void ms_bm25_tf(const Fts5ExtensionApi *api, Fts5Context *fts, sqlite3_co
     bm25(api, fts, context, lengths, deferred, argc - 2, argv + 2);
 }
 
-int ms_register_bm25(sqlite3 *db) {
+int ms_register_fts5(sqlite3 *db) {
     fts5_api *api = NULL;
     sqlite3_stmt *statement = NULL;
     int rc = sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &statement, NULL);
@@ -156,5 +156,6 @@ int ms_register_bm25(sqlite3 *db) {
     if (!api || api->iVersion < 2) return SQLITE_ERROR;
     rc = api->xCreateFunction(api, "ms_bm25", NULL, ms_bm25, NULL);
     if (rc == SQLITE_OK) rc = api->xCreateFunction(api, "ms_bm25_tf", NULL, ms_bm25_tf, NULL);
+    if (rc == SQLITE_OK) rc = ms_register_tokenizer(api);
     return rc;
 }

@@ -2,8 +2,9 @@ import Foundation
 import MailModel
 import SearchIndex
 
-/// Finds the query's terms in a subject and body the way FTS5's unicode61 tokenizer matched them
-/// (letters and digits, case and diacritics folded; phrases word by word) and returns highlight
+/// Finds the query's terms in a subject and body the way the index's tokenizer matched them
+/// (letters and digits, case and diacritics folded, ß = ss; phrases word by word; each Chinese,
+/// Japanese or Korean character a word, as the index's bigrams match a phrase of them) and returns highlight
 /// ranges in UTF-16 offsets, plus a body snippet around the first match. A term matches by prefix
 /// exactly when `FTS5QueryBuilder` made it a prefix in the MATCH expression (so `the` does not
 /// mark "theory" unless it is the word being typed), and negated terms (`-draft`) are never marked.
@@ -200,6 +201,15 @@ public struct MatchHighlighter: Sendable {
         for scalar in scalars[scalars.index(scalars.startIndex, offsetBy: start)...] {
             scanned += 1
             if scanned > scanLimit && hitStart == nil { return nil }
+            if FTS5QueryBuilder.isCJK(scalar) {
+                // A word of its own (the index makes bigrams of CJK runs; a phrase of characters matches).
+                if endWord() { break }
+                wordStart = offset
+                if hitStart == nil { word.append(scalar) }
+                offset += scalar.utf16.count
+                if endWord() { break }
+                continue
+            }
             if FTS5QueryBuilder.isTokenCharacter(scalar)
                 || (wordStart != nil && scalar.value >= 0x300 && scalar.properties.generalCategory == .nonspacingMark) {
                 if wordStart == nil { wordStart = offset }
@@ -284,6 +294,17 @@ public struct MatchHighlighter: Sendable {
         var index = text.startIndex
         for scalar in text.unicodeScalars {
             let next = text.unicodeScalars.index(after: index)
+            if FTS5QueryBuilder.isCJK(scalar) {
+                // Each CJK character is a word: a term of several is the phrase of its characters.
+                if let s = start {
+                    out.append((text[s..<index], startOffset, offset - startOffset))
+                    start = nil
+                }
+                out.append((text[index..<next], offset, scalar.utf16.count))
+                offset += scalar.utf16.count
+                index = next
+                continue
+            }
             if FTS5QueryBuilder.isTokenCharacter(scalar)
                 || (start != nil && scalar.value >= 0x300 && scalar.properties.generalCategory == .nonspacingMark) {
                 if start == nil { start = index; startOffset = offset }
@@ -303,6 +324,7 @@ public struct MatchHighlighter: Sendable {
         if word.utf8.allSatisfy({ $0 < 0x80 }) {
             return String(decoding: word.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 32 : $0 }, as: UTF8.self)
         }
-        return word.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        return FTS5QueryBuilder.foldBeyondUnicode61(
+            word.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil).lowercased())
     }
 }

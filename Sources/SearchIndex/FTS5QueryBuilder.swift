@@ -198,6 +198,50 @@ public enum FTS5QueryBuilder {
         }
     }
 
+    /// Whether `scalar` belongs to a script written without spaces between words (Han, kana,
+    /// Hangul, Bopomofo): the index's tokenizer (`ms_tokenizer.c`, the same ranges) makes overlapping
+    /// bigrams of such runs, so a word inside one is found, and highlighting treats each such
+    /// character as a word of its own.
+    @inline(__always)
+    public static func isCJK(_ scalar: Unicode.Scalar) -> Bool {
+        let c = scalar.value
+        guard c >= 0x1100 else { return false }
+        return (0x3040...0x30FF).contains(c) || (0x3005...0x3007).contains(c) || (0x31F0...0x31FF).contains(c)
+            || (0x3100...0x312F).contains(c) || (0x3130...0x318F).contains(c) || (0x3400...0x4DBF).contains(c)
+            || (0x4E00...0x9FFF).contains(c) || (0xAC00...0xD7AF).contains(c) || (0x1100...0x11FF).contains(c)
+            || (0xF900...0xFAFF).contains(c) || (0xFF66...0xFF9F).contains(c) || (0x20000...0x3FFFF).contains(c)
+    }
+
+    /// The folds the index's tokenizer applies after unicode61's (`ms_tokenizer.c`): ß → ss, æ → ae,
+    /// œ → oe, ø → o, đ → d, ł → l, ħ → h, ı → i, þ → th, the ﬀ–ﬆ ligatures, full-width Latin
+    /// letters and digits → ASCII. `text` is already lower-cased; text without these is returned as is.
+    public static func foldBeyondUnicode61(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { extraFolds[$0] != nil || (0xFF10...0xFF5A).contains($0.value) })
+        else { return text }
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if let replacement = extraFolds[scalar] {
+                out.append(contentsOf: replacement.unicodeScalars)
+            } else if (0xFF10...0xFF19).contains(scalar.value) || (0xFF21...0xFF3A).contains(scalar.value)
+                        || (0xFF41...0xFF5A).contains(scalar.value) {
+                let v = scalar.value
+                let ascii = v <= 0xFF19 ? 0x30 + v - 0xFF10 : v <= 0xFF3A ? 0x61 + v - 0xFF21 : 0x61 + v - 0xFF41
+                out.append(Unicode.Scalar(ascii)!)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
+    private static let extraFolds: [Unicode.Scalar: String] = [
+        "\u{DF}": "ss", "\u{1E9E}": "ss", "\u{E6}": "ae", "\u{C6}": "ae", "\u{153}": "oe", "\u{152}": "oe",
+        "\u{F8}": "o", "\u{D8}": "o", "\u{111}": "d", "\u{110}": "d", "\u{142}": "l", "\u{141}": "l",
+        "\u{127}": "h", "\u{126}": "h", "\u{131}": "i", "\u{FE}": "th", "\u{DE}": "th",
+        "\u{FB00}": "ff", "\u{FB01}": "fi", "\u{FB02}": "fl", "\u{FB03}": "ffi", "\u{FB04}": "ffl",
+        "\u{FB05}": "st", "\u{FB06}": "st",
+    ]
+
     /// Straight and curly double quotes delimit phrases.
     @inline(__always)
     public static func isQuote(_ scalar: Unicode.Scalar) -> Bool {

@@ -53,11 +53,11 @@ public final class OneShotIndex {
               // Mapped pages bypass the page cache; a small one is enough for the rest, and SQLite
               // lays out (touches) a cache's first pages in one go.
               execute(db, "PRAGMA main.cache_size = 16"), execute(db, "PRAGMA mail.cache_size = 16"),
-              ms_register_bm25(db) == SQLITE_OK, RawStatementScan.registerFunctions(db) == SQLITE_OK,
+              ms_register_fts5(db) == SQLITE_OK, RawStatementScan.registerFunctions(db) == SQLITE_OK,
               execute(db, "BEGIN") else { return nil }
         // What the regular path checks and reads first, in one statement (a table missing from
         // either file fails it): the schema as SearchDatabase checks it (every table, the FTS5
-        // table with its prefix index); a current mail schema (MailStore would otherwise migrate
+        // table with its prefix index and tokenizer); a current mail schema (MailStore would otherwise migrate
         // it, or refuse a read-only open); SearchIndexManager's reconcile check (the index was last
         // found complete at this mail version); the index version the row lengths belong to, and
         // the stored copies of this index and mail version.
@@ -69,7 +69,7 @@ public final class OneShotIndex {
         var state: [Int64?] = []
         forEachRow(db, """
             SELECT (SELECT COUNT(*) FROM main.sqlite_master WHERE type = 'table' AND name IN (\(names))),
-                   (SELECT instr(sql, 'prefix=') > 0 FROM main.sqlite_master WHERE name = 'email_fts'),
+                   (SELECT instr(sql, 'prefix=') > 0 AND instr(sql, '\(escaped(SearchDatabase.tokenizerMark))') > 0 FROM main.sqlite_master WHERE name = 'email_fts'),
                    (SELECT COUNT(DISTINCT identifier) FROM mail.grdb_migrations WHERE identifier IN (\(identifiers))),
                    \(mailVersion), (SELECT value FROM index_meta WHERE key = 'checked_mail_version'), \(ftsVersion),
                    (SELECT MAX(id) FROM email_fts_docsize), \(maxIdSQL),

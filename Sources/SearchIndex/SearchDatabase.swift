@@ -28,7 +28,7 @@ final class SearchDatabase: Sendable {
             body,
             sender_name,
             sender_email,
-            tokenize='unicode61 remove_diacritics 2',
+            tokenize='mailsearch remove_diacritics 2',
             prefix='2'
         );
         CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value) WITHOUT ROWID;
@@ -75,10 +75,7 @@ final class SearchDatabase: Sendable {
             // `main.`: without a schema name the pragma would map the attached mail too.
             if memoryMapped { try db.execute(sql: "PRAGMA main.mmap_size = \(Self.mapSize)") }
             try RawStatementScan.registerFunctions(db)
-            let code = ms_register_bm25(db.sqliteConnection)
-            guard code == SQLITE_OK else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register ms_bm25 with FTS5")
-            }
+            try Self.registerFTS5Extensions(db)
         }
         // One-shot: one connection (each costs an open and a read of both schemas); a file that
         // does not exist yet is made by a pool, which puts it in WAL mode.
@@ -95,14 +92,35 @@ final class SearchDatabase: Sendable {
         if !complete { try pool.write { try $0.execute(sql: Self.schemaSQL) } }
         // Touch the table: a file that is not a database, or a damaged schema, fails here.
         _ = try pool.read { try Int.fetchOne($0, sql: "SELECT rowid FROM email_fts LIMIT 1") }
-        // An index made before the prefix index is rebuilt (it is a cache of mail.sqlite).
+        // An index made before the prefix index or the `mailsearch` tokenizer is rebuilt (it is a
+        // cache of mail.sqlite).
         let definition = try pool.read { try String.fetchOne($0, sql: "SELECT sql FROM sqlite_master WHERE name = 'email_fts'") }
-        guard definition?.contains("prefix=") == true else { throw OutdatedSchema() }
+        guard let definition, Self.isCurrent(definition: definition) else { throw OutdatedSchema() }
     }
 
-    /// An index whose FTS5 table lacks the prefix index (`prefix='2'`).
+    /// Whether the FTS5 table's definition is this version's: the prefix index (`prefix='2'`) and
+    /// the `mailsearch` tokenizer (CJK bigrams, ß = ss; `ms_tokenizer.c`).
+    static func isCurrent(definition: String) -> Bool {
+        definition.contains("prefix=") && definition.contains(tokenizerMark)
+    }
+
+    /// What the FTS5 definition of this version holds and earlier ones did not (SQL `instr` too).
+    static let tokenizerMark = "tokenize='mailsearch "
+
+    /// Registers `ms_bm25` and the `mailsearch` tokenizer on a connection: any connection that
+    /// reads or writes `email_fts` needs the tokenizer (the `sqlite3` shell does not have it).
+    static func registerFTS5Extensions(_ db: Database) throws {
+        let code = ms_register_fts5(db.sqliteConnection)
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: "cannot register ms_bm25 and the mailsearch tokenizer with FTS5")
+        }
+    }
+
+    /// An index whose FTS5 table lacks the prefix index or this version's tokenizer.
     struct OutdatedSchema: Error, CustomStringConvertible {
-        var description: String { "it was built without the prefix index of this version" }
+        var description: String {
+            "it was built by an earlier version (without the prefix index, or without the tokenizer that finds words inside Chinese, Japanese and Korean text)"
+        }
     }
 
     /// The row lengths for `ms_bm25` that belong to the index as `db`'s transaction sees it.

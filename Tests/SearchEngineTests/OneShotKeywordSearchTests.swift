@@ -244,7 +244,9 @@ final class OptimizeAfterImportTests: XCTestCase {
 
     func testAnImportKilledWhileFTS5MergedLazilyIsSetBackWhenTheIndexIsOpened() throws {
         let f = try SearchFixture()
-        let queue = try DatabaseQueue(path: f.store.directory.searchDatabaseURL.path)
+        var configuration = Configuration()
+        configuration.prepareDatabase(SearchDatabase.registerFTS5Extensions)
+        let queue = try DatabaseQueue(path: f.store.directory.searchDatabaseURL.path, configuration: configuration)
         try queue.write { try FTS5Manager.setAutomerge(SearchIndexManager.importAutomerge, db: $0) }
         try queue.close()
         let reopened = try SearchIndexManager(store: f.store)

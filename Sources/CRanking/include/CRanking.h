@@ -28,8 +28,6 @@ typedef struct ms_doc_lengths {
     int64_t count;
 } ms_doc_lengths;
 
-/// Registers ms_bm25 with the FTS5 module of `db`. Returns SQLITE_OK, or an SQLite error code
-/// (SQLITE_ERROR when the connection has no FTS5).
 /// `ms_bm25_tf`'s report on a scan (bound as a pointer of type MS_BM25_DEFERRED_TYPE): for a
 /// MATCH of one phrase, each row's value is only the term-frequency part of BM25, and `rows` is
 /// the table's row count; the caller, who scans every matching row anyway, counts them and gives
@@ -47,7 +45,14 @@ typedef struct ms_bm25_deferred {
 /// value ms_bm25 gives that row, to the bit.
 double ms_bm25_score(double tf_part, int64_t rows, int64_t hits);
 
-int ms_register_bm25(sqlite3 *db);
+/// Registers ms_bm25, ms_bm25_tf and the `mailsearch` tokenizer with the FTS5 module of `db`.
+/// Returns SQLITE_OK, or an SQLite error code (SQLITE_ERROR when the connection has no FTS5).
+int ms_register_fts5(sqlite3 *db);
+
+/// The FTS5 tokenizer `mailsearch` (ms_tokenizer.c): unicode61 with its arguments, then CJK runs
+/// as overlapping bigrams (one-character tokens colocated in documents) and the folds unicode61
+/// lacks (ß → ss, æ → ae, full-width Latin → ASCII, …). ASCII tokens pass through unchanged.
+int ms_register_tokenizer(fts5_api *api);
 
 #ifdef __cplusplus
 }
