@@ -127,13 +127,33 @@ bench: deps corpora
 ## make bench-embed-mailbox: time to semantic on Enron: a fresh copy of the Enron import (made once by
 ## `mailsearch-bench import`) embedded whole as `index embed` does it: docs/s, minutes to 100 % and to the
 ## last 30 days, share of the sgemm peak and fidelity, in one run (MAILSEARCH_MODEL to try the other model).
-bench-embed-mailbox: deps corpora model
+## Then, for all-MiniLM-L6-v2, its peer on the same CPU and threads: ONNX Runtime (a venv of pinned, hashed
+## wheels in ONNX_PEER_VENV) running the model fp32 and dynamically quantized int8 on the token ids the bench
+## embedded (`mailsearch-bench tokens`), every ONNX_PEER_STRIDE-th email (1: all of them; 10 by default, as
+## ORT's fp32 would take most of an hour on all 44,715), and the ratio ours / ORT (scripts/bench/onnx_peer.py).
+ONNX_PEER_VENV ?= bench-data/onnx-venv
+ONNX_PEER_STRIDE ?= 10
+bench-embed-mailbox: deps corpora model $(ONNX_PEER_VENV)/installed
 	$(SWIFT_RELEASE) --product mailsearch-bench
 	[ -f bench-data/import-enron-indexed/mail.sqlite ] || .build/release/mailsearch-bench import $(CORPORA)/enron-inbox/maildir
 	rm -rf bench-data/embed-enron && mkdir -p bench-data/embed-enron
 	sqlite3 bench-data/import-enron-indexed/mail.sqlite ".backup bench-data/embed-enron/mail.sqlite"
 	sqlite3 bench-data/import-enron-indexed/search.sqlite ".backup bench-data/embed-enron/search.sqlite"
-	MAILSEARCH_REFERENCE_DIR=$(SHARED)/reference .build/release/mailsearch-bench embed-mailbox bench-data/embed-enron
+	.build/release/mailsearch-bench tokens bench-data/embed-enron bench-data/embed-enron/tokens.jsonl
+	set -o pipefail; MAILSEARCH_REFERENCE_DIR=$(SHARED)/reference .build/release/mailsearch-bench embed-mailbox bench-data/embed-enron \
+	  | tee bench-data/embed-enron/embed-mailbox.log
+	@if [ "$(or $(MAILSEARCH_MODEL),all-MiniLM-L6-v2)" != all-MiniLM-L6-v2 ]; then echo "ONNX Runtime peer: all-MiniLM-L6-v2 only, skipped"; else \
+	  ours=$$(sed -nE 's|^embedded [0-9]+ emails in .*: ([0-9.]+) docs/s;.*|\1|p' bench-data/embed-enron/embed-mailbox.log); \
+	  echo "$(ONNX_PEER_VENV)/bin/python scripts/bench/onnx_peer.py --stride $(ONNX_PEER_STRIDE) --ours $$ours …"; \
+	  $(ONNX_PEER_VENV)/bin/python scripts/bench/onnx_peer.py --model-dir "$(MAILSEARCH_MODEL_DIR)" \
+	    --tokens bench-data/embed-enron/tokens.jsonl --reference-dir $(SHARED)/reference --work bench-data/onnx-peer \
+	    --stride $(ONNX_PEER_STRIDE) --ours "$$ours"; fi
+
+$(ONNX_PEER_VENV)/installed: scripts/bench/onnx-peer-requirements.txt
+	@./scripts/ensure-packages.sh python3-venv
+	python3 -m venv $(ONNX_PEER_VENV)
+	$(ONNX_PEER_VENV)/bin/pip install --quiet --require-hashes --only-binary :all: -r $<
+	touch $@
 
 bench-http: deps release
 	@command -v wrk >/dev/null || apt-get install -y wrk

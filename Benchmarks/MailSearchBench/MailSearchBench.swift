@@ -27,6 +27,8 @@ import SearchIndex
 ///     mailsearch-bench embed-mailbox DIR    time to semantic: a whole imported mailbox embedded as `index embed`
 ///                                           does it (docs/s, minutes to 100 % and to the last 30 days, share
 ///                                           of the sgemm peak, fidelity); `make bench-embed-mailbox`
+///     mailsearch-bench tokens DIR OUT       the token ids embed-mailbox embeds (TokenDump), for the ONNX
+///                                           Runtime peer of `make bench-embed-mailbox`
 ///     mailsearch-bench vector [SIZES…]      top-50 vector scan p50/p95 and int8 recall on random
 ///                                           unit vectors (default 50000 500000)
 ///     mailsearch-bench vector-real DIR…     the same on the embeddings stored in data directories
@@ -90,6 +92,10 @@ struct MailSearchBench {
             try EmbedMailboxBenchmark.run(directory: URL(fileURLWithPath: path), model: try model(),
                                           modelDirectory: try modelDirectory(),
                                           referenceDirectory: URL(fileURLWithPath: reference))
+        case "tokens":
+            guard args.count == 2 else { throw BenchError("usage: mailsearch-bench tokens DIR OUT.jsonl") }
+            try TokenDump.run(directory: URL(fileURLWithPath: args[0]), output: URL(fileURLWithPath: args[1]),
+                              model: try model(), modelDirectory: try modelDirectory())
         case "hybrid":
             if let path = args.first, Int(path) == nil {
                 try await hybridBenchmark(directory: URL(fileURLWithPath: path), realVectors: true)
@@ -102,7 +108,7 @@ struct MailSearchBench {
             try importBenchmark(path: "corpora/enron-inbox/maildir", label: "enron")
             try await searchBenchmarks(sizes: [10_000, 50_000, 100_000], enron: true)
         default:
-            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | eval [SET…] | embed | query-embed | embed-mailbox DIR | agreement [DIR [QUESTIONS]] | vector [SIZES…] | vector-real DIR… | hybrid [SIZE|DIR] | all]")
+            print("usage: mailsearch-bench [import PATH | search [SIZES…] | latency DIR… | eval [SET…] | embed | query-embed | embed-mailbox DIR | tokens DIR OUT | agreement [DIR [QUESTIONS]] | vector [SIZES…] | vector-real DIR… | hybrid [SIZE|DIR] | all]")
         }
     }
 
