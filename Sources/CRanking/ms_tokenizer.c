@@ -14,8 +14,11 @@
 //    œ → oe, ø → o, đ → d, ł → l, ħ → h, ı → i, þ → th, the ﬀ ﬁ ﬂ ﬃ ﬄ ﬅ ﬆ ligatures, and full-width
 //    Latin letters and digits (ＡＢＣ１２ → abc12).
 //
-// Tokens made only of ASCII bytes (nearly every token of English mail) are passed through
-// untouched: the index of ASCII text is byte for byte what unicode61 makes.
+// 3. Parts of identifiers (see `emit_identifier_parts`): `RxFreq` finds setRxFreq, `0193` finds
+//    TB0193, as tokens colocated with the whole identifier in documents.
+//
+// Other tokens made only of ASCII bytes (nearly every token of English mail) are passed through
+// untouched, and colocated tokens count for no length: BM25 of English text is what unicode61 gives.
 
 #include <sqlite3.h>
 #include <stdlib.h>
@@ -202,6 +205,47 @@ static int emit_cjk(ms_token_context *c, int *flags, const unsigned char *text, 
     return rc;
 }
 
+static int is_lower(unsigned char b) { return b >= 'a' && b <= 'z'; }
+static int is_upper(unsigned char b) { return b >= 'A' && b <= 'Z'; }
+static int is_digit(unsigned char b) { return b >= '0' && b <= '9'; }
+static int is_hex(unsigned char b) { return is_digit(b) || (b >= 'a' && b <= 'f'); }
+
+/// In documents, the parts of an identifier that a person types without its start, as tokens
+/// colocated with the whole (so they count for no length and keep phrases intact): from each
+/// camelCase boundary (`setRxFreq` → rxfreq, freq; `HTTPServer` → server), from a run of three or
+/// more digits after letters (`TB0193` → 0193, `RFC2822` → 2822) and after `0x` (`0x7fffed11b040`
+/// → 7fffed11b040). The boundaries are read in the document's own text (unicode61 has lower-cased
+/// the token). A token with more than four such boundaries is left whole: base64 and other
+/// random strings have many. Hexadecimal ids are searched by their start, so none inside them.
+static int emit_identifier_parts(ms_token_context *c, const char *token, int n, int start, int end) {
+    if (!c->text || start < 0 || end > c->length || end - start != n) return SQLITE_OK;
+    const unsigned char *original = c->text + start;
+    int cuts[5];
+    int count = 0;
+    int hex = n >= 8;
+    for (int i = 0; i < n && hex; i++) hex = is_hex((unsigned char)token[i]);
+    if (n >= 6 && original[0] == '0' && (original[1] == 'x' || original[1] == 'X')) {
+        cuts[count++] = 2;
+    } else if (!hex) {
+        for (int i = 1; i < n; i++) {
+            unsigned char previous = original[i - 1], current = original[i];
+            int cut = (is_lower(previous) && is_upper(current))
+                || (is_upper(previous) && is_upper(current) && i + 1 < n && is_lower(original[i + 1]))
+                || (!is_digit(previous) && is_digit(current) && i + 2 < n && is_digit(original[i + 1])
+                    && is_digit(original[i + 2]));
+            if (!cut) continue;
+            if (count == 4) return SQLITE_OK;
+            cuts[count++] = i;
+        }
+    }
+    int rc = SQLITE_OK;
+    for (int k = 0; k < count && rc == SQLITE_OK; k++) {
+        if (n - cuts[k] < 2) continue;
+        rc = c->emit(c->ctx, FTS5_TOKEN_COLOCATED, token + cuts[k], n - cuts[k], start + cuts[k], end);
+    }
+    return rc;
+}
+
 static int on_token(void *context, int flags, const char *token, int n, int start, int end) {
     ms_token_context *c = context;
     const unsigned char *text = (const unsigned char *)token;
@@ -209,7 +253,11 @@ static int on_token(void *context, int flags, const char *token, int n, int star
     for (int i = 0; i < n; i++) {
         if (text[i] >= 0x80) { ascii = 0; break; }
     }
-    if (ascii) return c->emit(c->ctx, flags, token, n, start, end);
+    if (ascii) {
+        int rc = c->emit(c->ctx, flags, token, n, start, end);
+        if (rc != SQLITE_OK || c->query || n < 4) return rc;
+        return emit_identifier_parts(c, token, n, start, end);
+    }
     segment parts[max_segments];
     int cjk = 0;
     int count = segments_of(text, n, parts, &cjk);

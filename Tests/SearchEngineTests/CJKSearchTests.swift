@@ -57,6 +57,32 @@ final class CJKSearchTests: XCTestCase {
         try await f.assertFinds(useCase, "aeroskobing", [ids[1]])
     }
 
+    /// Parts of identifiers a person types without their start (issue examples and real ones).
+    func testPartsOfIdentifiersAreFound() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([
+            Spec(subject: "Sample", body: "The sample TANBAC TB0193 was shipped with RFC2822 headers."),
+            Spec(subject: "Driver", body: "Call add_wired_entry() and then usrp->setRxFreq(2.4e9) on the HTTPServer object."),
+            Spec(subject: "Config", body: "Set foo.bar.baz in /usr/local/lib/libuhd.so.4.1; crash at 0x7fffed11b040 in uhd 4.1.0."),
+            Spec(subject: "Prose", body: "Meet at 10am for the frequency review; the server is down."),
+        ])
+        let useCase = f.useCase()
+        try await f.assertFinds(useCase, "TB019", [ids[0]])
+        try await f.assertFinds(useCase, "0193", [ids[0]])
+        try await f.assertFinds(useCase, "2822", [ids[0]])
+        try await f.assertFinds(useCase, "wired_entry", [ids[1]])
+        try await f.assertFinds(useCase, "RxFreq", [ids[1]])
+        try await f.assertFinds(useCase, "bar.baz", [ids[2]])
+        try await f.assertFinds(useCase, "lib/libuhd.so", [ids[2]])
+        try await f.assertFinds(useCase, "7fffed11", [ids[2]])
+        try await f.assertFinds(useCase, "4.1.0", [ids[2]])
+        // Whole words are as before: "server" is in the prose and, as a part, in HTTPServer.
+        try await f.assertFinds(useCase, "server", [ids[1], ids[3]])
+        // No part is made inside a plain word, a short number run or a hexadecimal id.
+        try await f.assertFinds(useCase, "am", [])
+        try await f.assertFinds(useCase, "ncy", [])
+    }
+
     func testHighlightsMarkTheCJKWordAndTheFoldedOne() {
         let text = "我们下周在北京开会讨论项目预算报告"
         let ranges = MatchHighlighter(queryText: "北京 预算").ranges(in: text, field: .snippet)
