@@ -14,7 +14,7 @@ export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM
 # change (~5 minutes here), and a benchmark's mailsearch-full must be the one `make release` ships.
 SWIFT_RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: run test soak deps build release corpora model bench bench-embed-mailbox bench-import bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
+.PHONY: run test soak deps build release corpora model bench bench-embed-mailbox bench-import bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-cjk eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -217,6 +217,29 @@ eval-cross: eval
 	  $(call EVAL_FEATURES,usrp-users enron-inbox spamassassin-lists newsgroups-1993 enron-inbox-b) \
 	  --unseen $(call EVAL_FEATURES,enron-inbox-c) --unseen $(call EVAL_FEATURES,enron-inbox-d)
 	python3 scripts/eval/calibrate_semantic.py --sample --rules spread $(call EVAL_FEATURES,usrp-users enron-inbox)
+
+## make eval-cjk: keyword search on Chinese, Japanese and Korean mail (issue 35). scripts/eval/build_cjk_set.py
+## writes $(EVAL_DIR)/cjk when missing: 345 emails of real prose (Debian's Japanese and Chinese manual pages and
+## Korean FAQ, pinned .debs fetched by `apt-get download` into bench-data/cjk, some sent as iso-2022-jp and gb2312)
+## and 90 queries (2-character and 3-4 character words from mid-sentence, a CJK word with an ASCII one) drawn with
+## jieba, janome and kiwipiepy (scripts/eval/cjk-requirements.txt, pinned and hashed, in $(CJK_VENV)); then
+## scripts/eval/cjk_eval.py imports it with the release CLI into a fresh data directory and prints Success@20 per
+## language and kind, the emails the import could not decode and the failures, beside a simulation of the old
+## tokenizer (unicode61 in Python's sqlite3 FTS5). Both release products: `import` runs in mailsearch-full.
+CJK_VENV ?= bench-data/cjk/venv
+eval-cjk: deps $(EVAL_DIR)/cjk/manifest.json
+	$(SWIFT_RELEASE) --product mailsearch-full
+	$(SWIFT_RELEASE) --product mailsearch
+	python3 scripts/eval/cjk_eval.py --binary .build/release/mailsearch --set $(EVAL_DIR)/cjk --json bench-data/cjk/results.json
+
+$(EVAL_DIR)/cjk/manifest.json: scripts/eval/build_cjk_set.py scripts/eval/cjk-requirements.txt | $(CJK_VENV)/installed
+	$(CJK_VENV)/bin/python scripts/eval/build_cjk_set.py --out $(EVAL_DIR)/cjk --cache bench-data/cjk
+
+$(CJK_VENV)/installed: scripts/eval/cjk-requirements.txt
+	@./scripts/ensure-packages.sh python3-venv
+	python3 -m venv $(CJK_VENV)
+	$(CJK_VENV)/bin/pip install --quiet --require-hashes -r $<
+	touch $@
 
 ## make eval-insights: thread summaries and reply suggestions (README, "Thread summaries and reply suggestions"):
 ## key-fact recall and latency (mailsearch-bench insights summaries); every conversation of 3+ messages of usrp-users
