@@ -318,6 +318,35 @@ $(EVAL_DIR)/newsgroups/manifest.json: scripts/eval/build_eval_sets.py $(wildcard
 	@test -f $(CORPORA)/newsgroups.mbox || ./scripts/fetch-newsgroups-corpus.sh $(CORPORA)/newsgroups.mbox
 	python3 scripts/eval/build_eval_sets.py --only newsgroups --newsgroups $(CORPORA)/newsgroups.mbox --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
 
+## make eval-attachments: search of the text inside attachments (PDF, DOCX, XLSX, PPTX, ODT/ODS/ODP, RTF, HTML, CSV,
+## .ics). scripts/eval/build_attachment_set.py writes $(EVAL_DIR)/attachments when missing: 61 real documents (test
+## data of pinned PyPI sdists; Debian manuals fetched by `apt-get download`, some converted by LibreOffice), one
+## email each, 101 distractors (other real documents, Enron mail) and 4 hostile emails (a zip bomb, a 10,000-page PDF,
+## a billion-laughs .docx, a corrupt PDF); 107 questions (phrase, topic, filename). Its extractors are pinned and
+## hashed (scripts/eval/attachment-requirements.txt, in $(ATTACH_VENV)). scripts/eval/attachment_eval.py imports it
+## with the release CLI into a fresh data directory under a time limit, checks every email is there (the hostile
+## ones by their body word), embeds, and prints Success@20 per kind, keyword and hybrid, beside a reference (the
+## builder's own extracted text in Python's sqlite3 FTS5), and the failures.
+ATTACH_VENV ?= bench-data/attachments/venv
+.PHONY: eval-attachments
+eval-attachments: deps corpora model $(EVAL_DIR)/attachments/manifest.json
+	$(SWIFT_RELEASE) --product mailsearch-full
+	$(SWIFT_RELEASE) --product mailsearch
+	python3 scripts/eval/attachment_eval.py --binary .build/release/mailsearch --set $(EVAL_DIR)/attachments \
+	  --model-dir "$(MAILSEARCH_MODEL_DIR)" --json bench-data/attachments/results.json
+
+$(EVAL_DIR)/attachments/manifest.json: scripts/eval/build_attachment_set.py scripts/eval/attachment-requirements.txt | $(ATTACH_VENV)/installed
+	@./scripts/ensure-packages.sh poppler-utils wamerican zstd libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui
+	@test -d $(CORPORA)/enron-inbox/maildir || ./scripts/unpack-corpora.sh $(SHARED)/corpus $(CORPORA)
+	$(ATTACH_VENV)/bin/python scripts/eval/build_attachment_set.py --out $(EVAL_DIR)/attachments --cache bench-data/attachments \
+	  --enron-dir $(CORPORA)/enron-inbox
+
+$(ATTACH_VENV)/installed: scripts/eval/attachment-requirements.txt
+	@./scripts/ensure-packages.sh python3-venv
+	python3 -m venv $(ATTACH_VENV)
+	$(ATTACH_VENV)/bin/pip install --quiet --require-hashes -r $<
+	touch $@
+
 ## make thread-agreement [THREAD_MBOX=…]: import an mbox into a scratch store, then compare its threads
 ## with an independent implementation of spec 001 §5.2.4 (pair precision, recall, F1).
 THREAD_MBOX ?= $(CORPORA)/usrp-users.mbox
