@@ -14,8 +14,12 @@ sdists (`pip download --no-deps --no-binary :all:`) and Debian packages (`apt-ge
 Where a package ships the text only as HTML (the FAQ's chapters, the policy documents, the Debian
 Reference's chapters), LibreOffice (soffice --headless --convert-to; Debian's libreoffice-*-nogui)
 converts it to DOCX, ODT, RTF or PDF (Writer), XLSX or ODS (Calc's HTML import: the chapters' tables
-of packages and commands), and PDFs to PPTX or ODP (Impress's PDF import). Converted files are not
-byte-identical from run to run (LibreOffice stamps them); their text is.
+of packages and commands), and PDFs to PPTX or ODP (Impress's PDF import).
+
+Deterministic: sources are read in a fixed order, every draw uses --seed, dates, Message-IDs and MIME
+boundaries are fixed, so the same --cache gives byte-identical files. Conversions are kept in --cache;
+made anew they are not byte-identical (LibreOffice stamps them) but their text is, and so are the
+questions.
 
 Written into OUT (default eval-data/attachments, git-ignored):
 
@@ -319,7 +323,12 @@ def fetch(cache):
         fname = "%s_%s_all.deb" % (name, version.replace(":", "%3a"))
         path = os.path.join(dl, fname)
         if not os.path.exists(path):
-            run(["apt-get", "download", "-q", "%s=%s" % (name, version)], cwd=dl)
+            cmd = ["apt-get", "download", "-q", "%s=%s" % (name, version)]
+            if subprocess.run(cmd, cwd=dl, capture_output=True).returncode != 0:
+                # The package lists may be older than the pinned version: read them again, once.
+                sudo = [] if os.geteuid() == 0 else ["sudo"]
+                run(sudo + ["apt-get", "update", "-qq"])
+                run(cmd, cwd=dl)
         got = sha256_file(path)
         if got != sha:
             sys.exit("error: %s has SHA-256 %s, expected %s" % (path, got, sha))
@@ -608,6 +617,8 @@ def attachment_email(mid, n, subject, body, date, attachments, sender):
     for data, filename, fmt in attachments:
         maintype, subtype = CONTENT_TYPES[fmt].split("/")
         msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
+    if msg.is_multipart():
+        msg.set_boundary("=_attachment-set-%d" % n)  # not the email package's random one: the same mbox every run
     return msg
 
 
