@@ -1243,3 +1243,427 @@ void ms_attention_bf16(const float *qkv, int length, int ldqkv, int hidden, int 
     attention_job job = {qkv, length, ldqkv, hidden, heads, scale, context, ldc, parts};
     ms_team_run(parts, attention_bf16_part, &job);
 }
+
+// MARK: - int8 linear layers for document batches (AVX2, AVX-512 VNNI)
+
+/// Inputs per weight scale: each output's weights are quantized in groups of this many inputs.
+#define MS_I8_GROUP 64
+/// Panels of 16 outputs the VNNI kernel takes at a time (threads split on multiples of it).
+#define MS_VNNI_PANELS_UNIT 3
+
+#if MS_X86
+/// Whether the CPU has AVX-512 VNNI (with AVX-512 F/BW and the ZMM state saved).
+static int detect_vnni(void) {
+    if (!os_saves(0xe6)) return 0;
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return 0;
+    const int f = (b >> 16) & 1, bw = (b >> 30) & 1, vnni = (c >> 11) & 1;
+    return f && bw && vnni;
+}
+#endif
+
+/// The document-batch kernel kind MAILSEARCH_KERNELS forces, or asks for by default.
+static int detect_document_kernels(const char *forced) {
+    const int avx2 = ms_kernels_accelerated();
+#if MS_X86
+    const int vnni = avx2 && detect_vnni();
+#else
+    const int vnni = 0;
+#endif
+    if (forced) {
+        if (strcmp(forced, "portable") == 0 || strcmp(forced, "float32") == 0) return MS_DOCUMENT_FLOAT32;
+        if (strcmp(forced, "bf16") == 0) return ms_kernels_bf16() ? MS_DOCUMENT_BF16 : MS_DOCUMENT_FLOAT32;
+        if (strcmp(forced, "int8-vnni") == 0) return vnni ? MS_DOCUMENT_INT8_VNNI : MS_DOCUMENT_FLOAT32;
+        if (strcmp(forced, "int8-avx2") == 0) return avx2 ? MS_DOCUMENT_INT8_AVX2 : MS_DOCUMENT_FLOAT32;
+        if (strcmp(forced, "int8-portable") == 0) return MS_DOCUMENT_INT8_PORTABLE;
+        if (strcmp(forced, "int8") == 0)
+            return vnni ? MS_DOCUMENT_INT8_VNNI : avx2 ? MS_DOCUMENT_INT8_AVX2 : MS_DOCUMENT_FLOAT32;
+    }
+    // Default: bfloat16 where the CPU has it, else float32 on OpenBLAS (see the header).
+    return ms_kernels_bf16() ? MS_DOCUMENT_BF16 : MS_DOCUMENT_FLOAT32;
+}
+
+int ms_document_kernels(void) {
+    static volatile int cached = -1;
+    if (cached < 0) cached = detect_document_kernels(getenv("MAILSEARCH_KERNELS"));
+    return cached;
+}
+
+int ms_document_kernels_for(const char *name) { return detect_document_kernels(name); }
+
+int ms_kernels_vnni(void) {
+#if MS_X86
+    static volatile int cached = -1;
+    if (cached < 0) cached = ms_kernels_accelerated() && detect_vnni();
+    return cached;
+#else
+    return 0;
+#endif
+}
+
+static int i8_padded(int k) { return (k + MS_I8_GROUP - 1) / MS_I8_GROUP * MS_I8_GROUP; }
+
+size_t ms_int8_panels_bytes(int n, int k) {
+    const size_t panels = (size_t)((n + 15) / 16);
+    const size_t groups = (size_t)(i8_padded(k) / MS_I8_GROUP);
+    // The weights, then per panel and group the 16 outputs' scales, then their scale · Σ weights.
+    return panels * 16 * (size_t)i8_padded(k) + 2 * panels * groups * 16 * 4;
+}
+
+void ms_pack_int8_panels(const float *w, int n, int k, void *packed) {
+    const int kp = i8_padded(k), groups = kp / MS_I8_GROUP, count = (n + 15) / 16;
+    int8_t *weights = packed;
+    float *scales = (float *)(weights + (size_t)count * 16 * kp);
+    float *sums = scales + (size_t)count * groups * 16;
+    for (int p = 0; p < count; p++) {
+        for (int c = 0; c < 16; c++) {
+            const int o = p * 16 + c;
+            for (int g = 0; g < groups; g++) {
+                float top = 0;
+                for (int i = g * MS_I8_GROUP; i < (g + 1) * MS_I8_GROUP; i++)
+                    if (o < n && i < k && fabsf(w[(size_t)o * k + i]) > top) top = fabsf(w[(size_t)o * k + i]);
+                const float step = top > 0 ? top / 63.0f : 1.0f;
+                int sum = 0;
+                for (int i = g * MS_I8_GROUP; i < (g + 1) * MS_I8_GROUP; i++) {
+                    const float value = (o < n && i < k) ? w[(size_t)o * k + i] : 0;
+                    long q = lrintf(value / step);
+                    if (q > 63) q = 63;
+                    if (q < -63) q = -63;
+                    // Panel p: for each 4 inputs, 16 outputs × 4 bytes.
+                    weights[(size_t)p * 16 * kp + (size_t)(i / 4) * 64 + c * 4 + (i & 3)] = (int8_t)q;
+                    sum += (int)q;
+                }
+                scales[((size_t)p * groups + g) * 16 + c] = step;
+                sums[((size_t)p * groups + g) * 16 + c] = step * (float)sum;
+            }
+        }
+    }
+}
+
+/// One group of `count` ≤ 64 inputs → bytes q = clamp(round(x / step) + zero, 0, 255), step =
+/// (max(x, 0) − min(x, 0)) / 255, zero = round(−min(x, 0) / step); bytes up to 64 hold `zero` (their
+/// weights are 0). Writes step and step · zero.
+static void quantize_group_u8(const float *x, int count, uint8_t *q, float *stepOut, float *offsetOut) {
+    float lo = 0, hi = 0;
+    for (int i = 0; i < count; i++) {
+        if (x[i] < lo) lo = x[i];
+        if (x[i] > hi) hi = x[i];
+    }
+    float step = (hi - lo) / 255.0f;
+    if (!(step > 0) || !isfinite(step)) step = 1;
+    const float inverse = 1.0f / step;
+    const float zero = nearbyintf(-lo * inverse);
+    for (int i = 0; i < count; i++) {
+        float v = nearbyintf(x[i] * inverse) + zero;
+        v = v < 0 ? 0 : v > 255 ? 255 : v;
+        q[i] = (uint8_t)v;
+    }
+    for (int i = count; i < MS_I8_GROUP; i++) q[i] = (uint8_t)zero;
+    *stepOut = step;
+    *offsetOut = step * zero;
+}
+
+#if MS_X86
+/// `quantize_group_u8` for a whole group of 64 inputs, AVX2 (the same roundings).
+__attribute__((target("avx2,fma"))) static void quantize_group64_avx2(const float *x, uint8_t *q, float *stepOut,
+                                                                       float *offsetOut) {
+    __m256 lo8 = _mm256_setzero_ps(), hi8 = _mm256_setzero_ps();
+    for (int i = 0; i < 64; i += 8) {
+        const __m256 v = _mm256_loadu_ps(x + i);
+        lo8 = _mm256_min_ps(lo8, v);
+        hi8 = _mm256_max_ps(hi8, v);
+    }
+    __m128 lo4 = _mm_min_ps(_mm256_castps256_ps128(lo8), _mm256_extractf128_ps(lo8, 1));
+    __m128 hi4 = _mm_max_ps(_mm256_castps256_ps128(hi8), _mm256_extractf128_ps(hi8, 1));
+    lo4 = _mm_min_ps(lo4, _mm_movehl_ps(lo4, lo4));
+    hi4 = _mm_max_ps(hi4, _mm_movehl_ps(hi4, hi4));
+    lo4 = _mm_min_ss(lo4, _mm_shuffle_ps(lo4, lo4, 1));
+    hi4 = _mm_max_ss(hi4, _mm_shuffle_ps(hi4, hi4, 1));
+    const float lo = _mm_cvtss_f32(lo4), hi = _mm_cvtss_f32(hi4);
+    float step = (hi - lo) / 255.0f;
+    if (!(step > 0) || !isfinite(step)) step = 1;
+    const float inverse = 1.0f / step;
+    const float zero = nearbyintf(-lo * inverse);
+    const __m256 inv8 = _mm256_set1_ps(inverse), zero8 = _mm256_set1_ps(zero);
+    const __m256 top = _mm256_set1_ps(255.0f), bottom = _mm256_setzero_ps();
+    for (int i = 0; i < 64; i += 8) {
+        __m256 v = _mm256_round_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i), inv8), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        v = _mm256_min_ps(_mm256_max_ps(_mm256_add_ps(v, zero8), bottom), top);
+        const __m256i n = _mm256_cvtps_epi32(v);
+        const __m128i n16 = _mm_packus_epi32(_mm256_castsi256_si128(n), _mm256_extracti128_si256(n, 1));
+        _mm_storel_epi64((__m128i *)(q + i), _mm_packus_epi16(n16, n16));
+    }
+    *stepOut = step;
+    *offsetOut = step * zero;
+}
+#endif
+
+/// Every kernel sums, per group g: total += (acc_g · scale_g) · step_g − offset_g · (scale_g · Σ weights_g),
+/// in this order (acc the integer dot product, scale the weights', step and offset = step · zero the
+/// row's), then y = total + bias.
+
+static void linear_int8_portable_range(const uint8_t *q, const float *steps, const float *offsets, int rows, int kp,
+                                       const int8_t *weights, const float *scales, const float *sums,
+                                       const float *bias, int n, float *y, int ldy, int first, int end) {
+    const int groups = kp / MS_I8_GROUP;
+    for (int r = 0; r < rows; r++) {
+        const uint8_t *xr = q + (size_t)r * kp;
+        for (int p = first; p < end; p++) {
+            const int8_t *panel = weights + (size_t)p * 16 * kp;
+            float total[16] = {0};
+            for (int g = 0; g < groups; g++) {
+                int32_t acc[16] = {0};
+                for (int j = g * MS_I8_GROUP / 4; j < (g + 1) * MS_I8_GROUP / 4; j++)
+                    for (int c = 0; c < 16; c++)
+                        for (int b = 0; b < 4; b++) acc[c] += (int32_t)xr[4 * j + b] * (int32_t)panel[(size_t)j * 64 + c * 4 + b];
+                const float *s = scales + ((size_t)p * groups + g) * 16, *ws = sums + ((size_t)p * groups + g) * 16;
+                const float step = steps[(size_t)r * groups + g], offset = offsets[(size_t)r * groups + g];
+                for (int c = 0; c < 16; c++) {
+                    const float scaled = (float)acc[c] * s[c];
+                    total[c] = fmaf(-offset, ws[c], fmaf(scaled, step, total[c]));
+                }
+            }
+            for (int c = 0; c < 16; c++) {
+                const int o = p * 16 + c;
+                if (o < n) y[(size_t)r * ldy + o] = total[c] + bias[o];
+            }
+        }
+    }
+}
+
+#if MS_X86
+#define MS_I8_ROWS 4
+
+/// total += (acc · scale) · step − offset · weightSums (see above), 8 outputs.
+__attribute__((target("avx2,fma"), always_inline)) static inline __m256
+i8_group_sum_avx2(__m256 total, __m256i acc, __m256 scale, __m256 weightSums, __m256 step, __m256 offset) {
+    return _mm256_fnmadd_ps(offset, weightSums, _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc), scale), step, total));
+}
+
+/// Rows r…r+R-1 (R ≤ 4) × one panel of 16 outputs, AVX2: vpmaddubsw (u8 × s8, pairs summed in int16:
+/// 255·63·2 < 32767, never saturating) then vpmaddwd by ones (int32), per group of 64 inputs;
+/// y = total + bias for outputs below n.
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+i8_block_avx2(const uint8_t *q, int kp, int R, const float *steps, const float *offsets, const int8_t *panel,
+              const float *scales, const float *sums, int groups, const float *bias, int o, int n, float *y, int ldy) {
+    const __m256i ones = _mm256_set1_epi16(1);
+    __m256 total[MS_I8_ROWS][2];
+    for (int r = 0; r < MS_I8_ROWS; r++) total[r][0] = total[r][1] = _mm256_setzero_ps();
+    for (int g = 0; g < groups; g++) {
+        __m256i acc[MS_I8_ROWS][2];
+        for (int r = 0; r < MS_I8_ROWS; r++) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
+        for (int j = g * (MS_I8_GROUP / 4); j < (g + 1) * (MS_I8_GROUP / 4); j++) {
+            const __m256i w0 = _mm256_load_si256((const __m256i *)(panel + (size_t)j * 64));
+            const __m256i w1 = _mm256_load_si256((const __m256i *)(panel + (size_t)j * 64 + 32));
+            for (int r = 0; r < MS_I8_ROWS; r++) {
+                if (r >= R) break;
+                int32_t four;
+                memcpy(&four, q + (size_t)r * kp + 4 * j, 4);
+                const __m256i x = _mm256_set1_epi32(four);
+                acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w0), ones));
+                acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w1), ones));
+            }
+        }
+        const __m256 s0 = _mm256_loadu_ps(scales + (size_t)g * 16), s1 = _mm256_loadu_ps(scales + (size_t)g * 16 + 8);
+        const __m256 u0 = _mm256_loadu_ps(sums + (size_t)g * 16), u1 = _mm256_loadu_ps(sums + (size_t)g * 16 + 8);
+        for (int r = 0; r < MS_I8_ROWS; r++) {
+            if (r >= R) break;
+            const __m256 step = _mm256_set1_ps(steps[(size_t)r * groups + g]);
+            const __m256 offset = _mm256_set1_ps(offsets[(size_t)r * groups + g]);
+            total[r][0] = i8_group_sum_avx2(total[r][0], acc[r][0], s0, u0, step, offset);
+            total[r][1] = i8_group_sum_avx2(total[r][1], acc[r][1], s1, u1, step, offset);
+        }
+    }
+    if (o + 16 <= n) {
+        const __m256 b0 = _mm256_loadu_ps(bias + o), b1 = _mm256_loadu_ps(bias + o + 8);
+        for (int r = 0; r < R; r++) {
+            _mm256_storeu_ps(y + (size_t)r * ldy + o, _mm256_add_ps(total[r][0], b0));
+            _mm256_storeu_ps(y + (size_t)r * ldy + o + 8, _mm256_add_ps(total[r][1], b1));
+        }
+        return;
+    }
+    float out[16];
+    for (int r = 0; r < R; r++) {
+        _mm256_storeu_ps(out, total[r][0]);
+        _mm256_storeu_ps(out + 8, total[r][1]);
+        for (int c = 0; c < 16 && o + c < n; c++) y[(size_t)r * ldy + o + c] = out[c] + bias[o + c];
+    }
+}
+
+__attribute__((target("avx2,fma"))) static void
+linear_int8_avx2_range(const uint8_t *q, const float *steps, const float *offsets, int rows, int kp,
+                       const int8_t *weights, const float *scales, const float *sums, const float *bias, int n, float *y,
+                       int ldy, int first, int end) {
+    const int groups = kp / MS_I8_GROUP;
+    for (int r = 0; r < rows; r += MS_I8_ROWS) {
+        const int R = rows - r < MS_I8_ROWS ? rows - r : MS_I8_ROWS;
+        for (int p = first; p < end; p++) {
+            const float *ps = scales + (size_t)p * groups * 16, *pu = sums + (size_t)p * groups * 16;
+            const int8_t *panel = weights + (size_t)p * 16 * kp;
+            const uint8_t *qr = q + (size_t)r * kp;
+            const float *sr = steps + (size_t)r * groups, *or = offsets + (size_t)r * groups;
+            if (R == MS_I8_ROWS)
+                i8_block_avx2(qr, kp, MS_I8_ROWS, sr, or, panel, ps, pu, groups, bias, p * 16, n, y + (size_t)r * ldy, ldy);
+            else
+                i8_block_avx2(qr, kp, R, sr, or, panel, ps, pu, groups, bias, p * 16, n, y + (size_t)r * ldy, ldy);
+        }
+    }
+}
+
+#define MS_VNNI_ROWS 4
+#define MS_VNNI_PANELS MS_VNNI_PANELS_UNIT
+
+/// Rows r…r+R-1 (R ≤ 4) × P ≤ 3 panels, AVX-512 VNNI (vpdpbusd: u8 × s8, four products into int32).
+__attribute__((target("avx512f,avx512bw,avx512vnni"), always_inline)) static inline void
+i8_block_vnni(const uint8_t *q, int kp, int R, const float *steps, const float *offsets, const int8_t *panels, int P,
+              const float *scales, const float *sums, int groups, const float *bias, int o, int n, float *y, int ldy) {
+    __m512 total[MS_VNNI_ROWS][MS_VNNI_PANELS];
+    for (int r = 0; r < MS_VNNI_ROWS; r++)
+        for (int p = 0; p < MS_VNNI_PANELS; p++) total[r][p] = _mm512_setzero_ps();
+    const int8_t *w[MS_VNNI_PANELS];
+    for (int p = 0; p < MS_VNNI_PANELS; p++) w[p] = panels + (size_t)(p < P ? p : 0) * 16 * kp;
+    for (int g = 0; g < groups; g++) {
+        __m512i acc[MS_VNNI_ROWS][MS_VNNI_PANELS];
+        for (int r = 0; r < MS_VNNI_ROWS; r++)
+            for (int p = 0; p < MS_VNNI_PANELS; p++) acc[r][p] = _mm512_setzero_si512();
+        for (int j = g * (MS_I8_GROUP / 4); j < (g + 1) * (MS_I8_GROUP / 4); j++) {
+            __m512i weight[MS_VNNI_PANELS];
+            for (int p = 0; p < MS_VNNI_PANELS; p++)
+                if (p < P) weight[p] = _mm512_load_si512((const void *)(w[p] + (size_t)j * 64));
+            for (int r = 0; r < MS_VNNI_ROWS; r++) {
+                if (r >= R) break;
+                int32_t four;
+                memcpy(&four, q + (size_t)r * kp + 4 * j, 4);
+                const __m512i x = _mm512_set1_epi32(four);
+                for (int p = 0; p < MS_VNNI_PANELS; p++)
+                    if (p < P) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], x, weight[p]);
+            }
+        }
+        for (int p = 0; p < MS_VNNI_PANELS; p++) {
+            if (p >= P) break;
+            const __m512 s = _mm512_loadu_ps(scales + ((size_t)p * groups + g) * 16);
+            const __m512 u = _mm512_loadu_ps(sums + ((size_t)p * groups + g) * 16);
+            for (int r = 0; r < MS_VNNI_ROWS; r++) {
+                if (r >= R) break;
+                const __m512 step = _mm512_set1_ps(steps[(size_t)r * groups + g]);
+                const __m512 offset = _mm512_set1_ps(offsets[(size_t)r * groups + g]);
+                total[r][p] = _mm512_fnmadd_ps(
+                    offset, u, _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc[r][p]), s), step, total[r][p]));
+            }
+        }
+    }
+    for (int p = 0; p < MS_VNNI_PANELS; p++) {
+        if (p >= P) break;
+        const int first = o + p * 16;
+        const int left = n - first;
+        const __mmask16 mask = left >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << left) - 1);
+        const __m512 b = _mm512_maskz_loadu_ps(mask, bias + first);
+        for (int r = 0; r < R; r++) _mm512_mask_storeu_ps(y + (size_t)r * ldy + first, mask, _mm512_add_ps(total[r][p], b));
+    }
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void
+linear_int8_vnni_range(const uint8_t *q, const float *steps, const float *offsets, int rows, int kp,
+                       const int8_t *weights, const float *scales, const float *sums, const float *bias, int n, float *y,
+                       int ldy, int first, int end) {
+    const int groups = kp / MS_I8_GROUP;
+    for (int p0 = first; p0 < end; p0 += MS_VNNI_PANELS) {
+        const int P = end - p0 < MS_VNNI_PANELS ? end - p0 : MS_VNNI_PANELS;
+        const int8_t *panels = weights + (size_t)p0 * 16 * kp;
+        const float *ps = scales + (size_t)p0 * groups * 16, *pu = sums + (size_t)p0 * groups * 16;
+        for (int r = 0; r < rows; r += MS_VNNI_ROWS) {
+            const int R = rows - r < MS_VNNI_ROWS ? rows - r : MS_VNNI_ROWS;
+            const uint8_t *qr = q + (size_t)r * kp;
+            const float *sr = steps + (size_t)r * groups, *or = offsets + (size_t)r * groups;
+            if (P == MS_VNNI_PANELS && R == MS_VNNI_ROWS)
+                i8_block_vnni(qr, kp, MS_VNNI_ROWS, sr, or, panels, MS_VNNI_PANELS, ps, pu, groups, bias, p0 * 16, n,
+                              y + (size_t)r * ldy, ldy);
+            else
+                i8_block_vnni(qr, kp, R, sr, or, panels, P, ps, pu, groups, bias, p0 * 16, n, y + (size_t)r * ldy, ldy);
+        }
+    }
+}
+#endif
+
+typedef struct {
+    const uint8_t *q;
+    const float *steps, *offsets;
+    int rows, kp;
+    const int8_t *weights;
+    const float *scales, *sums, *bias;
+    int n;
+    float *y;
+    int ldy, panelCount, parts, kind, unit;
+} int8_job;
+
+static void int8_part(void *context, int part) {
+    const int8_job *job = context;
+    const int blocks = (job->panelCount + job->unit - 1) / job->unit;
+    const int first = (int)((long)blocks * part / job->parts) * job->unit;
+    int end = (int)((long)blocks * (part + 1) / job->parts) * job->unit;
+    if (end > job->panelCount) end = job->panelCount;
+    if (first >= end) return;
+#if MS_X86
+    if (job->kind == MS_DOCUMENT_INT8_VNNI) {
+        linear_int8_vnni_range(job->q, job->steps, job->offsets, job->rows, job->kp, job->weights, job->scales, job->sums,
+                               job->bias, job->n, job->y, job->ldy, first, end);
+        return;
+    }
+    if (job->kind == MS_DOCUMENT_INT8_AVX2) {
+        linear_int8_avx2_range(job->q, job->steps, job->offsets, job->rows, job->kp, job->weights, job->scales, job->sums,
+                               job->bias, job->n, job->y, job->ldy, first, end);
+        return;
+    }
+#endif
+    linear_int8_portable_range(job->q, job->steps, job->offsets, job->rows, job->kp, job->weights, job->scales, job->sums,
+                               job->bias, job->n, job->y, job->ldy, first, end);
+}
+
+void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, const float *bias, int n, float *y,
+                           int ldy, int threads, int kind) {
+    if (rows <= 0 || n <= 0) return;
+#if MS_X86
+    if (kind == MS_DOCUMENT_INT8_VNNI && !ms_kernels_vnni()) kind = MS_DOCUMENT_INT8_AVX2;
+    if (kind == MS_DOCUMENT_INT8_AVX2 && !ms_kernels_accelerated()) kind = MS_DOCUMENT_INT8_PORTABLE;
+#endif
+    if (kind != MS_DOCUMENT_INT8_VNNI && kind != MS_DOCUMENT_INT8_AVX2) kind = MS_DOCUMENT_INT8_PORTABLE;
+    const int kp = i8_padded(k), groups = kp / MS_I8_GROUP, panelCount = (n + 15) / 16;
+    const int8_t *weights = packed;
+    const float *scales = (const float *)(weights + (size_t)panelCount * 16 * kp);
+    const float *sums = scales + (size_t)panelCount * groups * 16;
+    // The rows quantized once, on this thread (k operations a row against n·k multiply-adds).
+    static __thread uint8_t *buffer = NULL;
+    static __thread size_t capacity = 0;
+    const size_t quantized = ((size_t)rows * kp + 63) / 64 * 64;
+    const size_t needed = quantized + (size_t)rows * groups * 8;
+    if (capacity < needed) {
+        free(buffer);
+        buffer = aligned_alloc(64, (needed + 63) / 64 * 64);
+        capacity = buffer ? needed : 0;
+        if (!buffer) return;
+    }
+    uint8_t *q = buffer;
+    float *steps = (float *)(buffer + quantized);
+    float *offsets = steps + (size_t)rows * groups;
+    for (int r = 0; r < rows; r++) {
+        for (int g = 0; g < groups; g++) {
+            const int from = g * MS_I8_GROUP, count = k - from < MS_I8_GROUP ? k - from : MS_I8_GROUP;
+            const float *source = x + (size_t)r * k + from;
+            uint8_t *target = q + (size_t)r * kp + from;
+            const size_t index = (size_t)r * groups + g;
+#if MS_X86
+            if (kind != MS_DOCUMENT_INT8_PORTABLE && count == MS_I8_GROUP) {
+                quantize_group64_avx2(source, target, steps + index, offsets + index);
+                continue;
+            }
+#endif
+            quantize_group_u8(source, count, target, steps + index, offsets + index);
+        }
+    }
+    const int unit = kind == MS_DOCUMENT_INT8_VNNI ? MS_VNNI_PANELS_UNIT : 1;
+    const int blocks = (panelCount + unit - 1) / unit;
+    int parts = threads < 1 ? 1 : threads;
+    if (parts > blocks) parts = blocks;
+    int8_job job = {q, steps, offsets, rows, kp, weights, scales, sums, bias, n, y, ldy, panelCount, parts, kind, unit};
+    ms_team_run(parts, int8_part, &job);
+}

@@ -23,15 +23,28 @@ import Foundation
 /// bfloat16, products summed in float32, twice the multiply-adds of float32 per instruction),
 /// and their attention too (`ms_attention_bf16`: scores from bfloat16 queries and keys, the
 /// softmax in float32, its numerators and the values rounded to bfloat16); else on OpenBLAS and
-/// `ms_attention` in float32. The vectors keep cosine ≥ 0.9999 to the reference (a test),
-/// where int8 weights fall to 0.996.
+/// `ms_attention` in float32. The vectors keep cosine ≥ 0.9999 to the reference (a test).
+///
+/// Or, when `MAILSEARCH_KERNELS` asks for it (`int8-avx2`, `int8-vnni`, `int8`), on int8 copies
+/// (`ms_linear_int8_panels`: weights in 7-bit integers with a scale per output and group of 64
+/// inputs, each row of activations in u8 with its own step and zero point, integer dot products
+/// by AVX2 `vpmaddubsw` or AVX-512 VNNI `vpdpbusd`); attention, GELU and LayerNorm stay float32.
+/// Those vectors keep cosine ≥ 0.995 to the reference (a test); see docs/benchmarks.md.
 final class BertEncoder {
     let configuration: BertConfiguration
     /// Batches of at most this many tokens use the half-precision kernels (0: never), when the
     /// CPU has AVX2/FMA/F16C.
     let halfPrecisionTokenLimit: Int
+    /// How larger batches run their linear layers: `MS_DOCUMENT_FLOAT32` (OpenBLAS), `MS_DOCUMENT_BF16`,
+    /// `MS_DOCUMENT_INT8_AVX2`, `MS_DOCUMENT_INT8_VNNI` or `MS_DOCUMENT_INT8_PORTABLE` (`ms_document_kernels`).
+    let documentKernels: Int
     /// Whether larger batches use the bfloat16 kernels (asked for, and the CPU has them).
-    let usesBFloat16: Bool
+    var usesBFloat16: Bool { documentKernels == MS_DOCUMENT_BF16 }
+    /// Whether larger batches use the int8 kernels.
+    var usesInt8: Bool {
+        documentKernels == MS_DOCUMENT_INT8_AVX2 || documentKernels == MS_DOCUMENT_INT8_VNNI
+            || documentKernels == MS_DOCUMENT_INT8_PORTABLE
+    }
 
     private let file: SafeTensorsFile
     private var storage: [FloatStorage] = []
@@ -43,8 +56,8 @@ final class BertEncoder {
     private var layers: [Layer] = []
     /// Half-precision copies of each layer's weight matrices, made on the first small batch.
     private var halfLayers: [PackedLayer]?
-    /// bfloat16 copies (`usesBFloat16`), made on the first large batch.
-    private var bfloat16Layers: [PackedLayer]?
+    /// bfloat16 or int8 copies (`documentKernels`), made on the first large batch.
+    private var documentLayers: [PackedLayer]?
 
     /// One transformer layer's parameters; query, key and value projections fused into one matrix.
     private struct Layer {
@@ -75,11 +88,17 @@ final class BertEncoder {
         tokens <= halfPrecisionTokenLimit && ms_kernels_accelerated() != 0
     }
 
+    /// `documentKernels` forces the kind of document kernels (one the CPU lacks falls back as
+    /// `ms_document_kernels_for` does); nil: `ms_document_kernels()`. `bfloat16: false` turns bfloat16 into float32.
     init(weightsFile url: URL, configuration: BertConfiguration, halfPrecisionTokenLimit: Int = 32,
-         bfloat16: Bool = true) throws {
+         bfloat16: Bool = true, documentKernels: Int? = nil) throws {
         self.configuration = configuration
         self.halfPrecisionTokenLimit = halfPrecisionTokenLimit
-        usesBFloat16 = bfloat16 && ms_kernels_bf16() != 0
+        var kind = documentKernels ?? Int(ms_document_kernels())
+        if kind == MS_DOCUMENT_BF16 && (!bfloat16 || ms_kernels_bf16() == 0) { kind = MS_DOCUMENT_FLOAT32 }
+        if kind == MS_DOCUMENT_INT8_VNNI && ms_kernels_vnni() == 0 { kind = MS_DOCUMENT_INT8_AVX2 }
+        if kind == MS_DOCUMENT_INT8_AVX2 && ms_kernels_accelerated() == 0 { kind = MS_DOCUMENT_INT8_PORTABLE }
+        self.documentKernels = kind
         let file = try SafeTensorsFile(url: url)
         self.file = file
         let hidden = configuration.hiddenSize
@@ -185,7 +204,7 @@ final class BertEncoder {
 
         let scale = 1 / Float(headSize).squareRoot()
         let halfPrecision = usesHalfPrecision(tokens: tokens)
-        let copies = halfPrecision ? halfPrecisionLayers() : usesBFloat16 ? bfloat16PrecisionLayers() : nil
+        let copies = halfPrecision ? halfPrecisionLayers() : documentKernels != MS_DOCUMENT_FLOAT32 ? documentPrecisionLayers() : nil
         // Documents' attention in bfloat16 products too (queries keep float32).
         let bfloat16Attention = !halfPrecision && usesBFloat16
         // The half-precision and bfloat16 layers split over as many cores as BLAS may use.
@@ -248,7 +267,11 @@ final class BertEncoder {
         into output: UnsafeMutablePointer<Float>
     ) {
         if let packed {
-            if packed.isBFloat16 {
+            if packed.format == .int8 {
+                ms_linear_int8_panels(
+                    input, Int32(rows), Int32(inputs), packed.raw, bias, Int32(outputs), output, Int32(outputs),
+                    Int32(threads), Int32(packed.int8Kernels))
+            } else if packed.isBFloat16 {
                 ms_linear_bf16_panels(
                     input, Int32(rows), Int32(inputs), packed.pointer, bias, Int32(outputs), output, Int32(outputs),
                     Int32(threads))
@@ -270,7 +293,7 @@ final class BertEncoder {
     /// The half-precision weights, converted from the float ones on first use.
     private func halfPrecisionLayers() -> [PackedLayer] {
         if let halfLayers { return halfLayers }
-        let converted = packedLayers(bfloat16: false)
+        let converted = packedLayers(format: .half)
         halfLayers = converted
         // Queries now read the half-precision copies: the float32 pages they were made from leave
         // the process until a document batch reads them again (a server that only searches stays lean).
@@ -278,53 +301,72 @@ final class BertEncoder {
         return converted
     }
 
-    /// The bfloat16 weights, converted from the float ones on first use.
-    private func bfloat16PrecisionLayers() -> [PackedLayer] {
-        if let bfloat16Layers { return bfloat16Layers }
-        let converted = packedLayers(bfloat16: true)
-        bfloat16Layers = converted
-        // Documents now read the bfloat16 copies: the float32 weight pages can leave the process.
+    /// The bfloat16 or int8 weights, converted from the float ones on first use.
+    private func documentPrecisionLayers() -> [PackedLayer] {
+        if let documentLayers { return documentLayers }
+        let converted = packedLayers(format: usesBFloat16 ? .bfloat16 : .int8)
+        documentLayers = converted
+        // Documents now read the bfloat16 or int8 copies: the float32 weight pages can leave the process.
         file.releaseResidentPages()
         return converted
     }
 
-    private func packedLayers(bfloat16: Bool) -> [PackedLayer] {
+    private func packedLayers(format: PackedWeights.Format) -> [PackedLayer] {
         let hidden = configuration.hiddenSize
         let inner = configuration.intermediateSize
+        let kernels = documentKernels
+        func pack(_ weight: UnsafePointer<Float>, _ outputs: Int, _ inputs: Int) -> PackedWeights {
+            PackedWeights(packing: weight, outputs: outputs, inputs: inputs, format: format, int8Kernels: kernels)
+        }
         return layers.map { layer in
             PackedLayer(
-                qkv: PackedWeights(packing: layer.qkvWeight, outputs: 3 * hidden, inputs: hidden, bfloat16: bfloat16),
-                attentionOutput: PackedWeights(packing: layer.attentionOutputWeight, outputs: hidden, inputs: hidden,
-                                             bfloat16: bfloat16),
-                intermediate: PackedWeights(packing: layer.intermediateWeight, outputs: inner, inputs: hidden, bfloat16: bfloat16),
-                output: PackedWeights(packing: layer.outputWeight, outputs: hidden, inputs: inner, bfloat16: bfloat16))
+                qkv: pack(layer.qkvWeight, 3 * hidden, hidden),
+                attentionOutput: pack(layer.attentionOutputWeight, hidden, hidden),
+                intermediate: pack(layer.intermediateWeight, inner, hidden),
+                output: pack(layer.outputWeight, hidden, inner))
         }
     }
 }
 
-/// A linear layer's weight matrix in 16 bits, packed in panels of 16 outputs: IEEE half precision
-/// for `ms_linear_half_panels`, or bfloat16 pairs for `ms_linear_bf16_panels`; 64-byte aligned,
-/// freed with its owner.
+/// A linear layer's weight matrix packed for a kernel: IEEE half precision in panels of 16 outputs
+/// for `ms_linear_half_panels`, bfloat16 pairs for `ms_linear_bf16_panels`, or 7-bit integers with
+/// their scales for `ms_linear_int8_panels`; 64-byte aligned, freed with its owner.
 final class PackedWeights {
-    let pointer: UnsafeMutablePointer<UInt16>
-    let isBFloat16: Bool
+    enum Format {
+        case half, bfloat16, int8
+    }
+
+    let raw: UnsafeMutableRawPointer
+    let format: Format
+    /// The `MS_DOCUMENT_INT8_*` kernel an int8 matrix runs on.
+    let int8Kernels: Int
+    var isBFloat16: Bool { format == .bfloat16 }
+    var pointer: UnsafeMutablePointer<UInt16> { raw.assumingMemoryBound(to: UInt16.self) }
 
     /// Packs `weight` (outputs × inputs, row-major float32).
-    init(packing weight: UnsafePointer<Float>, outputs: Int, inputs: Int, bfloat16: Bool = false) {
-        isBFloat16 = bfloat16
-        let count = bfloat16 ? ms_bf16_panels_count(Int32(outputs), Int32(inputs))
-            : ms_half_panels_count(Int32(outputs), Int32(inputs))
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * 2, alignment: 64)
-        pointer = raw.bindMemory(to: UInt16.self, capacity: max(1, count))
-        if bfloat16 {
-            ms_pack_bf16_panels(weight, Int32(outputs), Int32(inputs), pointer)
-        } else {
-            ms_pack_half_panels(weight, Int32(outputs), Int32(inputs), pointer)
+    init(packing weight: UnsafePointer<Float>, outputs: Int, inputs: Int, format: Format = .half,
+         int8Kernels: Int = MS_DOCUMENT_INT8_PORTABLE) {
+        self.format = format
+        self.int8Kernels = int8Kernels
+        let bytes: Int
+        switch format {
+        case .half: bytes = ms_half_panels_count(Int32(outputs), Int32(inputs)) * 2
+        case .bfloat16: bytes = ms_bf16_panels_count(Int32(outputs), Int32(inputs)) * 2
+        case .int8: bytes = ms_int8_panels_bytes(Int32(outputs), Int32(inputs))
+        }
+        raw = UnsafeMutableRawPointer.allocate(byteCount: max(64, bytes), alignment: 64)
+        switch format {
+        case .half:
+            ms_pack_half_panels(weight, Int32(outputs), Int32(inputs), raw.bindMemory(to: UInt16.self, capacity: bytes / 2))
+        case .bfloat16:
+            ms_pack_bf16_panels(weight, Int32(outputs), Int32(inputs), raw.bindMemory(to: UInt16.self, capacity: bytes / 2))
+        case .int8:
+            ms_pack_int8_panels(weight, Int32(outputs), Int32(inputs), raw)
         }
     }
 
     deinit {
-        pointer.deallocate()
+        raw.deallocate()
     }
 }
 

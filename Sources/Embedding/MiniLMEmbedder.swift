@@ -28,7 +28,7 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     /// when the CPU has them; 0 turns them off.
     public init(
         modelDirectory: URL, model: EmbeddingModel = .default, maxSequenceLength: Int? = nil, maxBatchTokens: Int = 4096,
-        halfPrecisionTokenLimit: Int = 32, bfloat16: Bool = true
+        halfPrecisionTokenLimit: Int = 32, bfloat16: Bool = true, documentKernels: DocumentKernels? = nil
     ) throws {
         self.model = model
         let maxSequenceLength = maxSequenceLength ?? model.documentTokenLimit
@@ -47,7 +47,7 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
             maxLength: min(maxSequenceLength, configuration.maxPositions))
         encoder = try BertEncoder(
             weightsFile: modelDirectory.appendingPathComponent("model.safetensors"), configuration: configuration,
-            halfPrecisionTokenLimit: halfPrecisionTokenLimit, bfloat16: bfloat16)
+            halfPrecisionTokenLimit: halfPrecisionTokenLimit, bfloat16: bfloat16, documentKernels: documentKernels?.rawValue)
         dimension = configuration.hiddenSize
         self.maxBatchTokens = max(maxBatchTokens, tokenizer.maxLength)
     }
@@ -111,6 +111,57 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     /// Whether batches larger than a query run their linear layers on the bfloat16 kernels (AVX-512
     /// BF16; `MAILSEARCH_KERNELS=float32` turns them off).
     public var usesBFloat16: Bool { encoder.usesBFloat16 }
+
+    /// The kernels that run the linear layers of batches larger than a query.
+    public enum DocumentKernels: Int, CaseIterable, Sendable {
+        /// OpenBLAS float32 (`MAILSEARCH_KERNELS=float32` or `portable`; CPUs without the others).
+        case float32
+        /// bfloat16 products, float32 sums (AVX-512 BF16; the default where the CPU has it).
+        case bfloat16
+        /// int8: AVX2 `vpmaddubsw` + `vpmaddwd` (`MAILSEARCH_KERNELS=int8-avx2`).
+        case int8AVX2
+        /// int8: AVX-512 VNNI `vpdpbusd` (`MAILSEARCH_KERNELS=int8-vnni`).
+        case int8VNNI
+        /// int8 in plain C, the same arithmetic (`MAILSEARCH_KERNELS=int8-portable`; tests).
+        case int8Portable
+
+        public var rawValue: Int {
+            switch self {
+            case .float32: MS_DOCUMENT_FLOAT32
+            case .bfloat16: MS_DOCUMENT_BF16
+            case .int8AVX2: MS_DOCUMENT_INT8_AVX2
+            case .int8VNNI: MS_DOCUMENT_INT8_VNNI
+            case .int8Portable: MS_DOCUMENT_INT8_PORTABLE
+            }
+        }
+
+        public init?(rawValue: Int) {
+            guard let kind = Self.allCases.first(where: { $0.rawValue == rawValue }) else { return nil }
+            self = kind
+        }
+
+        /// What this process uses by default (`MAILSEARCH_KERNELS`, else the CPU's best).
+        public static var current: DocumentKernels { DocumentKernels(rawValue: Int(ms_document_kernels())) ?? .float32 }
+
+        /// What `MAILSEARCH_KERNELS=name` would choose on this CPU (nil: the variable unset).
+        public static func chosen(for name: String?) -> DocumentKernels {
+            let kind = name.map { ms_document_kernels_for($0) } ?? ms_document_kernels_for(nil)
+            return DocumentKernels(rawValue: Int(kind)) ?? .float32
+        }
+
+        /// Whether this CPU can run these kernels.
+        public var isSupported: Bool {
+            switch self {
+            case .float32, .int8Portable: true
+            case .bfloat16: ms_kernels_bf16() != 0
+            case .int8AVX2: ms_kernels_accelerated() != 0
+            case .int8VNNI: ms_kernels_vnni() != 0
+            }
+        }
+    }
+
+    /// The kernels this embedder's document batches run on.
+    public var documentKernels: DocumentKernels { DocumentKernels(rawValue: encoder.documentKernels) ?? .float32 }
 
     /// Whether a batch of `tokens` tokens runs on the half-precision query kernels.
     public func usesHalfPrecision(tokens: Int) -> Bool {

@@ -104,6 +104,46 @@ void ms_bias_gelu(float *x, const float *bias, int rows, int width);
 void ms_add_layer_norm(float *x, const float *residual, const float *bias, int rows, int width, const float *gamma,
                        const float *beta, float epsilon);
 
+/// How the linear layers of document batches (more than a query's tokens) run.
+enum {
+    MS_DOCUMENT_FLOAT32 = 0,     ///< OpenBLAS float32 sgemm
+    MS_DOCUMENT_BF16 = 1,        ///< `ms_linear_bf16_panels` (AVX-512 BF16)
+    MS_DOCUMENT_INT8_AVX2 = 2,   ///< `ms_linear_int8_panels`, vpmaddubsw + vpmaddwd (AVX2)
+    MS_DOCUMENT_INT8_VNNI = 3,   ///< `ms_linear_int8_panels`, vpdpbusd (AVX-512 VNNI)
+    MS_DOCUMENT_INT8_PORTABLE = 4,  ///< `ms_linear_int8_panels` in plain C (tests)
+};
+
+/// The document-batch kernels this process uses: MAILSEARCH_KERNELS forces one (`float32`,
+/// `portable` → float32; `bf16`; `int8-avx2`; `int8-vnni`; `int8` = the best int8 the CPU has;
+/// `int8-portable`), falling back to float32 when the CPU lacks the one named; by default bfloat16
+/// where the CPU has AVX-512 BF16, else float32. Cached on first call.
+int ms_document_kernels(void);
+
+/// What `ms_document_kernels` would answer with MAILSEARCH_KERNELS set to `name` (NULL: unset); not cached.
+int ms_document_kernels_for(const char *name);
+
+/// Whether this CPU has AVX-512 F/BW/VNNI with AVX2 (and the OS saves the ZMM registers).
+int ms_kernels_vnni(void);
+
+/// Bytes `ms_pack_int8_panels` writes for an n × k weight matrix.
+size_t ms_int8_panels_bytes(int n, int k);
+
+/// Packs w (n × k, row-major float32) for `ms_linear_int8_panels` into a 64-byte-aligned buffer:
+/// each output's weights in groups of 64 inputs (k padded with zeros), each group scaled by its
+/// largest magnitude to integers in −63…63 (7 bits, so that u8 × s8 pair sums never saturate
+/// vpmaddubsw); panels of 16 outputs × 4 inputs (64 bytes), then per panel and group the 16
+/// outputs' scales, then those scales times the group's sum of integer weights (for the zero points).
+void ms_pack_int8_panels(const float *w, int n, int k, void *packed);
+
+/// y[r·ldy + o] = bias[o] + Σᵢ x[r·k + i] · w[o·k + i] in int8: each group of 64 inputs of each row
+/// of x quantized to u8 with its own step and zero point ((max − min) / 255, min ≤ 0 ≤ max),
+/// integer dot products per group (int32), scaled and summed in float32. `kind` is
+/// `MS_DOCUMENT_INT8_AVX2`, `MS_DOCUMENT_INT8_VNNI` or `MS_DOCUMENT_INT8_PORTABLE`: the same
+/// arithmetic, bit for bit (a kind the CPU lacks falls back to the next). The outputs are split
+/// over up to `threads` threads.
+void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, const float *bias, int n, float *y,
+                           int ldy, int threads, int kind);
+
 #ifdef __cplusplus
 }
 #endif
