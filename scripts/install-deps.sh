@@ -7,8 +7,10 @@ have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok ins
 # dovecot-imapd and openssl: the IMAP tests' real Dovecot and its test CA (Tests/IMAP/dovecot.py).
 # dovecot-submissiond and dovecot-lmtpd: the SMTP tests' server, Dovecot's submission service delivering
 # through LMTP (Tests/IMAP/test_smtp_send.py; Postfix cannot run unprivileged).
+# poppler-utils (pdftotext) and unzip: reading the text of attached PDFs and office documents
+# (MailImport's AttachmentText, in a limited child process).
 dovecot_packages=(dovecot-imapd dovecot-submissiond dovecot-lmtpd)
-for pkg in libsqlite3-dev sqlite3 libopenblas-dev libgumbo-dev pkg-config zstd unzip chromium chromium-driver \
+for pkg in libsqlite3-dev sqlite3 libopenblas-dev libgumbo-dev pkg-config zstd unzip poppler-utils chromium chromium-driver \
            "${dovecot_packages[@]}" openssl; do
   have "$pkg" || need+=("$pkg")
 done

@@ -52,7 +52,12 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, ms_bm25_def
 
     sqlite3_int64 rows = 0, tokens = 0;
     int rc = api->xRowCount(fts, &rows);
-    if (rc == SQLITE_OK) rc = api->xColumnTotalSize(fts, -1, &tokens);
+    int counted = api->xColumnCount(fts) - MS_BM25_UNCOUNTED_COLUMNS;
+    for (int column = 0; rc == SQLITE_OK && column < counted; column++) {
+        sqlite3_int64 size = 0;
+        rc = api->xColumnTotalSize(fts, column, &size);
+        tokens += size;
+    }
     if (rc == SQLITE_OK) q->averageLength = rows > 0 ? (double)tokens / (double)rows : 1.0;
     if (deferred) {
         deferred->rows = rows;
@@ -69,8 +74,8 @@ static int query_data(const Fts5ExtensionApi *api, Fts5Context *fts, ms_bm25_def
     return rc;
 }
 
-/// The row's length in tokens, all columns: from the table when known, else from FTS5 (and
-/// remembered).
+/// The row's length in tokens, all columns but the last MS_BM25_UNCOUNTED_COLUMNS: from the table
+/// when known, else from FTS5 (and remembered).
 static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, const ms_doc_lengths *lengths, int *length) {
     sqlite3_int64 rowid = api->xRowid(fts);
     int inTable = lengths && rowid >= 0 && rowid < lengths->count;
@@ -81,7 +86,14 @@ static int row_length(const Fts5ExtensionApi *api, Fts5Context *fts, const ms_do
             return SQLITE_OK;
         }
     }
-    int rc = api->xColumnSize(fts, -1, length);
+    int rc = SQLITE_OK;
+    int counted = api->xColumnCount(fts) - MS_BM25_UNCOUNTED_COLUMNS;
+    *length = 0;
+    for (int column = 0; rc == SQLITE_OK && column < counted; column++) {
+        int size = 0;
+        rc = api->xColumnSize(fts, column, &size);
+        *length += size;
+    }
     if (rc == SQLITE_OK && inTable && *length >= 0) {
         __atomic_store_n(&lengths->slots[rowid], (uint32_t)*length + 1, __ATOMIC_RELAXED);
     }

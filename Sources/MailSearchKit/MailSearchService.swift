@@ -102,6 +102,17 @@ public final class MailSearchService: Sendable {
         try await core.embedPending(limit: limit, progress: progress)
     }
 
+    /// Reads the text of attachments not read yet into the store and the keyword index: the
+    /// command-line `index attachments`, and the end of `import`.
+    @discardableResult
+    public func readAttachments(limit: Int? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in })
+        async throws -> AttachmentReadSummary {
+        try await core.readAttachments(limit: limit, progress: progress)
+    }
+
+    /// How far reading attachments has got.
+    public func attachmentCounts() throws -> AttachmentCounts { try core.attachmentCounts() }
+
     /// Waits until the background queue has nothing left to embed.
     public func waitForEmbedding() async { await core.waitForEmbedding() }
 

@@ -241,6 +241,9 @@ enum MailSchema {
                 ALTER TABLE outbox ADD COLUMN messageId TEXT;
                 """)
         }
+        migrator.registerMigration("v-attachment-text") { db in
+            try AttachmentTextTable.create(db)
+        }
         return migrator
     }
 }
@@ -252,6 +255,6 @@ extension MailStore {
     public static let migrationIdentifiers = [
         "v1-mail-store", "v2-recent-searches", "v3-embeddings", "v4-filter-indexes", "v5-sender-index", "v6-rethread",
         "v7-email-directory", "v-sender-name", "v-imap-sync", "v-categories", "v-smtp-accounts", "v-outbox", "v-drafts",
-        "v-outbox-gmail-labels", "v-thread-summaries", "v-outbox-email",
+        "v-outbox-gmail-labels", "v-thread-summaries", "v-outbox-email", "v-attachment-text",
     ]
 }

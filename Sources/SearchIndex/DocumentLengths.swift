@@ -61,7 +61,7 @@ final class DocumentLengths: @unchecked Sendable {
     }
 
     /// Writes the copy for the index as `db`'s write transaction sees it: every row of
-    /// `email_fts_docsize` (its column sizes, summed, as FTS5's xColumnSize(-1) does), stored as
+    /// `email_fts_docsize` (its column sizes but the attachments', summed, as `ms_bm25` reads them), stored as
     /// length + 1 by rowid (0: no such row). One scan, once per index version, so that a
     /// one-shot search ranks from memory instead of looking up each match's length.
     static func storeCopy(_ db: Database) throws {
@@ -72,16 +72,30 @@ final class DocumentLengths: @unchecked Sendable {
             let id = Int(sqlite3_column_int64(row, 0))
             guard id >= 0, id < slots.count, let blob = sqlite3_column_blob(row, 1) else { return }
             let bytes = UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(row, 1)))
-            slots[id] = UInt32(clamping: sumOfVarints(bytes) + 1)
+            slots[id] = UInt32(clamping: rowLength(bytes) + 1)
         }
         let data = slots.withUnsafeBytes { Data($0) }
         try db.execute(sql: "INSERT OR REPLACE INTO length_cache (id, version, data) VALUES (1, ?, ?)",
                        arguments: [version, data])
     }
 
+    /// The row length `ms_bm25` reads: the sum of the SQLite varints in `bytes` (FTS5's encoding
+    /// of a row's column sizes) but the last MS_BM25_UNCOUNTED_COLUMNS (the attachments).
+    static func rowLength(_ bytes: UnsafeRawBufferPointer) -> Int {
+        var sizes: [Int] = []
+        sizes.reserveCapacity(8)
+        forEachVarint(bytes) { sizes.append($0) }
+        return sizes.dropLast(Int(MS_BM25_UNCOUNTED_COLUMNS)).reduce(0, +)
+    }
+
     /// The sum of the SQLite varints in `bytes` (FTS5's encoding of a row's column sizes).
     static func sumOfVarints(_ bytes: UnsafeRawBufferPointer) -> Int {
         var total = 0
+        forEachVarint(bytes) { total += $0 }
+        return total
+    }
+
+    private static func forEachVarint(_ bytes: UnsafeRawBufferPointer, _ body: (Int) -> Void) {
         var i = 0
         while i < bytes.count {
             var value = 0
@@ -97,9 +111,8 @@ final class DocumentLengths: @unchecked Sendable {
                 value = (value << 7) | Int(b & 0x7F)
                 if b & 0x80 == 0 { break }
             }
-            total += value
+            body(value)
         }
-        return total
     }
 
     /// The index version as of `db`'s transaction.

@@ -3,6 +3,7 @@ import GRDB
 import CRanking
 import GRDBSQLite
 import MailModel
+import MailStore
 
 /// One keyword match: an email and its BM25 rank (lower is better, as FTS5 reports it).
 public struct KeywordHit: Sendable, Hashable {
@@ -20,14 +21,23 @@ public struct KeywordHit: Sendable, Hashable {
 public enum FTS5Manager {
     static func insert(_ emails: [Email], db: Database) throws {
         let statement = try db.cachedStatement(sql: """
-            INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email, attachments)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for e in emails {
+            // Attachment names now; their text when it has been read (`updateAttachments`).
+            let names = e.attachments.isEmpty ? "" : e.attachments.map { $0.filename ?? "" }.joined(separator: "\n\n")
             try statement.execute(arguments: [
-                e.id, e.id, e.accountId, e.subject, e.bodyPlain, e.from?.name ?? "", e.from?.email ?? "",
+                e.id, e.id, e.accountId, e.subject, e.bodyPlain, e.from?.name ?? "", e.from?.email ?? "", names,
             ])
         }
+        try DocumentLengths.bumpVersion(db)
+    }
+
+    /// Replaces the attachments column of emails (names and the text read since).
+    static func updateAttachments(_ texts: [Int64: String], db: Database) throws {
+        let statement = try db.cachedStatement(sql: "UPDATE email_fts SET attachments = ? WHERE rowid = ?")
+        for (emailId, text) in texts { try statement.execute(arguments: [text, emailId]) }
         try DocumentLengths.bumpVersion(db)
     }
 
@@ -69,9 +79,10 @@ public enum FTS5Manager {
     @discardableResult
     static func insertFromMail(where condition: String, arguments: StatementArguments, db: Database) throws -> Int {
         try db.execute(sql: """
-            INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email)
-            SELECT id, id, accountId, subject, bodyPlain, COALESCE(fromName, ''), COALESCE(fromEmail, '')
-            FROM mail.emails WHERE \(condition) ORDER BY id
+            INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email, attachments)
+            SELECT e.id, e.id, e.accountId, e.subject, e.bodyPlain, COALESCE(e.fromName, ''), COALESCE(e.fromEmail, ''),
+                   CASE WHEN e.hasAttachment THEN \(AttachmentTextTable.indexTextSQL) ELSE '' END
+            FROM mail.emails e WHERE \(condition) ORDER BY e.id
             """, arguments: arguments)
         let count = db.changesCount
         try DocumentLengths.bumpVersion(db)

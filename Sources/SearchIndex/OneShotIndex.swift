@@ -69,7 +69,8 @@ public final class OneShotIndex {
         var state: [Int64?] = []
         forEachRow(db, """
             SELECT (SELECT COUNT(*) FROM main.sqlite_master WHERE type = 'table' AND name IN (\(names))),
-                   (SELECT instr(sql, 'prefix=') > 0 AND instr(sql, '\(escaped(SearchDatabase.tokenizerMark))') > 0 FROM main.sqlite_master WHERE name = 'email_fts'),
+                   (SELECT instr(sql, 'prefix=') > 0 AND instr(sql, '\(escaped(SearchDatabase.tokenizerMark))') > 0
+                           AND instr(sql, '\(SearchDatabase.attachmentsMark)') > 0 FROM main.sqlite_master WHERE name = 'email_fts'),
                    (SELECT COUNT(DISTINCT identifier) FROM mail.grdb_migrations WHERE identifier IN (\(identifiers))),
                    \(mailVersion), (SELECT value FROM index_meta WHERE key = 'checked_mail_version'), \(ftsVersion),
                    (SELECT MAX(id) FROM email_fts_docsize), \(maxIdSQL),

@@ -15,10 +15,16 @@ final class SearchDatabase: Sendable {
     /// Whether a search found no copy of the row lengths for its index version (`length_cache`).
     let lengthCopyDue = LockedBox(false)
 
-    /// Column weights for bm25(): email_id, account_id, subject, body, sender_name, sender_email.
-    /// A term in the subject is the sender's own summary of the message, so it weighs 10×
-    /// the body; sender name and address weigh 5× (people search by who wrote).
-    static let bm25Weights = "0.0, 0.0, 10.0, 1.0, 5.0, 5.0"
+    /// Column weights for bm25(): email_id, account_id, subject, body, sender_name, sender_email,
+    /// attachments. A term in the subject is the sender's own summary of the message, so it weighs
+    /// 10× the body; sender name and address weigh 5× (people search by who wrote); a term in an
+    /// attachment's name or text counts half a body term (a long document repeats its words).
+    /// The attachments column counts for no row length (`ms_bm25`): a large attachment does not
+    /// push its message's body matches down.
+    static let bm25Weights = "0.0, 0.0, 10.0, 1.0, 5.0, 5.0, \(attachmentWeight)"
+
+    /// The weight of the attachments column (names and text).
+    static let attachmentWeight = 0.5
 
     static let schemaSQL = """
         CREATE VIRTUAL TABLE IF NOT EXISTS email_fts USING fts5(
@@ -28,6 +34,7 @@ final class SearchDatabase: Sendable {
             body,
             sender_name,
             sender_email,
+            attachments,
             tokenize='mailsearch remove_diacritics 2',
             prefix='2'
         );
@@ -101,8 +108,11 @@ final class SearchDatabase: Sendable {
     /// Whether the FTS5 table's definition is this version's: the prefix index (`prefix='2'`) and
     /// the `mailsearch` tokenizer (CJK bigrams, ß = ss; `ms_tokenizer.c`).
     static func isCurrent(definition: String) -> Bool {
-        definition.contains("prefix=") && definition.contains(tokenizerMark)
+        definition.contains("prefix=") && definition.contains(tokenizerMark) && definition.contains(attachmentsMark)
     }
+
+    /// The attachments column (names and text of attachments), which earlier versions lacked.
+    static let attachmentsMark = "attachments,"
 
     /// What the FTS5 definition of this version holds and earlier ones did not (SQL `instr` too).
     static let tokenizerMark = "tokenize='mailsearch "
@@ -119,7 +129,7 @@ final class SearchDatabase: Sendable {
     /// An index whose FTS5 table lacks the prefix index or this version's tokenizer.
     struct OutdatedSchema: Error, CustomStringConvertible {
         var description: String {
-            "it was built by an earlier version (without the prefix index, or without the tokenizer that finds words inside Chinese, Japanese and Korean text)"
+            "it was built by an earlier version (without the prefix index, the tokenizer that finds words inside Chinese, Japanese and Korean text, or the attachments column)"
         }
     }
 

@@ -130,6 +130,16 @@ public final class SearchIndexManager: Sendable {
         indexed >= 1_000 && indexed * 4 >= rowsAtStart + indexed
     }
 
+    /// Replaces the attachments column of emails (their attachments' names and the text read
+    /// from them), keyed by email id.
+    public func updateAttachments(_ texts: [Int64: String]) throws {
+        guard !texts.isEmpty else { return }
+        try withDatabase { db in
+            try db.pool.write { try FTS5Manager.updateAttachments(texts, db: $0) }
+        }
+        indexChanged()
+    }
+
     /// Removes emails from the index (after they were deleted from the store).
     public func remove(emailIds: [Int64]) throws {
         guard !emailIds.isEmpty else { return }

@@ -34,6 +34,9 @@ struct ImportCommand: AsyncParsableCommand {
     @Flag(help: "No progress output.")
     var quiet = false
 
+    @Flag(help: "Do not read the text of attachments now (`mailsearch index attachments` reads it later); their names are indexed either way.")
+    var noAttachmentText = false
+
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
@@ -59,6 +62,22 @@ struct ImportCommand: AsyncParsableCommand {
             throw CLIError(error.description)
         }
         bar.finish()
+        // The text of the new mail's attachments, each read in a limited child process.
+        var attachments: AttachmentReadSummary?
+        if !noAttachmentText, summary.imported > 0 {
+            let reading = TerminalProgress(label: "Reading attachments", unit: "emails", enabled: !quiet && !global.json)
+            let start = Date()
+            do {
+                attachments = try await service.readAttachments { done, total in
+                    reading.update(done: done, total: total, fraction: total > 0 ? Double(done) / Double(total) : 1,
+                                   elapsed: Date().timeIntervalSince(start))
+                }
+            } catch let error as ServiceError {
+                reading.finish()
+                FileHandle.standardError.write(Data("note: attachments not read: \(error.description); `mailsearch index attachments` reads them later\n".utf8))
+            }
+            reading.finish()
+        }
         if global.json {
             try Output.printJSON(summary)
             return
@@ -70,6 +89,7 @@ struct ImportCommand: AsyncParsableCommand {
             print("  failed: \(failure.source): \(failure.reason)")
         }
         if summary.failures.count > 20 { print("  … and \(summary.failures.count - 20) more (use --json for all)") }
+        if let attachments { AttachmentReport.print(attachments) }
         let waiting = try await service.emailsWithoutEmbedding()
         if waiting > 0 {
             print(ModelStore(directory: service.modelDirectory, model: service.model).status().isInstalled

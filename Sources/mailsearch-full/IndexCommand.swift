@@ -9,8 +9,8 @@ import SearchIndex
 
 struct IndexCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "index", abstract: "Inspect or rebuild the search index.",
-        subcommands: [IndexStatusCommand.self, IndexRebuildCommand.self, IndexEmbedCommand.self])
+        commandName: "index", abstract: "Inspect or rebuild the search index, embed mail, read attachments.",
+        subcommands: [IndexStatusCommand.self, IndexRebuildCommand.self, IndexEmbedCommand.self, IndexAttachmentsCommand.self])
 }
 
 struct IndexStatusCommand: AsyncParsableCommand {
@@ -83,6 +83,53 @@ struct AccountRemoveCommand: AsyncParsableCommand {
         let removed = try await service.mailbox.deleteAccount(named: name)
         if global.json { return try Output.printJSON(["account": name, "removedEmails": String(removed)]) }
         print("Removed account \"\(name)\" and its \(removed) emails.")
+    }
+}
+
+struct IndexAttachmentsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "attachments",
+        abstract: "Read the text of attachments not read yet (PDF, Office, OpenDocument, RTF, HTML, text, calendar, attached mail, archive names) into the search index.",
+        discussion: """
+            Each attachment is read in a separate process limited in CPU time, memory and wall-clock time, without network;             a file that cannot be read (damaged, a zip bomb, an XML with entities) is counted and listed, and the rest goes on.             `import` does this by itself at its end. Safe to interrupt: what was read is kept.
+            """)
+
+    @Option(help: "Read the attachments of at most this many emails.")
+    var limit: Int?
+
+    @Flag(help: "No progress output.")
+    var quiet = false
+
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        let service = try global.openService()
+        let bar = TerminalProgress(label: "Reading attachments", unit: "emails", enabled: !quiet)
+        let start = Date()
+        let summary: AttachmentReadSummary
+        do {
+            summary = try await service.readAttachments(limit: limit) { done, total in
+                bar.update(done: done, total: total, fraction: total > 0 ? Double(done) / Double(total) : 1,
+                           elapsed: Date().timeIntervalSince(start))
+            }
+        } catch let e as ServiceError {
+            bar.finish()
+            throw CLIError(e.description)
+        }
+        bar.finish()
+        if global.json { return try Output.printJSON(summary) }
+        AttachmentReport.print(summary)
+    }
+}
+
+/// The lines `import` and `index attachments` print about the attachments they read.
+enum AttachmentReport {
+    static func print(_ summary: AttachmentReadSummary) {
+        guard summary.attachments > 0 else { return }
+        Swift.print(String(format: "Read %d attachments of %d emails in %.1f s: %d with text, %d with none to read (images and the like), %d unreadable",
+                           summary.attachments, summary.emails, summary.seconds, summary.read, summary.unsupported, summary.unreadable))
+        for problem in summary.problems.prefix(10) { Swift.print("  unreadable: \(problem)") }
+        if summary.problems.count > 10 { Swift.print("  … and \(summary.problems.count - 10) more (`mailsearch index attachments --json` lists them)") }
     }
 }
 

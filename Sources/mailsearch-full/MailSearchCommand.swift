@@ -18,7 +18,7 @@ struct MailSearchCommand: AsyncParsableCommand {
             RecentCommand.self, SuggestCommand.self, DemoCommand.self, ModelCommand.self, ServeCommand.self, SyncCommand.self,
             CategorizeCommand.self, RecategorizeCommand.self, SendCommand.self, ReplyCommand.self, ForwardCommand.self,
             DraftsCommand.self, OutgoingCommand.self,
-            MarkCommand.self, ArchiveCommand.self, MoveCommand.self, DeleteCommand.self,
+            MarkCommand.self, ArchiveCommand.self, MoveCommand.self, DeleteCommand.self, ExtractAttachmentCommand.self,
         ]
     )
 }

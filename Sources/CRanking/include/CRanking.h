@@ -5,7 +5,8 @@
 #include <sqlite3.h>
 
 /// `ms_bm25`: FTS5's own BM25 (the same formula, constants, IDF floor and column weights as the
-/// built-in bm25()), with one difference in where it reads a row's length: from a table of
+/// built-in bm25()), with two differences: a row's length leaves out its last column
+/// (MS_BM25_UNCOUNTED_COLUMNS), and where it reads that length: from a table of
 /// token counts per rowid held in memory, instead of a lookup in the %_docsize table for every
 /// matching row (the larger part of ranking cost on a common term). The table is filled as rows
 /// are ranked; a row it does not know yet is read from FTS5 and remembered.
@@ -17,6 +18,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/// The last columns of the table that count for no row length (`email_fts`'s attachments: a long
+/// attachment must not push its message's body matches down). BM25's length normalisation reads
+/// the other columns; a match in these is weighted as any other.
+#define MS_BM25_UNCOUNTED_COLUMNS 1
 
 /// The pointer type name ms_bm25 accepts for its `lengths` argument.
 #define MS_DOC_LENGTHS_TYPE "mailsearch.DocLengths"

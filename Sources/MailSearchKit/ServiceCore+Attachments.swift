@@ -1,0 +1,110 @@
+import Foundation
+import MailImport
+import MailModel
+import MailParsing
+internal import MailStore
+
+/// What a pass over attachments not read yet did.
+public struct AttachmentReadSummary: Sendable, Codable {
+    /// Emails whose attachments were tried, and attachments tried.
+    public var emails = 0
+    public var attachments = 0
+    /// Of those: read (whole or in part), no text to read (images…), refused/failed/stopped.
+    public var read = 0
+    public var unsupported = 0
+    public var unreadable = 0
+    public var seconds = 0.0
+    /// The unreadable ones: "email ID, NAME: status: detail".
+    public var problems: [String] = []
+}
+
+/// How far reading attachments has got (`stats`).
+public struct AttachmentCounts: Sendable, Codable, Hashable {
+    /// Attachments not read yet.
+    public var pending: Int
+    /// Read whole, read in part (a cap reached), with no text to read (images…), unreadable.
+    public var read: Int
+    public var truncated: Int
+    public var unsupported: Int
+    public var unreadable: Int
+}
+
+extension ServiceCore {
+    public func attachmentCounts() throws -> AttachmentCounts {
+        let c = try store.attachmentTextCounts()
+        return AttachmentCounts(pending: c.pending, read: c.read, truncated: c.truncated, unsupported: c.unsupported,
+                                unreadable: c.unreadable)
+    }
+
+    /// The program that reads attachments in a limited child process: `MAILSEARCH_EXTRACT_EXECUTABLE`,
+    /// else this process's own executable when it is mailsearch-full, else mailsearch-full beside it.
+    static func attachmentReaderExecutable() -> String? {
+        if let forced = ProcessInfo.processInfo.environment["MAILSEARCH_EXTRACT_EXECUTABLE"], !forced.isEmpty { return forced }
+        if let current = AttachmentTextExtractor.currentExecutable() {
+            if (current as NSString).lastPathComponent == "mailsearch-full" { return current }
+            let beside = ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent("mailsearch-full")
+            if FileManager.default.isExecutableFile(atPath: beside) { return beside }
+        }
+        return nil
+    }
+
+    /// Reads the text of every attachment not read yet (at most `limit` emails' worth), each in a
+    /// limited child process (`AttachmentTextExtractor`), stores it in mail.sqlite
+    /// (`attachment_text`) and puts it in the keyword index. `progress(emails done, emails total)`.
+    /// An attachment whose message can no longer be read is stored as failed, with the reason.
+    public func readAttachments(limit: Int? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in })
+        async throws -> AttachmentReadSummary {
+        guard let executable = Self.attachmentReaderExecutable() else {
+            throw ServiceError(.unavailable, "cannot find mailsearch-full to read attachments with",
+                               hint: "run the mailsearch binary built by `make release`, or set MAILSEARCH_EXTRACT_EXECUTABLE")
+        }
+        let store = self.store, index = self.index
+        return try await pool.run {
+            let extractor = AttachmentTextExtractor(executable: executable)
+            let start = Date()
+            var summary = AttachmentReadSummary()
+            let total = min(limit ?? Int.max, try store.attachmentTextCounts().pendingEmails)
+            var afterId: Int64 = 0
+            progress(0, total)
+            while summary.emails < total {
+                let batch = try store.emailsWithPendingAttachments(afterId: afterId, limit: min(50, total - summary.emails))
+                guard let last = batch.last else { break }
+                afterId = last.emailId
+                var rows: [(attachmentId: Int64, emailId: Int64, status: String, detail: String?, text: String)] = []
+                for email in batch {
+                    let contents: [(attachment: ParsedAttachment, content: [UInt8])]
+                    var unreadableSource: String?
+                    do {
+                        contents = MIMEParser.attachmentContents(try MessageSource.rawBytes(emailId: email.emailId, sourceRef: email.sourceRef))
+                    } catch {
+                        contents = []
+                        unreadableSource = "\(error)"
+                    }
+                    for pending in email.attachments {
+                        let result: AttachmentTextResult
+                        if pending.position < contents.count, contents[pending.position].attachment.mimeType == pending.mimeType {
+                            let kind = AttachmentKind.of(mimeType: pending.mimeType, filename: pending.filename)
+                            result = extractor.extract(kind: kind, content: contents[pending.position].content)
+                        } else {
+                            result = AttachmentTextResult(status: .failed, detail: unreadableSource ?? "the message no longer holds this attachment")
+                        }
+                        summary.attachments += 1
+                        switch result.status {
+                        case .ok, .truncated: summary.read += 1
+                        case .unsupported: summary.unsupported += 1
+                        default:
+                            summary.unreadable += 1
+                            summary.problems.append("email \(email.emailId), \(pending.filename ?? "(no name)"): \(result.status.rawValue)\(result.detail.map { ": " + $0 } ?? "")")
+                        }
+                        rows.append((pending.id, email.emailId, result.status.rawValue, result.detail, result.text))
+                    }
+                    summary.emails += 1
+                    progress(summary.emails, total)
+                }
+                try index.updateAttachments(try store.saveAttachmentTexts(rows))
+            }
+            summary.seconds = Date().timeIntervalSince(start)
+            return summary
+        }
+    }
+}
