@@ -29,9 +29,17 @@ public struct MatchHighlighter: Sendable {
             return words.isEmpty ? nil : (words, term.isPrefix)
         }
         firstWords = terms.map { (Array($0.words[0].utf8), $0.words.count == 1 && $0.prefix) }
+        cjkTerms = terms.compactMap { term in
+            let run = term.words.prefix { $0.unicodeScalars.count == 1 && FTS5QueryBuilder.isCJK($0.unicodeScalars.first!) }
+            return run.isEmpty ? nil : run.map { $0.unicodeScalars.first! }
+        }
         asciiTerms = terms.allSatisfy { $0.words.allSatisfy { $0.utf8.allSatisfy { $0 < 0x80 } } }
             ? terms.map { ($0.words.map { Array($0.utf8) }, $0.prefix) } : nil
     }
+
+    /// The terms whose first word is a CJK character, as the characters of their leading CJK run
+    /// (`snippet` starts at the first place one of them stands whole).
+    let cjkTerms: [[Unicode.Scalar]]
 
     /// The terms as folded ASCII bytes, when every term is ASCII (the fast path of `ranges`).
     let asciiTerms: [(words: [[UInt8]], prefix: Bool)]?
@@ -167,47 +175,70 @@ public struct MatchHighlighter: Sendable {
         case .from(let s): start = s
         case .unknown: break
         }
-        var recent: [Int] = []          // start offsets of the last `before` words
+        // Widths in thirds of a word: a CJK character counts a third (a word of Chinese or Japanese
+        // is two or three characters), so a snippet of CJK text is about as long as one of words.
+        var recent: [(offset: Int, weight: Int)] = []  // the last `before` words' start offsets
+        var recentWeight = 0
         var offset = start
         var wordStart: Int?
+        var wordWeight = 3
         var word = String.UnicodeScalarView()
         var buffer: [UInt8] = []
         buffer.reserveCapacity(64)
         var hitStart: Int?
-        var wordsAfterHit = 0
+        var weightAfterHit = 0
         var endOffset = 0
-        func endWord() -> Bool {
+        func endWord(matched forced: Bool? = nil) -> Bool {
             guard let start = wordStart else { return false }
             wordStart = nil
             if hitStart != nil {
-                wordsAfterHit += 1
+                weightAfterHit += wordWeight
                 endOffset = offset
-                return wordsAfterHit >= width - before
+                return weightAfterHit >= (width - before) * 3
             }
-            let matched = startsMatch(word, buffer: &buffer)
+            let matched = forced ?? startsMatch(word, buffer: &buffer)
             word.removeAll(keepingCapacity: true)
             if matched {
-                hitStart = recent.first ?? start
-                wordsAfterHit = 1
+                hitStart = recent.first?.offset ?? start
+                weightAfterHit = wordWeight
                 endOffset = offset
                 return false
             }
-            recent.append(start)
-            if recent.count > before { recent.removeFirst() }
+            recent.append((start, wordWeight))
+            recentWeight += wordWeight
+            while recentWeight > before * 3, let first = recent.first {
+                recent.removeFirst()
+                recentWeight -= first.weight
+            }
             return false
         }
         var scanned = start
         let scalars = body.unicodeScalars
-        for scalar in scalars[scalars.index(scalars.startIndex, offsetBy: start)...] {
+        var index = scalars.index(scalars.startIndex, offsetBy: start)
+        while index < scalars.endIndex {
+            let scalar = scalars[index]
+            let next = scalars.index(after: index)
+            defer { index = next }
             scanned += 1
             if scanned > scanLimit && hitStart == nil { return nil }
             if FTS5QueryBuilder.isCJK(scalar) {
-                // A word of its own (the index makes bigrams of CJK runs; a phrase of characters matches).
+                // A word of its own (the index makes bigrams of CJK runs): a match starts here only
+                // when the characters that follow complete a term.
                 if endWord() { break }
                 wordStart = offset
-                if hitStart == nil { word.append(scalar) }
+                wordWeight = 1
                 offset += scalar.utf16.count
-                if endWord() { break }
+                let starts = hitStart == nil && cjkTerms.contains { term in
+                    var i = index
+                    for character in term {
+                        guard i < scalars.endIndex, scalars[i] == character else { return false }
+                        i = scalars.index(after: i)
+                    }
+                    return true
+                }
+                wordWeight = 1
+                if endWord(matched: starts) { break }
+                wordWeight = 3
                 continue
             }
             if FTS5QueryBuilder.isTokenCharacter(scalar)

@@ -83,13 +83,22 @@ final class CJKSearchTests: XCTestCase {
         try await f.assertFinds(useCase, "ncy", [])
     }
 
-    func testHighlightsMarkTheCJKWordAndTheFoldedOne() {
+    func testHighlightsMarkTheCJKWordAndTheFoldedOne() throws {
         let text = "我们下周在北京开会讨论项目预算报告"
         let ranges = MatchHighlighter(queryText: "北京 预算").ranges(in: text, field: .snippet)
         let marked = ranges.map { (text as NSString).substring(with: NSRange(location: $0.start, length: $0.length)) }
         XCTAssertEqual(marked, ["北京", "预算"])
         let german = MatchHighlighter(queryText: "strasse").ranges(in: "Die Hauptstraße und die Straße", field: .snippet)
         XCTAssertEqual(german.map(\.start), [24])
+        // The snippet starts where the whole word stands, not at an earlier character it shares
+        // (パ of パケット for パターン), and is about as long in CJK as in words.
+        let japanese = "拡張されたパケットマッチングの説明です。" + String(repeating: "これは長い説明の文章です。", count: 6)
+            + "正規表現のパターンを使います。" + String(repeating: "後の文章です。", count: 8)
+        let hit = try XCTUnwrap(MatchHighlighter(queryText: "パターン").snippet(of: japanese))
+        XCTAssertEqual(hit.ranges.map { (hit.text as NSString).substring(with: NSRange(location: $0.start, length: $0.length)) },
+                       ["パターン"])
+        XCTAssertGreaterThan(hit.text.count, 50)
+        XCTAssertLessThan(hit.text.count, 90)
         let snippet = MatchHighlighter(queryText: "预算").snippet(of: text)
         XCTAssertNotNil(snippet)
         XCTAssertEqual(snippet.map { s in s.ranges.map { (s.text as NSString).substring(with: NSRange(location: $0.start, length: $0.length)) } },
