@@ -52,9 +52,12 @@ public struct MatchExplanation: Hashable, Sendable, Codable {
 
     public var keyword: Keyword?
     public var semantic: Semantic?
+    /// The attachment whose text or name the keyword terms were found in, when the body's first
+    /// 4,000 characters have none of them (the snippet then says "in attachment NAME: …").
+    public var attachment: String?
 
-    public init(keyword: Keyword? = nil, semantic: Semantic? = nil) {
-        self.keyword = keyword; self.semantic = semantic
+    public init(keyword: Keyword? = nil, semantic: Semantic? = nil, attachment: String? = nil) {
+        self.keyword = keyword; self.semantic = semantic; self.attachment = attachment
     }
 }
 

@@ -46,7 +46,14 @@ public enum OneShotKeywordSearch {
             let highlighter = MatchHighlighter(terms: terms)
             guard let names = ResultPage.termNamesMatchedByAll(terms, match: match),
                   let rows = rows(index, ids: page.pageIds, highlighting: !highlighter.isEmpty) else { return nil }
-            results = page.results(rows: rows, highlighter: highlighter, matchedTerms: { _ in names }, agreed: [])
+            var attachments: [Int64: [AttachmentExcerpt]] = [:]
+            let withAttachments = highlighter.isEmpty ? [] : rows.filter(\.hasAttachment).map(\.id)
+            guard index.forEachRow(AttachmentExcerpt.sql + " (?1)", ids: withAttachments, { statement in
+                let text = { (i: Int32) in sqlite3_column_text(statement, i).map { String(cString: $0) } ?? "" }
+                attachments[sqlite3_column_int64(statement, 0), default: []].append(AttachmentExcerpt(name: text(1), text: text(2)))
+            }) else { return nil }
+            results = page.results(rows: rows, highlighter: highlighter, matchedTerms: { _ in names }, agreed: [],
+                                   attachments: attachments)
         }
         let elapsed = clock.now - started
         let ms = Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15

@@ -95,8 +95,12 @@ struct ResultPage {
 
     /// The results, in page order, from the page's rows (in any order); a thread whose row is
     /// missing is left out. `matchedTerms` names the terms an email matched.
+    ///
+    /// `attachments` holds, for page emails with attachments, each attachment's name and the start
+    /// of its text (`AttachmentExcerpt`): a keyword match whose body shows none of the terms gets
+    /// its snippet from the first attachment that has them ("in attachment NAME: …").
     func results(rows: [EmailRow], highlighter: MatchHighlighter, matchedTerms: (Int64) -> [String],
-                 agreed: Set<Int64>) -> [SearchResult] {
+                 agreed: Set<Int64>, attachments: [Int64: [AttachmentExcerpt]] = [:]) -> [SearchResult] {
         let sortedRows = rows.sorted { $0.id < $1.id }
         let rowIds = sortedRows.map(\.id)
         return entries.compactMap { entry -> SearchResult? in
@@ -106,14 +110,18 @@ struct ResultPage {
             let subject = row.subject
             var snippet = row.snippet
             var ranges: [HighlightRange] = []
+            var why = MatchExplanation()
             if f.keywordRank != nil, !highlighter.isEmpty {
                 ranges = highlighter.ranges(in: subject, field: .subject)
                 if let s = highlighter.snippet(of: row.body) {
                     snippet = s.text
                     ranges += s.ranges
+                } else if let found = Self.attachmentSnippet(attachments[row.id] ?? [], highlighter: highlighter) {
+                    snippet = found.text
+                    ranges += found.ranges
+                    why.attachment = found.name
                 }
             }
-            var why = MatchExplanation()
             if let rank = f.keywordRank, let bm25 = f.bm25 {
                 why.keyword = MatchExplanation.Keyword(terms: matchedTerms(row.id), bm25: bm25, rank: rank)
             }
@@ -127,6 +135,30 @@ struct ResultPage {
                 hasAttachment: row.hasAttachment, score: f.score, matchSource: f.source, accountId: row.accountId,
                 matchedMessages: entry.matched == 0 ? 1 : entry.matched, why: why, isRead: row.isRead, category: row.category)
         }
+    }
+
+    /// The snippet of the first attachment whose text (then whose name) has the terms:
+    /// "in attachment NAME: …passage…" or "attachment NAME", with its highlights.
+    static func attachmentSnippet(_ excerpts: [AttachmentExcerpt], highlighter: MatchHighlighter)
+        -> (name: String, text: String, ranges: [HighlightRange])? {
+        func shifted(_ ranges: [HighlightRange], by label: String) -> [HighlightRange] {
+            let shift = label.utf16.count
+            return ranges.map { HighlightRange(field: .snippet, start: $0.start + shift, length: $0.length) }
+        }
+        for excerpt in excerpts {
+            if let s = highlighter.snippet(of: excerpt.text, scanLimit: AttachmentExcerpt.characters) {
+                let label = "in attachment \(excerpt.name): "
+                return (excerpt.name, label + s.text, shifted(s.ranges, by: label))
+            }
+        }
+        for excerpt in excerpts {
+            let found = highlighter.ranges(in: excerpt.name, field: .snippet)
+            if !found.isEmpty {
+                let label = "attachment "
+                return (excerpt.name, label + excerpt.name, shifted(found, by: label))
+            }
+        }
+        return nil
     }
 
     /// Where `value` is in `sorted` (ascending, no repeats), or nil.
@@ -151,4 +183,20 @@ struct ResultPage {
     static func termNames(_ terms: [FTS5QueryBuilder.Term]) -> [String] {
         terms.map { $0.isPhrase ? "\"\($0.text)\"" : $0.text }
     }
+}
+
+/// An attachment of a result's email: its name and the start of the text read from it.
+struct AttachmentExcerpt: Sendable {
+    var name: String
+    var text: String
+
+    /// How much of an attachment's text a snippet is looked for in.
+    static let characters = 100_000
+
+    /// The statement that reads the excerpts of emails, up to its `IN`: the ids follow in
+    /// parentheses. Rows: email id, name, text.
+    static let sql = """
+        SELECT a.emailId, COALESCE(a.filename, ''), substr(COALESCE(t.text, ''), 1, \(characters))
+        FROM mail.attachments a LEFT JOIN mail.attachment_text t ON t.attachmentId = a.id WHERE a.emailId IN
+        """
 }

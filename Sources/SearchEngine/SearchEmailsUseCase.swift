@@ -224,10 +224,19 @@ public final class SearchEmailsUseCase: Sendable {
             matchedTerms = { byEmail[$0] ?? [] }
         }
         let pageIds = page.pageIds
-        let rows = try await index.read { db -> [EmailRow] in
-            try Self.rows(db, sql: EmailRow.sql(highlighting: !highlighter.isEmpty), ids: pageIds).map(EmailRow.init(row:))
+        let keywordIds = Set(page.keywordPageIds)
+        let (rows, attachments) = try await index.read { db -> ([EmailRow], [Int64: [AttachmentExcerpt]]) in
+            let rows = try Self.rows(db, sql: EmailRow.sql(highlighting: !highlighter.isEmpty), ids: pageIds).map(EmailRow.init(row:))
+            // The attachments of keyword matches, for a snippet when the body shows no term.
+            let withAttachments = highlighter.isEmpty ? [] : rows.filter { $0.hasAttachment && keywordIds.contains($0.id) }.map(\.id)
+            var attachments: [Int64: [AttachmentExcerpt]] = [:]
+            for row in try Self.rows(db, sql: AttachmentExcerpt.sql, ids: withAttachments) {
+                attachments[row[0], default: []].append(AttachmentExcerpt(name: row[1], text: row[2]))
+            }
+            return (rows, attachments)
         }
-        return (page.results(rows: rows, highlighter: highlighter, matchedTerms: matchedTerms, agreed: agreed),
+        return (page.results(rows: rows, highlighter: highlighter, matchedTerms: matchedTerms, agreed: agreed,
+                             attachments: attachments),
                 page.conversations, page.matchedConversations)
     }
 
