@@ -17,8 +17,9 @@ struct StatsCommand: AsyncParsableCommand {
         let statistics = try await service.statistics()
         let s = statistics.counts
         let categories = statistics.categories
+        let attachmentText = try service.attachmentCounts()
         if global.json {
-            try Output.printJSON(StatsWithCategories(s, categories: categories))
+            try Output.printJSON(StatsWithCategories(s, categories: categories, attachmentText: attachmentText))
             return
         }
         print("Data directory: \(statistics.dataDirectory)")
@@ -28,6 +29,11 @@ struct StatsCommand: AsyncParsableCommand {
         print("  threads       \(s.threads)")
         print("  contacts      \(s.contacts)")
         print("  attachments   \(s.attachments)")
+        if s.attachments > 0 {
+            let a = attachmentText
+            print("  attachment text: \(a.read) read, \(a.truncated) read in part (a limit reached), \(a.unsupported) with none to read, "
+                  + "\(a.unreadable) unreadable, \(a.pending) not read yet" + (a.pending > 0 ? " (`mailsearch index attachments`)" : ""))
+        }
         print("  dated         \(s.emailsWithDate) of \(s.emails) have a Date header or fallback date")
         print("  date range    \(Output.date(s.oldest)) … \(Output.date(s.newest))")
         print("  mail.sqlite   \(Output.bytes(s.mailDatabaseBytes))")
@@ -44,17 +50,20 @@ struct StatsCommand: AsyncParsableCommand {
 struct StatsWithCategories: Encodable {
     let statistics: StoreStatistics
     let categories: [AICategory: Int]
+    let attachmentText: AttachmentCounts
 
-    init(_ statistics: StoreStatistics, categories: [AICategory: Int]) {
+    init(_ statistics: StoreStatistics, categories: [AICategory: Int], attachmentText: AttachmentCounts) {
         self.statistics = statistics
         self.categories = categories
+        self.attachmentText = attachmentText
     }
 
     func encode(to encoder: any Encoder) throws {
         try statistics.encode(to: encoder)
         var c = encoder.container(keyedBy: Key.self)
         try c.encode(Dictionary(uniqueKeysWithValues: categories.map { ($0.key.rawValue, $0.value) }), forKey: .categories)
+        try c.encode(attachmentText, forKey: .attachmentText)
     }
 
-    private enum Key: String, CodingKey { case categories }
+    private enum Key: String, CodingKey { case categories, attachmentText }
 }
