@@ -39,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical.", valueName: "level"))
     var logLevel = "info"
 
-    @Flag(inversion: .prefixedNo, help: "Embed new mail in the background (at start and after imports).")
+    @Flag(inversion: .prefixedNo, help: "Embed new mail and read the text of new attachments in the background (at start and after imports and syncs).")
     var backgroundEmbedding = true
 
     @Flag(inversion: .prefixedNo, help: "Summarize conversations of 3+ messages in the background (after embedding, when that runs too), into mail.sqlite.")
@@ -133,6 +133,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if send {
             services.append(BackgroundSending(sender: sender))
+        }
+        if backgroundEmbedding {
+            services.append(BackgroundAttachments(service: service, logger: logger))
         }
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
