@@ -84,7 +84,7 @@ public struct AttachmentTextExtractor: Sendable {
     public func extract(kind: AttachmentKind, content: [UInt8], mimeType: String? = nil) -> AttachmentTextResult {
         if kind == .unsupported { return AttachmentTextResult(status: .unsupported) }
         if content.count > limits.inputBytes {
-            return AttachmentTextResult(status: .refused, detail: "\(content.count) bytes, over the \(limits.inputBytes >> 20) MB limit")
+            return AttachmentTextResult(status: .refused, detail: "\(content.count) bytes, over the \(Self.size(limits.inputBytes)) limit")
         }
         if content.isEmpty { return AttachmentTextResult(status: .ok) }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mailsearch-extract-\(UUID().uuidString)")
@@ -118,11 +118,8 @@ public struct AttachmentTextExtractor: Sendable {
             return AttachmentTextResult(status: .timedOut, detail: "stopped after \(Int(limits.wallSeconds)) s")
         }
         if run.outputCapped {
-            var output = Array(run.output.prefix(limits.outputBytes))
-            while let last = output.last, last & 0xC0 == 0x80 { output.removeLast() }
-            if let last = output.last, last >= 0xC0 { output.removeLast() }
-            return AttachmentTextResult(status: .truncated, text: String(decoding: output, as: UTF8.self),
-                                        detail: "the first \(limits.outputBytes >> 20) MB of text")
+            return AttachmentTextResult(status: .truncated, text: text(run.output, upTo: limits.outputBytes),
+                                        detail: "the first \(size(limits.outputBytes)) of text")
         }
         if run.signal == SIGXCPU || run.signal == SIGKILL {
             return AttachmentTextResult(status: .timedOut, detail: "stopped at the \(limits.cpuSeconds) s CPU limit")
@@ -136,16 +133,27 @@ public struct AttachmentTextExtractor: Sendable {
             return AttachmentTextResult(status: .failed, detail: said.isEmpty ? how : "\(how): \(said)")
         }
         var result = statusLine.flatMap(parse) ?? AttachmentTextResult(status: .ok)
-        var output = run.output
-        if output.count > limits.outputBytes {
-            output = Array(output.prefix(limits.outputBytes))
-            while let last = output.last, last & 0xC0 == 0x80 { output.removeLast() }
-            if let last = output.last, last >= 0xC0 { output.removeLast() }
+        if run.output.count > limits.outputBytes {
             result.status = .truncated
-            result.detail = "the first \(limits.outputBytes >> 20) MB of text"
+            result.detail = "the first \(size(limits.outputBytes)) of text"
         }
-        result.text = String(decoding: output, as: UTF8.self)
+        result.text = text(run.output, upTo: limits.outputBytes)
         return result
+    }
+
+    /// The first `limit` bytes of `bytes` as text, not ending inside a UTF-8 sequence.
+    static func text(_ bytes: [UInt8], upTo limit: Int) -> String {
+        guard bytes.count > limit else { return String(decoding: bytes, as: UTF8.self) }
+        var end = limit
+        while end > 0, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self)
+    }
+
+    /// A byte count as people read it ("2 MB", "64 KB", "1000 bytes").
+    static func size(_ bytes: Int) -> String {
+        if bytes >= 1 << 20, bytes % (1 << 20) == 0 { return "\(bytes >> 20) MB" }
+        if bytes >= 1 << 10, bytes % (1 << 10) == 0 { return "\(bytes >> 10) KB" }
+        return "\(bytes) bytes"
     }
 
     private static func parse(_ line: String) -> AttachmentTextResult? {
@@ -168,8 +176,8 @@ public struct AttachmentTextExtractor: Sendable {
             let run = runProcess("/usr/bin/pdftotext", ["-q", "-enc", "UTF-8", "-l", String(pdfPages), path, "-"],
                                  input: nil, outputLimit: outputLimit + 1, wallSeconds: 3_600)
             if run.outputCapped {
-                return AttachmentTextResult(status: .truncated, text: String(decoding: run.output.prefix(outputLimit), as: UTF8.self),
-                                            detail: "the first \(outputLimit >> 20) MB of text")
+                return AttachmentTextResult(status: .truncated, text: text(run.output, upTo: outputLimit),
+                                            detail: "the first \(size(outputLimit)) of text")
             }
             if run.exitStatus != 0 {
                 if run.launchFailed { return AttachmentTextResult(status: .failed, detail: "pdftotext is not installed (poppler-utils)") }
@@ -271,7 +279,7 @@ public struct AttachmentTextExtractor: Sendable {
         for member in wanted where members.contains(member) {
             let run = runProcess("/usr/bin/unzip", ["-p", path, member], input: nil, outputLimit: memberLimit + 1, wallSeconds: 3_600)
             if run.output.count > memberLimit {
-                return AttachmentTextResult(status: .refused, detail: "\(member) expands past \(memberLimit >> 20) MB (a zip bomb?)")
+                return AttachmentTextResult(status: .refused, detail: "\(member) expands past \(size(memberLimit)) (a zip bomb?)")
             }
             guard run.exitStatus == 0 else {
                 return AttachmentTextResult(status: .failed, detail: "cannot unpack \(member)")

@@ -1,5 +1,5 @@
 import Foundation
-import MailImport
+@testable import MailImport
 import MailParsing
 import XCTest
 
@@ -112,6 +112,10 @@ final class AttachmentTextTests: XCTestCase {
         let result = AttachmentTextExtractor(executable: try executable(), limits: limits)
             .extract(kind: .text, content: Array(String(repeating: "word ", count: 1_000).utf8))
         XCTAssertEqual(result.status, .truncated)
+        XCTAssertEqual(result.detail, "the first 1000 bytes of text")
         XCTAssertEqual(result.text.utf8.count, 1_000)
+        // Never cut inside a character.
+        XCTAssertEqual(AttachmentTextExtractor.text(Array("aé".utf8), upTo: 2), "a")
+        XCTAssertEqual(AttachmentTextExtractor.size(64 << 20), "64 MB")
     }
 }
