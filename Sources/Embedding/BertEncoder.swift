@@ -25,7 +25,8 @@ import Foundation
 /// softmax in float32, its numerators and the values rounded to bfloat16); else on OpenBLAS and
 /// `ms_attention` in float32. The vectors keep cosine ≥ 0.9999 to the reference (a test).
 ///
-/// Or, when `MAILSEARCH_KERNELS` asks for it (`int8-avx2`, `int8-vnni`, `int8`), on int8 copies
+/// Or, by default on CPUs with AVX2 but not AVX-512 BF16, or when `MAILSEARCH_KERNELS` asks for it
+/// (`int8-avx2`, `int8-vnni`, `int8`), on int8 copies
 /// (`ms_linear_int8_panels`: weights in 7-bit integers with a scale per output and group of 64
 /// inputs, each row of activations in u8 with its own step and zero point, integer dot products
 /// by AVX2 `vpmaddubsw` or AVX-512 VNNI `vpdpbusd`); attention, GELU and LayerNorm stay float32.
@@ -89,12 +90,12 @@ final class BertEncoder {
     }
 
     /// `documentKernels` forces the kind of document kernels (one the CPU lacks falls back as
-    /// `ms_document_kernels_for` does); nil: `ms_document_kernels()`. `bfloat16: false` turns bfloat16 into float32.
+    /// `ms_document_kernels_for` does); nil: `ms_document_kernels()`, or float32 with `bfloat16: false`.
     init(weightsFile url: URL, configuration: BertConfiguration, halfPrecisionTokenLimit: Int = 32,
          bfloat16: Bool = true, documentKernels: Int? = nil) throws {
         self.configuration = configuration
         self.halfPrecisionTokenLimit = halfPrecisionTokenLimit
-        var kind = documentKernels ?? Int(ms_document_kernels())
+        var kind = documentKernels ?? (bfloat16 ? Int(ms_document_kernels()) : MS_DOCUMENT_FLOAT32)
         if kind == MS_DOCUMENT_BF16 && (!bfloat16 || ms_kernels_bf16() == 0) { kind = MS_DOCUMENT_FLOAT32 }
         if kind == MS_DOCUMENT_INT8_VNNI && ms_kernels_vnni() == 0 { kind = MS_DOCUMENT_INT8_AVX2 }
         if kind == MS_DOCUMENT_INT8_AVX2 && ms_kernels_accelerated() == 0 { kind = MS_DOCUMENT_INT8_PORTABLE }

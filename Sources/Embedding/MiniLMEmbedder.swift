@@ -160,6 +160,9 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
         }
     }
 
+    /// Whether batches larger than a query run their linear layers on the int8 kernels.
+    public var usesInt8: Bool { encoder.usesInt8 }
+
     /// The kernels this embedder's document batches run on.
     public var documentKernels: DocumentKernels { DocumentKernels(rawValue: encoder.documentKernels) ?? .float32 }
 

@@ -61,7 +61,10 @@ final class MiniLMEmbedderTests: XCTestCase {
                 minimum = similarity
                 worst = String(reference.text.prefix(60))
             }
-            XCTAssertGreaterThanOrEqual(similarity, 0.9999, "\(route): cosine for \(reference.text.prefix(60).debugDescription)")
+            // Document batches on the int8 kernels (the default on CPUs with AVX2 but not AVX-512 BF16)
+            // hold 0.995 (Int8KernelTests); every other path 0.9999.
+            XCTAssertGreaterThanOrEqual(similarity, embedder.usesInt8 ? 0.995 : 0.9999,
+                                        "\(route): cosine for \(reference.text.prefix(60).debugDescription)")
         }
         print("\(route): minimum cosine to the reference embeddings: \(minimum) (\(worst.debugDescription))")
     }
@@ -88,13 +91,15 @@ final class MiniLMEmbedderTests: XCTestCase {
         let embedder = try ModelTestSupport.embedder()
         for (index, text) in texts.enumerated() {
             let single = try embedder.embed([text])[0]
-            let bound = embedder.usesBFloat16 && !embedder.usesHalfPrecision(tokens: embedder.tokenize(text).count) ? 0.9999 : 0.99999
+            let document = !embedder.usesHalfPrecision(tokens: embedder.tokenize(text).count)
+            let bound = document && embedder.usesInt8 ? 0.995 : document && embedder.usesBFloat16 ? 0.9999 : 0.99999
             XCTAssertGreaterThanOrEqual(Self.cosine(single, batch[index]), bound, "text \(index)")
         }
-        guard embedder.usesBFloat16 else { return }
-        let bfloat16Batch = try embedder.embed(texts)
+        guard embedder.usesBFloat16 || embedder.usesInt8 else { return }
+        let documentBatch = try embedder.embed(texts)
         for index in texts.indices {
-            XCTAssertGreaterThanOrEqual(Self.cosine(bfloat16Batch[index], batch[index]), 0.9999, "text \(index) in the bfloat16 batch")
+            XCTAssertGreaterThanOrEqual(Self.cosine(documentBatch[index], batch[index]), embedder.usesInt8 ? 0.995 : 0.9999,
+                                        "text \(index) in the \(embedder.documentKernels) batch")
         }
     }
 
