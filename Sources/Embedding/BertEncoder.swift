@@ -25,8 +25,7 @@ import Foundation
 /// softmax in float32, its numerators and the values rounded to bfloat16); else on OpenBLAS and
 /// `ms_attention` in float32. The vectors keep cosine ≥ 0.9999 to the reference (a test).
 ///
-/// Or, by default on CPUs with AVX2 but not AVX-512 BF16, or when `MAILSEARCH_KERNELS` asks for it
-/// (`int8-avx2`, `int8-vnni`, `int8`), on int8 copies
+/// Or, when `MAILSEARCH_KERNELS` asks for it (`int8-avx2`, `int8-vnni`, `int8`), on int8 copies
 /// (`ms_linear_int8_panels`: weights in 7-bit integers with a scale per output and group of 64
 /// inputs, each row of activations in u8 with its own step and zero point, integer dot products
 /// by AVX2 `vpmaddubsw` or AVX-512 VNNI `vpdpbusd`); attention, GELU and LayerNorm stay float32.

@@ -116,8 +116,8 @@ enum {
 /// The document-batch kernels this process uses: MAILSEARCH_KERNELS forces one (`float32`,
 /// `portable` → float32; `bf16`; `int8-avx2`; `int8-vnni`; `int8` = the best int8 the CPU has;
 /// `int8-portable`), falling back to float32 when the CPU lacks the one named (an unknown name: the
-/// default); by default bfloat16 where the CPU has AVX-512 BF16, else int8 (VNNI, else AVX2), else
-/// float32. Cached on first call.
+/// default); by default bfloat16 where the CPU has AVX-512 BF16, else float32 (int8 only by name,
+/// until retrieval with it is measured). Cached on first call.
 int ms_document_kernels(void);
 
 /// What `ms_document_kernels` would answer with MAILSEARCH_KERNELS set to `name` (NULL: unset); not cached.
