@@ -164,6 +164,13 @@ public struct AttachmentTextExtractor: Sendable {
 
     // MARK: - The child
 
+    /// `childExtract` for a kind named as `AttachmentKind`'s raw value; nil for an unknown name.
+    public static func childExtract(kindName: String, path: String, outputLimit: Int, memberLimit: Int,
+                                    pdfPages: Int) -> AttachmentTextResult? {
+        guard let kind = AttachmentKind(rawValue: kindName) else { return nil }
+        return childExtract(kind: kind, path: path, outputLimit: outputLimit, memberLimit: memberLimit, pdfPages: pdfPages)
+    }
+
     /// The work of `extract-attachment`, in the limited child: the text of the file at `path`, and
     /// a status when it is not plainly `ok`. Runs `pdftotext` and `unzip` (which inherit the limits).
     public static func childExtract(kind: AttachmentKind, path: String, outputLimit: Int, memberLimit: Int,

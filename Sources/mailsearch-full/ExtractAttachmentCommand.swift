@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import MailImport
-import MailParsing
 
 /// The child process of `AttachmentTextExtractor`: reads one attachment's text from a file and
 /// prints it; its status goes to stderr's last line (`status: NAME[: detail]`). Run under the
@@ -28,9 +27,10 @@ struct ExtractAttachmentCommand: ParsableCommand {
     var path: String
 
     func run() throws {
-        guard let kind = AttachmentKind(rawValue: kind) else { throw ValidationError("unknown kind \(kind)") }
-        let result = AttachmentTextExtractor.childExtract(kind: kind, path: path, outputLimit: outputLimit,
-                                                          memberLimit: memberLimit, pdfPages: pdfPages)
+        guard let result = AttachmentTextExtractor.childExtract(kindName: kind, path: path, outputLimit: outputLimit,
+                                                                memberLimit: memberLimit, pdfPages: pdfPages) else {
+            throw ValidationError("unknown kind \(kind)")
+        }
         var text = Array(result.text.utf8)
         if text.count > outputLimit { text = Array(text.prefix(outputLimit + 1)) }
         FileHandle.standardOutput.write(Data(text))
