@@ -84,10 +84,12 @@ enum SearchEvaluation {
     }
     /// `EVAL_RAW_TEXT=1`: embed the body's start as it is instead of the email's own words (`EmbeddingText`).
     static var rawText: Bool { ProcessInfo.processInfo.environment["EVAL_RAW_TEXT"] == "1" }
-    /// The scratch data directory's suffix for a non-default embedding input (embeddings differ).
+    /// The scratch data directory's suffix for a non-default embedding input (embeddings differ),
+    /// or document kernels forced by `MAILSEARCH_KERNELS` (`-kint8-avx2`: the vectors differ too).
     static var embeddingVariant: String {
         (model == .default ? "" : "-\(model.name)")
             + (documentTokens == model.documentTokenLimit ? "" : "-t\(documentTokens)") + (rawText ? "" : "-clean")
+            + (ProcessInfo.processInfo.environment["MAILSEARCH_KERNELS"].map { $0.isEmpty ? "" : "-k\($0)" } ?? "")
     }
 
     /// Kinds of queries whose answer is nothing: nonsense (the bar: no result), and incoherent
