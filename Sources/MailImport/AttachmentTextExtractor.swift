@@ -76,7 +76,7 @@ public struct AttachmentTextExtractor: Sendable {
 
     /// Whether the system lets an unprivileged process drop its network (`unshare -rn`), once per process.
     static let canDropNetwork: Bool = {
-        let result = runProcess("/usr/bin/unshare", ["-rn", "true"], input: nil, outputLimit: 1_024, wallSeconds: 5)
+        let result = runProcess("/usr/bin/unshare", ["-rn", "true"], outputLimit: 1_024, wallSeconds: 5)
         return result.exitStatus == 0
     }()
 
@@ -107,7 +107,7 @@ public struct AttachmentTextExtractor: Sendable {
             arguments = ["-rn", program] + arguments
             program = "/usr/bin/unshare"
         }
-        let run = Self.runProcess(program, arguments, input: nil, outputLimit: limits.outputBytes + 1,
+        let run = Self.runProcess(program, arguments, outputLimit: limits.outputBytes + 1,
                                   wallSeconds: limits.wallSeconds)
         return Self.result(of: run, limits: limits)
     }
@@ -181,7 +181,7 @@ public struct AttachmentTextExtractor: Sendable {
             return AttachmentTextResult(status: .unsupported)
         case .pdf:
             let run = runProcess("/usr/bin/pdftotext", ["-q", "-enc", "UTF-8", "-l", String(pdfPages), path, "-"],
-                                 input: nil, outputLimit: outputLimit + 1, wallSeconds: 3_600)
+                                 outputLimit: outputLimit + 1, wallSeconds: 3_600)
             if run.outputCapped {
                 return AttachmentTextResult(status: .truncated, text: text(run.output, upTo: outputLimit),
                                             detail: "the first \(size(outputLimit)) of text")
@@ -202,7 +202,7 @@ public struct AttachmentTextExtractor: Sendable {
             return officeText(kind: kind, path: path, memberLimit: memberLimit)
         case .archive:
             let lister = path.hasSuffix(".zip") || isZip(path) ? ("/usr/bin/unzip", ["-Z1", path]) : ("/bin/tar", ["-tf", path])
-            let run = runProcess(lister.0, lister.1, input: nil, outputLimit: outputLimit + 1, wallSeconds: 3_600)
+            let run = runProcess(lister.0, lister.1, outputLimit: outputLimit + 1, wallSeconds: 3_600)
             guard run.exitStatus == 0 else {
                 return AttachmentTextResult(status: .failed, detail: "cannot list the archive's members")
             }
@@ -253,7 +253,7 @@ public struct AttachmentTextExtractor: Sendable {
 
     /// The page count pdftotext's sibling pdfinfo reports, or nil.
     private static func pdfPageCount(_ path: String) -> Int? {
-        let run = runProcess("/usr/bin/pdfinfo", [path], input: nil, outputLimit: 64 << 10, wallSeconds: 3_600)
+        let run = runProcess("/usr/bin/pdfinfo", [path], outputLimit: 64 << 10, wallSeconds: 3_600)
         guard run.exitStatus == 0 else { return nil }
         for line in String(decoding: run.output, as: UTF8.self).split(separator: "\n") where line.hasPrefix("Pages:") {
             return Int(line.dropFirst("Pages:".count).trimmingCharacters(in: .whitespaces))
@@ -264,7 +264,7 @@ public struct AttachmentTextExtractor: Sendable {
     /// The members of an office document that hold its text, read with `unzip -p` one by one, each
     /// refused past `memberLimit` bytes (a zip bomb), then made text (`AttachmentText.officeXMLText`).
     private static func officeText(kind: AttachmentKind, path: String, memberLimit: Int) -> AttachmentTextResult {
-        let list = runProcess("/usr/bin/unzip", ["-Z1", path], input: nil, outputLimit: 1 << 20, wallSeconds: 3_600)
+        let list = runProcess("/usr/bin/unzip", ["-Z1", path], outputLimit: 1 << 20, wallSeconds: 3_600)
         guard list.exitStatus == 0 else {
             if list.launchFailed { return AttachmentTextResult(status: .failed, detail: "unzip is not installed") }
             return AttachmentTextResult(status: .failed, detail: "not a readable ZIP container")
@@ -284,7 +284,7 @@ public struct AttachmentTextExtractor: Sendable {
         }
         var texts: [String] = []
         for member in wanted where members.contains(member) {
-            let run = runProcess("/usr/bin/unzip", ["-p", path, member], input: nil, outputLimit: memberLimit + 1, wallSeconds: 3_600)
+            let run = runProcess("/usr/bin/unzip", ["-p", path, member], outputLimit: memberLimit + 1, wallSeconds: 3_600)
             if run.output.count > memberLimit {
                 return AttachmentTextResult(status: .refused, detail: "\(member) expands past \(size(memberLimit)) (a zip bomb?)")
             }
@@ -318,7 +318,7 @@ public struct AttachmentTextExtractor: Sendable {
     /// defaults, whatever the calling thread blocks), reading its output up to `outputLimit` bytes
     /// and its errors up to 64 KB; the whole group (its own children too) is killed when the
     /// output reaches the limit or `wallSeconds` pass. Waits with `waitpid`, so it works on any thread.
-    static func runProcess(_ program: String, _ arguments: [String], input: [UInt8]?, outputLimit: Int,
+    static func runProcess(_ program: String, _ arguments: [String], outputLimit: Int,
                            wallSeconds: TimeInterval) -> ProcessRun {
         var run = ProcessRun()
         var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]

@@ -21,13 +21,16 @@ public enum AttachmentTextTable {
     }
 
     /// What the index holds for an email's attachments: each one's name, then its text, in order
-    /// (SQL over `mail.` tables, for the index's rebuild; `e` is the email).
-    public static let indexTextSQL = """
+    /// (SQL over the tables of `schema`: `mail` in the index's connection, which attaches the mail,
+    /// `main` in the mail's own; `e` is the email).
+    public static func indexTextSQL(schema: String) -> String {
+        """
         COALESCE((SELECT group_concat(part, char(10)) FROM (
                       SELECT COALESCE(a.filename, '') || char(10) || COALESCE(t.text, '') AS part
-                      FROM mail.attachments a LEFT JOIN mail.attachment_text t ON t.attachmentId = a.id
+                      FROM \(schema).attachments a LEFT JOIN \(schema).attachment_text t ON t.attachmentId = a.id
                       WHERE a.emailId = e.id ORDER BY a.id)), '')
         """
+    }
 }
 
 /// One attachment whose text is still to be read.
@@ -98,7 +101,7 @@ extension MailStore {
     }
 
     /// Stores what reading attachments gave; returns the index text of each email touched
-    /// (`AttachmentTextTable.indexTextSQL`'s, for the search index).
+    /// (`AttachmentTextTable.indexTextSQL`, for the search index).
     @discardableResult
     public func saveAttachmentTexts(_ rows: [(attachmentId: Int64, emailId: Int64, status: String, detail: String?, text: String)])
         throws -> [Int64: String] {
@@ -121,13 +124,10 @@ extension MailStore {
         }
     }
 
-    /// An email's attachments as the index holds them: each name, then its text.
+    /// An email's attachments as the index holds them (`AttachmentTextTable.indexTextSQL`).
     static func attachmentIndexText(emailId: Int64, db: Database) throws -> String {
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT a.filename, t.text FROM attachments a LEFT JOIN attachment_text t ON t.attachmentId = a.id
-            WHERE a.emailId = ? ORDER BY a.id
-            """, arguments: [emailId])
-        return rows.map { ($0[0] as String? ?? "") + "\n" + ($0[1] as String? ?? "") }.joined(separator: "\n")
+        try String.fetchOne(db, sql: "SELECT \(AttachmentTextTable.indexTextSQL(schema: "main")) FROM emails e WHERE e.id = ?",
+                            arguments: [emailId]) ?? ""
     }
 
     /// The stored text of an email's attachments, in order (those not read yet have status "pending").

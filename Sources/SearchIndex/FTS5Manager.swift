@@ -81,7 +81,7 @@ public enum FTS5Manager {
         try db.execute(sql: """
             INSERT INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email, attachments)
             SELECT e.id, e.id, e.accountId, e.subject, e.bodyPlain, COALESCE(e.fromName, ''), COALESCE(e.fromEmail, ''),
-                   CASE WHEN e.hasAttachment THEN \(AttachmentTextTable.indexTextSQL) ELSE '' END
+                   CASE WHEN e.hasAttachment THEN \(AttachmentTextTable.indexTextSQL(schema: "mail")) ELSE '' END
             FROM mail.emails e WHERE \(condition) ORDER BY e.id
             """, arguments: arguments)
         let count = db.changesCount

@@ -97,7 +97,7 @@ final class Int8KernelTests: XCTestCase {
             let embedder = try MiniLMEmbedder(modelDirectory: directory, documentKernels: kernels)
             XCTAssertEqual(embedder.documentKernels, kernels)
             let vectors = try embedder.embed(references.map(\.text))
-            let cosines = zip(references, vectors).map { Self.cosine($0.embedding ?? [], $1) }
+            let cosines = zip(references, vectors).map { cosine($0.embedding ?? [], $1) }
             let minimum = cosines.min() ?? 0, mean = cosines.reduce(0, +) / Double(cosines.count)
             print("document kernels \(kernels): cosine to the reference min \(minimum), mean \(mean)")
             let isInt8 = kernels == .int8AVX2 || kernels == .int8VNNI || kernels == .int8Portable
@@ -112,13 +112,4 @@ final class Int8KernelTests: XCTestCase {
         }
     }
 
-    private static func cosine(_ a: [Float], _ b: [Float]) -> Double {
-        var dot = 0.0, normA = 0.0, normB = 0.0
-        for (x, y) in zip(a, b) {
-            dot += Double(x) * Double(y)
-            normA += Double(x) * Double(x)
-            normB += Double(y) * Double(y)
-        }
-        return dot / max((normA * normB).squareRoot(), 1e-30)
-    }
 }

@@ -2,15 +2,6 @@ import Embedding
 import XCTest
 
 final class MiniLMEmbedderTests: XCTestCase {
-    private static func cosine(_ a: [Float], _ b: [Float]) -> Double {
-        var dot = 0.0, normA = 0.0, normB = 0.0
-        for (x, y) in zip(a, b) {
-            dot += Double(x) * Double(y)
-            normA += Double(x) * Double(x)
-            normB += Double(y) * Double(y)
-        }
-        return dot / max((normA * normB).squareRoot(), 1e-30)
-    }
 
     /// Every reference text embeds to the sentence-transformers vector (cosine ≥ 0.9999).
     func testEmbeddingsMatchSentenceTransformers() throws {
@@ -56,7 +47,7 @@ final class MiniLMEmbedderTests: XCTestCase {
         var worst = ""
         for (reference, vector) in zip(references, vectors) {
             XCTAssertEqual(vector.count, 384)
-            let similarity = Self.cosine(vector, reference.embedding ?? [])
+            let similarity = cosine(vector, reference.embedding ?? [])
             if similarity < minimum {
                 minimum = similarity
                 worst = String(reference.text.prefix(60))
@@ -93,12 +84,12 @@ final class MiniLMEmbedderTests: XCTestCase {
             let single = try embedder.embed([text])[0]
             let document = !embedder.usesHalfPrecision(tokens: embedder.tokenize(text).count)
             let bound = document && embedder.usesInt8 ? 0.995 : document && embedder.usesBFloat16 ? 0.9999 : 0.99999
-            XCTAssertGreaterThanOrEqual(Self.cosine(single, batch[index]), bound, "text \(index)")
+            XCTAssertGreaterThanOrEqual(cosine(single, batch[index]), bound, "text \(index)")
         }
         guard embedder.usesBFloat16 || embedder.usesInt8 else { return }
         let documentBatch = try embedder.embed(texts)
         for index in texts.indices {
-            XCTAssertGreaterThanOrEqual(Self.cosine(documentBatch[index], batch[index]), embedder.usesInt8 ? 0.995 : 0.9999,
+            XCTAssertGreaterThanOrEqual(cosine(documentBatch[index], batch[index]), embedder.usesInt8 ? 0.995 : 0.9999,
                                         "text \(index) in the \(embedder.documentKernels) batch")
         }
     }

@@ -37,7 +37,6 @@ mean-pooled in the graph and L2-normalised after. The clock runs over every batc
 padding and normalisation included, after one warm-up batch; model loading is not counted.
 """
 import argparse
-import hashlib
 import json
 import math
 import os
@@ -47,6 +46,9 @@ import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval"))
+from pinned import sha256_file  # noqa: E402
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 import onnxruntime as ort
@@ -60,14 +62,6 @@ SEP = 102
 # The int8 models: quantize_dynamic with QInt8 weights (U8S8), reduce_range=False, per channel or per tensor.
 QUANTIZATIONS = {"int8": True, "int8-per-tensor": False}
 GRAPH_VERSION = 2  # bump when build_graph changes: the cached models are made again
-
-
-def sha256(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def read_safetensors(path):
@@ -88,7 +82,7 @@ def read_safetensors(path):
 def build_graph(model_dir, out_path):
     """all-MiniLM-L6-v2 as the PyTorch exporter lays out a BertModel, then mean pooling."""
     for name, expected in (("model.safetensors", WEIGHTS_SHA256), ("config.json", CONFIG_SHA256)):
-        actual = sha256(os.path.join(model_dir, name))
+        actual = sha256_file(os.path.join(model_dir, name))
         if actual != expected:
             sys.exit(f"{model_dir}/{name} has SHA-256 {actual}, expected {expected} (scripts/install-model.sh)")
     config = json.load(open(os.path.join(model_dir, "config.json")))

@@ -87,6 +87,8 @@ import zipfile
 from email.message import EmailMessage
 from email.utils import format_datetime
 
+from pinned import debian_package, sha256_file
+
 PYPI = {
     # name: (version, sdist file, SHA-256)
     "pypdf": ("7.1.1", "pypdf-7.1.1.tar.gz", "2eff4e2fc5fb22a6d6711e6f1166cdc9ab5765d90cd0d77dfea3f4aa91a27b1d"),
@@ -285,14 +287,6 @@ would you your yours also may must shall one two use used using see""".split())
 WORD = re.compile(r"[A-Za-z][A-Za-z']*[A-Za-z]|[A-Za-z]")
 
 
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def run(cmd, **kw):
     return subprocess.run(cmd, check=True, capture_output=True, **kw)
 
@@ -320,18 +314,7 @@ def fetch(cache):
         roots[name] = root
         downloads.append({"registry": "pypi", "name": name, "version": version, "file": fname, "sha256": sha})
     for name, (version, sha) in sorted(DEBIAN.items()):
-        fname = "%s_%s_all.deb" % (name, version.replace(":", "%3a"))
-        path = os.path.join(dl, fname)
-        if not os.path.exists(path):
-            cmd = ["apt-get", "download", "-q", "%s=%s" % (name, version)]
-            if subprocess.run(cmd, cwd=dl, capture_output=True).returncode != 0:
-                # The package lists may be older than the pinned version: read them again, once.
-                sudo = [] if os.geteuid() == 0 else ["sudo"]
-                run(sudo + ["apt-get", "update", "-qq"])
-                run(cmd, cwd=dl)
-        got = sha256_file(path)
-        if got != sha:
-            sys.exit("error: %s has SHA-256 %s, expected %s" % (path, got, sha))
+        path, fname = debian_package(name, version, sha, dl)
         root = os.path.join(src, "deb-" + name)
         if not os.path.isdir(root):
             run(["dpkg-deb", "-x", path, root])

@@ -55,7 +55,6 @@ import argparse
 import base64
 import datetime as dt
 import gzip
-import hashlib
 import html
 import html.parser
 import json
@@ -65,6 +64,8 @@ import re
 import subprocess
 import sys
 from email.utils import format_datetime
+
+from pinned import debian_package, sha256_file
 
 PACKAGES = {
     # name: (version, deb SHA-256)
@@ -110,14 +111,6 @@ def cjk_count(text):
     return sum(1 for c in text if is_cjk(c))
 
 
-def sha256_file(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 # ---------------------------------------------------------------- packages
 
 
@@ -128,14 +121,7 @@ def fetch_packages(cache):
     os.makedirs(debs, exist_ok=True)
     info = {}
     for name, (version, digest) in sorted(PACKAGES.items()):
-        fname = "%s_%s_all.deb" % (name, version.replace(":", "%3a"))
-        path = os.path.join(debs, fname)
-        if not os.path.exists(path):
-            print("apt-get download %s=%s" % (name, version), file=sys.stderr)
-            subprocess.run(["apt-get", "download", "%s=%s" % (name, version)], cwd=debs, check=True)
-        got = sha256_file(path)
-        if got != digest:
-            sys.exit("error: %s has SHA-256 %s, expected %s" % (path, got, digest))
+        path, fname = debian_package(name, version, digest, debs)
         stamp = os.path.join(root, ".unpacked-" + name + "-" + digest[:16])
         if not os.path.exists(stamp):
             os.makedirs(root, exist_ok=True)
