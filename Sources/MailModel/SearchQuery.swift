@@ -45,8 +45,14 @@ public struct SearchFilters: Hashable, Sendable, Codable {
     public var category: AICategory?
     public var isRead: Bool?
     public var isStarred: Bool?
-    /// An attachment MIME type or filename extension the message must carry ("pdf").
+    /// An attachment kind ("pdf", "document", "spreadsheet", "presentation", "image"…), or a MIME
+    /// type or filename extension, the message must carry.
     public var attachmentType: String?
+    /// Part of an attachment's filename (`filename:` operator, case-insensitive substring).
+    public var attachmentName: String?
+    /// The message's size in bytes, at least (`larger:`) and below (`smaller:`).
+    public var minSize: Int?
+    public var maxSize: Int?
     /// Text in the query language (words, `"phrases"`, `-word`, `OR`, parentheses) the mail must
     /// match through the keyword index, as a condition rather than a ranking: words that share an
     /// OR group or a negation with operators, or a text made only of negated words (`-draft`).
@@ -61,21 +67,23 @@ public struct SearchFilters: Hashable, Sendable, Codable {
         sender: String? = nil, recipient: String? = nil, subject: String? = nil,
         dateRange: DateRange? = nil, hasAttachment: Bool? = nil, folder: String? = nil,
         category: AICategory? = nil, isRead: Bool? = nil, isStarred: Bool? = nil,
-        attachmentType: String? = nil, text: String? = nil, excluded: [SearchFilters] = [],
-        anyOf: [[SearchFilters]] = []
+        attachmentType: String? = nil, attachmentName: String? = nil, minSize: Int? = nil, maxSize: Int? = nil,
+        text: String? = nil, excluded: [SearchFilters] = [], anyOf: [[SearchFilters]] = []
     ) {
         self.sender = sender; self.recipient = recipient; self.subject = subject
         self.dateRange = dateRange; self.hasAttachment = hasAttachment; self.folder = folder
         self.category = category; self.isRead = isRead; self.isStarred = isStarred
-        self.attachmentType = attachmentType; self.text = text; self.excluded = excluded; self.anyOf = anyOf
+        self.attachmentType = attachmentType; self.attachmentName = attachmentName
+        self.minSize = minSize; self.maxSize = maxSize
+        self.text = text; self.excluded = excluded; self.anyOf = anyOf
     }
 
     /// True when no filter is set.
     public var isEmpty: Bool { self == SearchFilters() }
 
-    /// Adds `other`'s filters to these (AND): a sender, recipient, subject, folder, category or
-    /// status of `other` replaces this one's, date ranges intersect, texts, exclusions and groups
-    /// of alternatives accumulate.
+    /// Adds `other`'s filters to these (AND): a sender, recipient, subject, folder, category,
+    /// attachment or status of `other` replaces this one's, date ranges and size bounds intersect,
+    /// texts, exclusions and groups of alternatives accumulate.
     public mutating func merge(_ other: SearchFilters) {
         if let v = other.sender { sender = v }
         if let v = other.recipient { recipient = v }
@@ -87,6 +95,9 @@ public struct SearchFilters: Hashable, Sendable, Codable {
         if let v = other.isRead { isRead = v }
         if let v = other.isStarred { isStarred = v }
         if let v = other.attachmentType { attachmentType = v }
+        if let v = other.attachmentName { attachmentName = v }
+        if let v = other.minSize { minSize = max(minSize ?? v, v) }
+        if let v = other.maxSize { maxSize = min(maxSize ?? v, v) }
         if let v = other.text { text = text.map { $0 + " " + v } ?? v }
         excluded += other.excluded
         anyOf += other.anyOf
@@ -94,7 +105,7 @@ public struct SearchFilters: Hashable, Sendable, Codable {
 
     private enum CodingKeys: String, CodingKey {
         case sender, recipient, subject, dateRange, hasAttachment, folder, category, isRead, isStarred,
-             attachmentType, text, excluded, anyOf
+             attachmentType, attachmentName, minSize, maxSize, text, excluded, anyOf
     }
 
     /// Empty `excluded` and `anyOf` are left out, and may be missing when decoding.
@@ -111,6 +122,9 @@ public struct SearchFilters: Hashable, Sendable, Codable {
             isRead: try c.decodeIfPresent(Bool.self, forKey: .isRead),
             isStarred: try c.decodeIfPresent(Bool.self, forKey: .isStarred),
             attachmentType: try c.decodeIfPresent(String.self, forKey: .attachmentType),
+            attachmentName: try c.decodeIfPresent(String.self, forKey: .attachmentName),
+            minSize: try c.decodeIfPresent(Int.self, forKey: .minSize),
+            maxSize: try c.decodeIfPresent(Int.self, forKey: .maxSize),
             text: try c.decodeIfPresent(String.self, forKey: .text),
             excluded: try c.decodeIfPresent([SearchFilters].self, forKey: .excluded) ?? [],
             anyOf: try c.decodeIfPresent([[SearchFilters]].self, forKey: .anyOf) ?? [])
@@ -128,6 +142,9 @@ public struct SearchFilters: Hashable, Sendable, Codable {
         try c.encodeIfPresent(isRead, forKey: .isRead)
         try c.encodeIfPresent(isStarred, forKey: .isStarred)
         try c.encodeIfPresent(attachmentType, forKey: .attachmentType)
+        try c.encodeIfPresent(attachmentName, forKey: .attachmentName)
+        try c.encodeIfPresent(minSize, forKey: .minSize)
+        try c.encodeIfPresent(maxSize, forKey: .maxSize)
         try c.encodeIfPresent(text, forKey: .text)
         if !excluded.isEmpty { try c.encode(excluded, forKey: .excluded) }
         if !anyOf.isEmpty { try c.encode(anyOf, forKey: .anyOf) }

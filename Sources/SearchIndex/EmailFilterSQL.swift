@@ -68,13 +68,87 @@ public struct EmailFilterSQL: Sendable {
         ("SELECT sf.emailId FROM mail.email_folders sf WHERE sf.folderId = ?", [folderId])
     }
 
-    /// A query for the ids of the emails with an attachment of MIME type or extension `type`.
+    /// What an attachment kind of the query language stands for (`has:spreadsheet`, "with slides"):
+    /// exact MIME types, MIME type prefixes and filename extensions. A MIME type alone is not
+    /// enough: mail often labels a file application/octet-stream and names it `budget.xlsx`.
+    struct AttachmentKindPattern: Sendable {
+        var mimeTypes: [String] = []
+        var mimePrefixes: [String] = []
+        var extensions: [String]
+    }
+
+    static let attachmentKinds: [String: AttachmentKindPattern] = {
+        let word = ["application/msword", "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+                    "application/vnd.ms-word.document.macroenabled.12"]
+        let excel = ["application/vnd.ms-excel", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+                     "application/vnd.ms-excel.sheet.macroenabled.12"]
+        let powerpoint = ["application/vnd.ms-powerpoint",
+                          "application/vnd.openxmlformats-officedocument.presentationml.presentation"]
+        let odt = "application/vnd.oasis.opendocument.text", ods = "application/vnd.oasis.opendocument.spreadsheet"
+        let odp = "application/vnd.oasis.opendocument.presentation"
+        return [
+            "pdf": .init(mimeTypes: ["application/pdf", "application/x-pdf"], extensions: ["pdf"]),
+            "document": .init(mimeTypes: word + [odt, "application/rtf", "text/rtf"],
+                              extensions: ["doc", "docx", "docm", "dot", "dotx", "odt", "rtf", "pages"]),
+            "spreadsheet": .init(mimeTypes: excel + [ods, "text/csv", "text/tab-separated-values"],
+                                 extensions: ["xls", "xlsx", "xlsm", "xlsb", "ods", "csv", "tsv", "numbers"]),
+            "presentation": .init(mimeTypes: powerpoint + [odp],
+                                  extensions: ["ppt", "pptx", "pps", "ppsx", "odp", "key"]),
+            "image": .init(mimePrefixes: ["image/"],
+                           extensions: ["jpg", "jpeg", "png", "gif", "bmp", "tif", "tiff", "webp", "heic", "heif", "svg"]),
+            "audio": .init(mimePrefixes: ["audio/"], extensions: ["mp3", "m4a", "wav", "ogg", "oga", "flac", "aac"]),
+            "video": .init(mimePrefixes: ["video/"], extensions: ["mp4", "m4v", "mov", "avi", "mkv", "webm"]),
+            "archive": .init(mimeTypes: ["application/zip", "application/x-zip-compressed", "application/x-tar",
+                                         "application/gzip", "application/x-gzip", "application/x-7z-compressed",
+                                         "application/x-rar-compressed", "application/vnd.rar"],
+                             extensions: ["zip", "tar", "tgz", "gz", "7z", "rar", "bz2", "xz"]),
+            "calendar": .init(mimeTypes: ["text/calendar", "application/ics"], extensions: ["ics", "ical", "vcs"]),
+            // One format: its MIME types as well as its extension.
+            "doc": .init(mimeTypes: ["application/msword"], extensions: ["doc"]),
+            "docx": .init(mimeTypes: [word[1]], extensions: ["docx"]),
+            "xls": .init(mimeTypes: [excel[0]], extensions: ["xls"]),
+            "xlsx": .init(mimeTypes: [excel[1]], extensions: ["xlsx"]),
+            "ppt": .init(mimeTypes: [powerpoint[0]], extensions: ["ppt"]),
+            "pptx": .init(mimeTypes: [powerpoint[1]], extensions: ["pptx"]),
+            "zip": .init(mimeTypes: ["application/zip", "application/x-zip-compressed"], extensions: ["zip"]),
+            "jpg": .init(mimeTypes: ["image/jpeg", "image/pjpeg"], extensions: ["jpg", "jpeg"]),
+            "csv": .init(mimeTypes: ["text/csv"], extensions: ["csv"]),
+            "txt": .init(mimeTypes: ["text/plain"], extensions: ["txt", "text"]),
+        ]
+    }()
+
+    /// A query for the ids of the emails with an attachment of kind `type` (`attachmentKinds`:
+    /// "spreadsheet" is XLS, XLSX, ODS, CSV… by MIME type or by name), or else of any MIME type
+    /// containing `type` or any filename ending in `.type` ("png", "ics", "msword").
     public static func attachmentTypeEmailIds(_ type: String) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
         let type = type.lowercased()
-        return ("""
-            SELECT a.emailId FROM mail.attachments a
-            WHERE a.mimeType LIKE ? ESCAPE '\\' OR lower(a.filename) LIKE ? ESCAPE '\\'
-            """, [likePattern(type), "%." + type])
+        guard let kind = attachmentKinds[type == "jpeg" ? "jpg" : type] else {
+            return ("""
+                SELECT a.emailId FROM mail.attachments a
+                WHERE a.mimeType LIKE ? ESCAPE '\\' OR lower(a.filename) LIKE ? ESCAPE '\\'
+                """, [likePattern(type), "%." + type])
+        }
+        var conditions: [String] = []
+        var arguments: [any DatabaseValueConvertible] = []
+        if !kind.mimeTypes.isEmpty {
+            conditions.append("lower(a.mimeType) IN (" + kind.mimeTypes.map { _ in "?" }.joined(separator: ", ") + ")")
+            arguments += kind.mimeTypes
+        }
+        for prefix in kind.mimePrefixes {
+            conditions.append("a.mimeType LIKE ?")
+            arguments.append(prefix + "%")
+        }
+        for ext in kind.extensions {
+            conditions.append("a.filename LIKE ?")
+            arguments.append("%." + ext)
+        }
+        return ("SELECT a.emailId FROM mail.attachments a WHERE " + conditions.joined(separator: " OR "), arguments)
+    }
+
+    /// A query for the ids of the emails with an attachment whose filename contains `name`
+    /// (case-insensitive for ASCII, as LIKE is).
+    public static func attachmentNameEmailIds(_ name: String) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
+        ("SELECT a.emailId FROM mail.attachments a WHERE a.filename LIKE ? ESCAPE '\\'", [likePattern(name)])
     }
 
     private struct Builder {
@@ -130,6 +204,19 @@ public struct EmailFilterSQL: Sendable {
                 let ids = EmailFilterSQL.attachmentTypeEmailIds(type)
                 parts.append("e.id IN (\(ids.sql))")
                 arguments += ids.arguments.map { $0 }
+            }
+            if let name = filters.attachmentName, !name.isEmpty {
+                let ids = EmailFilterSQL.attachmentNameEmailIds(name)
+                parts.append("e.id IN (\(ids.sql))")
+                arguments += ids.arguments.map { $0 }
+            }
+            if let minSize = filters.minSize {
+                parts.append("e.sizeBytes >= ?")
+                arguments.append(minSize)
+            }
+            if let maxSize = filters.maxSize {
+                parts.append("e.sizeBytes < ?")
+                arguments.append(maxSize)
             }
             if let folder = filters.folder?.lowercased(), !folder.isEmpty {
                 let ids = EmailFilterSQL.folderEmailIds(folder)

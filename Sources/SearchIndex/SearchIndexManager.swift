@@ -304,7 +304,7 @@ public final class SearchIndexManager: Sendable {
 
     /// The emails that pass `filters` and `scope`, or nil when nothing restricts the search; read
     /// in `db`'s transaction. Each filter is resolved where it is cheapest: dates and flags from
-    /// the in-memory `directory`, folders, scope and attachment types from their link tables'
+    /// the in-memory `directory`, folders, scope and attachment types and names from their link tables'
     /// indexes, and only the rest (sender, recipient, subject…) by SQL over the emails.
     public static func candidates(filters: SearchFilters, scope: SearchScope, directory: EmailDirectory.Snapshot,
                                   senders: SenderLookup? = nil, db: Database) throws -> EmailIdSet? {
@@ -329,6 +329,10 @@ public final class SearchIndexManager: Sendable {
             add(EmailFilterSQL.attachmentTypeEmailIds(type))
         }
         rest.attachmentType = nil
+        if let name = rest.attachmentName, !name.isEmpty {
+            add(EmailFilterSQL.attachmentNameEmailIds(name))
+        }
+        rest.attachmentName = nil
         if case .currentFolder(let id) = scope { add(EmailFilterSQL.folderEmailIds(folderId: id)) }
         let remaining = EmailFilterSQL(filters: rest, scope: .allMail)
         if !remaining.isEmpty {

@@ -27,7 +27,7 @@ final class QueryBooleanParsingTests: XCTestCase {
             ("-subject:fwd", SearchFilters(subject: "fwd")),
             ("-has:attachment", SearchFilters(hasAttachment: true)),
             ("-has:pdf", SearchFilters(hasAttachment: true, attachmentType: "pdf")),
-            ("-filename:docx", SearchFilters(hasAttachment: true, attachmentType: "docx")),
+            ("-filename:docx", SearchFilters(hasAttachment: true, attachmentName: "docx")),
             ("-in:trash", SearchFilters(folder: "trash")),
             ("-label:Work", SearchFilters(folder: "work")),
             ("-is:unread", SearchFilters(isRead: false)),

@@ -82,6 +82,46 @@ final class QueryLanguageSearchTests: XCTestCase {
         XCTAssertEqual(EmailFilterSQL(query: SearchQuery(text: "plan -draft")).condition, "1")
     }
 
+    /// Gmail's attachment kinds match by MIME type or by the name's extension (an XLSX sent as
+    /// application/octet-stream is a spreadsheet); `filename:` is part of a name; sizes bound the
+    /// whole message.
+    func testAttachmentKindsNamesAndSizes() async throws {
+        let f = try SearchFixture()
+        let xlsxMime = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+        let ids = try f.add([
+            Spec(subject: "alpha sheet", hasAttachment: true, attachments: [("Q3-Budget.xlsx", xlsxMime)], sizeBytes: 40_000),
+            Spec(subject: "alpha octet", hasAttachment: true, attachments: [("forecast.XLS", "application/octet-stream")],
+                 sizeBytes: 3 * 1024 * 1024),
+            Spec(subject: "alpha csv", hasAttachment: true, attachments: [("numbers.csv", "text/csv")], sizeBytes: 2_000),
+            Spec(subject: "alpha slides", hasAttachment: true,
+                 attachments: [("deck.odp", "application/vnd.oasis.opendocument.presentation")], sizeBytes: 20 * 1024 * 1024),
+            Spec(subject: "alpha letter", hasAttachment: true, attachments: [("letter.docx", "application/octet-stream"),
+                                                                             ("photo.HEIC", "application/octet-stream")]),
+            Spec(subject: "alpha picture", hasAttachment: true, attachments: [("scan", "image/png")]),
+            Spec(subject: "alpha plain", body: "a spreadsheet mentioned in prose only"),
+        ])
+        let useCase = f.useCase()
+        try await f.assertFinds(useCase, "alpha has:spreadsheet", [ids[0], ids[1], ids[2]])
+        try await f.assertFinds(useCase, "alpha with a spreadsheet", [ids[0], ids[1], ids[2]])
+        try await f.assertFinds(useCase, "alpha has:xlsx", [ids[0]])
+        try await f.assertFinds(useCase, "alpha has:xls", [ids[1]])
+        try await f.assertFinds(useCase, "alpha has:presentation", [ids[3]])
+        try await f.assertFinds(useCase, "alpha has:document", [ids[4]])
+        try await f.assertFinds(useCase, "alpha has:image", [ids[4], ids[5]])
+        try await f.assertFinds(useCase, "alpha -has:image", [ids[0], ids[1], ids[2], ids[3], ids[6]])
+        try await f.assertFinds(useCase, "alpha has:pdf", [])
+        try await f.assertFinds(useCase, "filename:budget", [ids[0]])
+        try await f.assertFinds(useCase, "filename:q3-budget.xlsx", [ids[0]])
+        try await f.assertFinds(useCase, "filename:xls", [ids[0], ids[1]])
+        try await f.assertFinds(useCase, "filename:100%", [])
+        try await f.assertFinds(useCase, "alpha larger:1M", [ids[1], ids[3]])
+        try await f.assertFinds(useCase, "alpha larger:1M smaller:10M", [ids[1]])
+        try await f.assertFinds(useCase, "alpha smaller:10K", [ids[2], ids[4], ids[5], ids[6]])
+        try await f.assertFinds(useCase, "alpha -larger:1M has:spreadsheet", [ids[0], ids[2]])
+        // The same SQL answers a filter-only query and a negated group.
+        XCTAssertEqual(try filtered(f, parse("has:spreadsheet OR larger:10M")), Set([ids[0], ids[1], ids[2], ids[3]]))
+    }
+
     func testNegatedSenderOnTheEmailsOwnName() async throws {
         let f = try SearchFixture()
         let list = "usrp-users@lists.ettus.com"

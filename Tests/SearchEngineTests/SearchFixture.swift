@@ -50,6 +50,10 @@ final class SearchFixture: @unchecked Sendable {
         var daysAgo: Double? = 30
         var folders = ["Inbox"]
         var hasAttachment = false
+        /// The attachments (filename, MIME type) when `hasAttachment`; nil: one file.pdf.
+        var attachments: [(String, String)]? = nil
+        /// The message's size in bytes.
+        var sizeBytes = 0
         var isRead = true
         var category: AICategory = .uncategorized
         var messageId: String? = nil
@@ -69,8 +73,11 @@ final class SearchFixture: @unchecked Sendable {
                              from: s.from.map { Address(name: s.fromName, email: $0) }, to: [Address(email: s.to)],
                              subject: s.subject, bodyPlain: s.body, snippet: String(s.body.prefix(100)),
                              dateSent: s.daysAgo.map { Self.now.addingTimeInterval(-$0 * Self.day) }, isRead: s.isRead,
-                             category: s.category, hasAttachment: s.hasAttachment,
-                             attachments: s.hasAttachment ? [Attachment(filename: "file.pdf", mimeType: "application/pdf", sizeBytes: 100)] : []),
+                             category: s.category, sizeBytes: s.sizeBytes, hasAttachment: s.hasAttachment,
+                             attachments: !s.hasAttachment ? []
+                                : (s.attachments ?? [("file.pdf", "application/pdf")]).map {
+                                    Attachment(filename: $0.0, mimeType: $0.1, sizeBytes: 100)
+                                }),
                 folders: s.folders.map { FolderSpec(path: $0) })
         }
         let result = try store.ingest(items, accountId: account)

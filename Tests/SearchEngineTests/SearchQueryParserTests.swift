@@ -272,14 +272,54 @@ final class SearchQueryParserTests: XCTestCase {
     func test_attachment_typedPhrasesSetTheType() {
         let cases = ["with a pdf": "pdf", "with pdf": "pdf", "with pdfs": "pdf", "with docx": "docx",
                      "with xlsx": "xlsx", "with a zip": "zip", "with images": "image", "with png": "png",
-                     "with pdf attachments": "pdf", "pdf attachments": "pdf", "filename:pdf": "pdf",
-                     "filename:report.docx": "docx", "has:pdf": "pdf"]
+                     "with pdf attachments": "pdf", "pdf attachments": "pdf", "has:pdf": "pdf",
+                     "with a spreadsheet": "spreadsheet", "with documents": "document", "with docs": "document",
+                     "with a presentation": "presentation", "has:spreadsheet": "spreadsheet",
+                     "has:document": "document", "has:presentation": "presentation", "has:image": "image",
+                     "has:video": "video", "has:excel": "spreadsheet", "has:jpeg": "jpg", "with ics": "calendar"]
         for (text, type) in cases {
             let query = parse(text)
             XCTAssertEqual(query.filters.hasAttachment, true, text)
             XCTAssertEqual(query.filters.attachmentType, type, text)
             XCTAssertEqual(query.text, "", text)
         }
+    }
+
+    /// `filename:` is part of a name, as in Gmail; the kinds of prose stay prose where a reading competes.
+    func test_attachment_filenameAndOperatorOnlyKinds() {
+        for (text, name) in ["filename:pdf": "pdf", "filename:Q3-Budget.xlsx": "q3-budget.xlsx",
+                             "filename:\"annual report\"": "annual report", "filename: invoice": "invoice"] {
+            let query = parse(text)
+            XCTAssertEqual(query.filters.hasAttachment, true, text)
+            XCTAssertEqual(query.filters.attachmentName, name, text)
+            XCTAssertNil(query.filters.attachmentType, text)
+            XCTAssertEqual(query.text, "", text)
+        }
+        XCTAssertNil(parse("call with video link").filters.attachmentType)
+        XCTAssertNil(parse("talk with slides").filters.attachmentType)
+        XCTAssertEqual(parse("-filename:invoice").filters.excluded,
+                       [SearchFilters(hasAttachment: true, attachmentName: "invoice")])
+    }
+
+    func test_size_operators() {
+        let mb = 1024 * 1024
+        let cases: [String: (Int?, Int?)] = [
+            "larger:10M": (10 * mb, nil), "larger:10mb": (10 * mb, nil), "smaller:500K": (nil, 500 * 1024),
+            "size:1000000": (1_000_000, nil), "larger:1.5M": (Int(1.5 * Double(mb)), nil), "larger:2G": (2 * 1024 * mb, nil),
+            "larger:1M smaller:5M": (mb, 5 * mb), "larger:1M larger:3M": (3 * mb, nil),
+        ]
+        for (text, (min, max)) in cases {
+            let query = parse(text)
+            XCTAssertEqual(query.filters.minSize, min, text)
+            XCTAssertEqual(query.filters.maxSize, max, text)
+            XCTAssertEqual(query.text, "", text)
+        }
+        for text in ["larger:big", "larger:", "smaller:-5M", "larger:1e9", "larger:10T", "larger:99999999999999999G"] {
+            let query = parse(text)
+            XCTAssertNil(query.filters.minSize, text)
+            XCTAssertNil(query.filters.maxSize, text)
+        }
+        XCTAssertEqual(parse("-larger:10M").filters.excluded, [SearchFilters(minSize: 10 * mb)])
     }
 
     func test_attachment_withOtherWordsIsText() {

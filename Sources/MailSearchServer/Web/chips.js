@@ -22,8 +22,21 @@ const BASE = [
   { key: 'isRead', name: 'Unread', operator: 'is:unread', active: (v) => v === false },
 ];
 // Other filters the text can hold: shown only while present.
-const EXTRA = ['recipient', 'subject', 'attachmentType', 'isStarred', 'isRead'];
-const VALUED = new Set(['sender', 'recipient', 'subject', 'dateRange', 'folder', 'category', 'attachmentType']);
+const EXTRA = ['recipient', 'subject', 'attachmentType', 'attachmentName', 'minSize', 'maxSize', 'isStarred', 'isRead'];
+const VALUED = new Set(['sender', 'recipient', 'subject', 'dateRange', 'folder', 'category', 'attachmentType',
+  'attachmentName', 'minSize', 'maxSize']);
+// Attachment kinds (a word each); any other type is one format, shown upper-case ("Has PDF").
+const ATTACHMENT_KINDS = new Set(['image', 'document', 'spreadsheet', 'presentation', 'audio', 'video', 'archive',
+  'calendar']);
+
+/** Bytes as a person reads them, in the binary units the size operators use (10485760 → "10 MB"). */
+function describeBytes(bytes) {
+  const units = [['GB', 1024 ** 3], ['MB', 1024 ** 2], ['KB', 1024]];
+  for (const [unit, size] of units) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
 
 export class Chips {
   /**
@@ -63,7 +76,10 @@ export class Chips {
       case 'subject': return `Subject ${value}`;
       case 'dateRange': return `Date ${describeDate(this.text, value)}`;
       case 'hasAttachment': return 'Has attachment';
-      case 'attachmentType': return `Has ${value === 'image' ? 'image' : String(value).toUpperCase()}`;
+      case 'attachmentType': return `Has ${ATTACHMENT_KINDS.has(value) ? value : String(value).toUpperCase()}`;
+      case 'attachmentName': return `Filename ${value}`;
+      case 'minSize': return `Larger ${describeBytes(value)}`;
+      case 'maxSize': return `Smaller ${describeBytes(value)}`;
       case 'folder': return `Folder ${this.folderName(value)}`;
       case 'category': return `Category ${capitalize(String(value))}`;
       case 'isRead': return value ? 'Read' : 'Unread';

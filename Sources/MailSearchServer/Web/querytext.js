@@ -41,9 +41,19 @@ const DATE_PATTERNS = [
 const MAIL_NOUN = '(?:e-?mails?|mails?|messages?)';
 const SENDING_VERB = '(?:sent|wrote|written|forwarded|replied|emailed|mailed)';
 
+// The words a person writes for each attachment kind the server reads ("with docs" → document).
+const ATTACHMENT_KIND_WORDS = {
+  image: '(?:images?|photos?|pictures?)',
+  document: '(?:docs|documents?)',
+  spreadsheet: 'spreadsheets?',
+  presentation: 'presentations?',
+  calendar: '(?:ics|calendar)',
+  jpg: 'jpe?gs?',
+};
+
 function attachmentTypePattern(type) {
   const value = String(type).toLowerCase();
-  return value === 'image' ? '(?:images?|photos?|pictures?|png|jpe?g)' : escape(value);
+  return ATTACHMENT_KIND_WORDS[value] || `${escape(value)}s?`;
 }
 
 /** The patterns whose words make up filter `key` with `value`. */
@@ -61,9 +71,15 @@ function patternsFor(key, value) {
               String.raw`with\s+files`, 'attachments'];
     case 'attachmentType': {
       const type = attachmentTypePattern(value);
-      return [String.raw`(?:filename|has):\S+`, `with\\s+(?:an?\\s+)?${type}(?:\\s+attachments?)?`,
+      return [String.raw`has:\S+`, `with\\s+(?:an?\\s+)?${type}(?:\\s+attachments?)?`,
               `${type}\\s+attachments?`];
     }
+    case 'attachmentName':
+      return [String.raw`filename:\s*(?:"[^"]*"|\S+)`];
+    case 'minSize':
+      return [String.raw`(?:larger|size):\S+`];
+    case 'maxSize':
+      return [String.raw`smaller:\S+`];
     case 'isRead':
       return value ? ['is:read', `read(?:\\s+${MAIL_NOUN})?`] : ['is:unread', `unread(?:\\s+${MAIL_NOUN})?`];
     case 'isStarred':

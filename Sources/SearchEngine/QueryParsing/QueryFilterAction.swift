@@ -8,6 +8,10 @@ enum QueryFilterAction: Sendable {
     case date(DateRange)
     /// An attachment, optionally of one kind ("pdf", "image").
     case attachment(type: String?)
+    /// An attachment whose filename holds this text (`filename:`).
+    case attachmentName(String)
+    /// The message's size in bytes: at least `min` (`larger:`), below `max` (`smaller:`).
+    case size(min: Int?, max: Int?)
     case folder(String)
     case category(AICategory)
     case isRead(Bool)
@@ -26,6 +30,12 @@ enum QueryFilterAction: Sendable {
         case .attachment(let type):
             filters.hasAttachment = true
             if let type { filters.attachmentType = type }
+        case .attachmentName(let name):
+            filters.hasAttachment = true
+            filters.attachmentName = name
+        case .size(let min, let max):
+            if let min { filters.minSize = Swift.max(filters.minSize ?? min, min) }
+            if let max { filters.maxSize = Swift.min(filters.maxSize ?? max, max) }
         case .folder(let name): filters.folder = name
         case .category(let category): filters.category = category
         case .isRead(let value): filters.isRead = value

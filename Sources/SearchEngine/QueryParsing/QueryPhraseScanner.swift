@@ -293,7 +293,8 @@ struct QueryPhraseScanner {
     // MARK: - Operators
 
     /// Gmail-style operators: `from:`, `to:`, `cc:`, `bcc:`, `subject:`, `has:`, `filename:`,
-    /// `category:`, `is:`, `in:`, `label:`, `after:`, `before:`, `older_than:`, `newer_than:`.
+    /// `larger:`, `smaller:`, `size:`, `category:`, `is:`, `in:`, `label:`, `after:`, `before:`,
+    /// `older_than:`, `newer_than:`.
     /// A value may be quoted (`from:"John Smith"`) or follow after a space (`subject: budget`).
     /// A leading `-` negates the operator (`-from:john`, `-is:unread`). An unknown operator or a
     /// value that does not parse leaves the token as text.
@@ -323,15 +324,17 @@ struct QueryPhraseScanner {
         case "has":
             if Vocabulary.attachmentWords.contains(lower) {
                 action = .attachment(type: nil)
-            } else if let type = Vocabulary.attachmentTypes[lower] {
+            } else if let type = Vocabulary.attachmentTypes[lower] ?? Vocabulary.operatorAttachmentTypes[lower] {
                 action = .attachment(type: type)
             } else {
                 return nil
             }
         case "filename":
-            let type = lower.split(separator: ".").last.map(String.init) ?? lower
-            guard !type.isEmpty else { return nil }
-            action = .attachment(type: type)
+            // Gmail's: part of the name ("filename:budget", "filename:q3-budget.xlsx", "filename:pdf").
+            action = .attachmentName(lower)
+        case "larger", "smaller", "size":
+            guard let bytes = Self.byteCount(lower) else { return nil }
+            action = lowerName == "smaller" ? .size(min: nil, max: bytes) : .size(min: bytes, max: nil)
         case "category":
             guard let category = Vocabulary.categories[lower] else { return nil }
             action = .category(category)
@@ -357,6 +360,24 @@ struct QueryPhraseScanner {
     }
 
     /// The operator value without trailing punctuation and without quotes, trimmed.
+    /// A size as Gmail writes it: bytes ("500000"), or a number with K, M or G (KB, MB, GB;
+    /// binary multiples: 10M is 10 × 1,048,576 bytes), fractions allowed ("1.5M"). Nil otherwise.
+    static func byteCount(_ text: String) -> Int? {
+        var digits = text.lowercased()
+        if digits.hasSuffix("b") { digits.removeLast() }
+        var multiplier = 1.0
+        switch digits.last {
+        case "k": multiplier = 1024
+        case "m": multiplier = 1024 * 1024
+        case "g": multiplier = 1024 * 1024 * 1024
+        default: break
+        }
+        if multiplier > 1 { digits.removeLast() }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+              let value = Double(digits), value.isFinite, value >= 0, value * multiplier < 1e15 else { return nil }
+        return Int((value * multiplier).rounded())
+    }
+
     private static func cleanOperatorValue(_ raw: Substring) -> String {
         var scalars = raw.unicodeScalars[...]
         while let last = scalars.last, ",;.!?)]".unicodeScalars.contains(last) {

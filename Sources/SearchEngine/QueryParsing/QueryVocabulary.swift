@@ -56,17 +56,26 @@ enum QueryVocabulary {
         "attachment", "attachments", "file", "files", "attached",
     ]
 
-    /// Attachment kinds after "with"/"has" and the `attachmentType` each one sets.
+    /// Attachment kinds after "with"/"has" and the `attachmentType` each one sets: a kind
+    /// (`EmailFilterSQL.attachmentKinds`: "spreadsheet" is XLS, XLSX, ODS, CSV…) or one format.
     static let attachmentTypes: WordTable<String> = [
         "pdf": "pdf", "pdfs": "pdf",
-        "doc": "doc", "docs": "doc", "docx": "docx",
-        "xls": "xls", "xlsx": "xlsx", "spreadsheet": "xls", "spreadsheets": "xls",
-        "ppt": "ppt", "ppts": "ppt", "pptx": "pptx",
+        "doc": "doc", "docx": "docx", "docs": "document", "document": "document", "documents": "document",
+        "xls": "xls", "xlsx": "xlsx", "spreadsheet": "spreadsheet", "spreadsheets": "spreadsheet",
+        "ppt": "ppt", "ppts": "ppt", "pptx": "pptx", "presentation": "presentation",
+        "presentations": "presentation",
         "zip": "zip", "zips": "zip",
         "image": "image", "images": "image", "photo": "image", "photos": "image",
         "picture": "image", "pictures": "image",
-        "jpg": "jpg", "jpgs": "jpg", "jpeg": "jpeg", "png": "png", "pngs": "png",
-        "csv": "csv", "txt": "txt", "ics": "ics", "calendar": "ics",
+        "jpg": "jpg", "jpgs": "jpg", "jpeg": "jpg", "png": "png", "pngs": "png",
+        "csv": "csv", "txt": "txt", "ics": "calendar", "calendar": "calendar",
+    ]
+
+    /// Kinds read only after `has:`, where no prose reading competes ("a call with video").
+    static let operatorAttachmentTypes: WordTable<String> = [
+        "audio": "audio", "video": "video", "archive": "archive", "slides": "presentation",
+        "invite": "calendar", "invitation": "calendar", "word": "document", "excel": "spreadsheet",
+        "powerpoint": "presentation",
     ]
 
     static let months: WordTable<Int> = [
