@@ -14,7 +14,7 @@ export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM
 # change (~5 minutes here), and a benchmark's mailsearch-full must be the one `make release` ships.
 SWIFT_RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: run test soak deps build release corpora model bench bench-embed-mailbox bench-import bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-cjk eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
+.PHONY: run test soak deps build release corpora model bench bench-embed-mailbox bench-import bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-cjk eval-cjk-segmenters eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -240,6 +240,15 @@ $(CJK_VENV)/installed: scripts/eval/cjk-requirements.txt
 	python3 -m venv $(CJK_VENV)
 	$(CJK_VENV)/bin/pip install --quiet --require-hashes -r $<
 	touch $@
+
+## make eval-cjk-segmenters: ICU word break (Debian's libicu through python3-icu) against the bigrams that ship, on
+## the set of eval-cjk (issue 35): scripts/eval/cjk_segmenters.py simulates both in Python's sqlite3 FTS5 (no
+## tokenizer built) and prints Success@20 per language and kind, precision, how many of the emails holding each
+## query word are matched, index size, tokens and build time, and the failures; the shipped figures beside them
+## (bench-data/cjk/results.json of `make eval-cjk`, and the release CLI's own index when it is built).
+eval-cjk-segmenters: $(EVAL_DIR)/cjk/manifest.json
+	@./scripts/ensure-packages.sh python3-icu
+	/usr/bin/python3 scripts/eval/cjk_segmenters.py --set $(EVAL_DIR)/cjk --json bench-data/cjk/segmenters.json
 
 ## make eval-insights: thread summaries and reply suggestions (README, "Thread summaries and reply suggestions"):
 ## key-fact recall and latency (mailsearch-bench insights summaries); every conversation of 3+ messages of usrp-users
