@@ -241,6 +241,27 @@ $(CJK_VENV)/installed: scripts/eval/cjk-requirements.txt
 	$(CJK_VENV)/bin/pip install --quiet --require-hashes -r $<
 	touch $@
 
+## make eval-identifiers-trigram: parts of identifiers (issue 35), the alternative the issue names measured against what
+## ships: scripts/eval/identifier_trigram.py builds, in FTS5 over the system libsqlite3 (Python, ctypes), the unicode61
+## index of subject and body (before), the same plus a trigram index on an identifiers-only column (each email's
+## code-like tokens; a code-like query word also searched there as a substring, ORed), and the `mailsearch` tokenizer
+## (Sources/CRanking/ms_tokenizer.c compiled with gcc as an extension); runs the queries of identifier_queries.py on
+## each, and through the release CLI, over usrp-users and the SpamAssassin lists imported into bench-data/insights-*
+## (as by eval-insights; IDENT_DIRS for others, e.g. make eval's bench-data/eval-*-clean with IDENT_ARGS=); prints
+## Success@20 per kind and corpus, each index's size and build time, query time p50/p95 (identifier queries, 50
+## English words per corpus) and the trigram column's matches inside unrelated identifiers.
+IDENT_DIRS ?= $(INSIGHTS_DATA)-usrp $(INSIGHTS_DATA)-spamassassin
+IDENT_ARGS ?= --per-kind 8
+.PHONY: eval-identifiers-trigram
+eval-identifiers-trigram: deps corpora
+	$(SWIFT_RELEASE) --product mailsearch-full
+	$(SWIFT_RELEASE) --product mailsearch
+	@./scripts/ensure-packages.sh gcc libsqlite3-dev wamerican
+	@test -f $(INSIGHTS_DATA)-usrp/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-usrp .build/release/mailsearch-full import $(CORPORA)/usrp-users.mbox --account usrp
+	@test -f $(INSIGHTS_DATA)-spamassassin/mail.sqlite || MAILSEARCH_DATA_DIR=$(CURDIR)/$(INSIGHTS_DATA)-spamassassin .build/release/mailsearch-full import $(CORPORA)/list-heldout/original --account spamassassin
+	python3 scripts/eval/identifier_trigram.py $(IDENT_DIRS) $(IDENT_ARGS) --mailsearch .build/release/mailsearch \
+	  --json bench-data/identifier-trigram.json
+
 ## make eval-cjk-segmenters: ICU word break (Debian's libicu through python3-icu) against the bigrams that ship, on
 ## the set of eval-cjk (issue 35): scripts/eval/cjk_segmenters.py simulates both in Python's sqlite3 FTS5 (no
 ## tokenizer built) and prints Success@20 per language and kind, precision, how many of the emails holding each
