@@ -355,8 +355,9 @@ $(EVAL_DIR)/newsgroups/manifest.json: scripts/eval/build_eval_sets.py $(wildcard
 ## a billion-laughs .docx, a corrupt PDF); 107 questions (phrase, topic, filename). Its extractors are pinned and
 ## hashed (scripts/eval/attachment-requirements.txt, in $(ATTACH_VENV)). scripts/eval/attachment_eval.py imports it
 ## with the release CLI into a fresh data directory under a time limit, checks every email is there (the hostile
-## ones by their body word), embeds, and prints Success@20 per kind, keyword and hybrid, beside a reference (the
-## builder's own extracted text in Python's sqlite3 FTS5), and the failures.
+## ones by their body word), embeds (emails, then attachments' passages), and prints Success@20 per kind, keyword,
+## semantic and hybrid (with how many semantic hits were an attachment's passage), beside a reference (the builder's
+## own extracted text in Python's sqlite3 FTS5), and the failures.
 ATTACH_VENV ?= bench-data/attachments/venv
 .PHONY: eval-attachments
 eval-attachments: deps corpora model $(EVAL_DIR)/attachments/manifest.json

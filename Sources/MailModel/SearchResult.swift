@@ -44,16 +44,23 @@ public struct MatchExplanation: Hashable, Sendable, Codable {
         /// keyword index agrees (it is among the best matches of mail with two of the query's words,
         /// or, nearer the floor, one of them); absent otherwise.
         public var keywordAgreement: Bool?
+        /// When a passage of an attachment's text was more similar than the email's own text: the
+        /// attachment's name and the passage's number among its passages (from 1).
+        public var attachment: String?
+        public var passage: Int?
 
-        public init(similarity: Double, rank: Int, keywordAgreement: Bool? = nil) {
+        public init(similarity: Double, rank: Int, keywordAgreement: Bool? = nil, attachment: String? = nil,
+                    passage: Int? = nil) {
             self.similarity = similarity; self.rank = rank; self.keywordAgreement = keywordAgreement
+            self.attachment = attachment; self.passage = passage
         }
     }
 
     public var keyword: Keyword?
     public var semantic: Semantic?
     /// The attachment whose text or name the keyword terms were found in, when the body's first
-    /// 4,000 characters have none of them (the snippet then says "in attachment NAME: …").
+    /// 4,000 characters have none of them, or whose passage the semantic match is (when no keyword
+    /// term shows): the snippet then says "in attachment NAME: …".
     public var attachment: String?
 
     public init(keyword: Keyword? = nil, semantic: Semantic? = nil, attachment: String? = nil) {

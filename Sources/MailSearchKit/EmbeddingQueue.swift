@@ -33,6 +33,7 @@ public struct EmbeddingProgress: Sendable, Codable, Hashable {
 final class EmbeddingQueue: @unchecked Sendable {
     private let store: MailStore
     private let vectors: VectorSearchEngine
+    private let passages: PassageVectors
     private let makeEmbedders: @Sendable () throws -> [any Embedder]?
     private let batchSize: Int
     private let modelName: String
@@ -44,10 +45,11 @@ final class EmbeddingQueue: @unchecked Sendable {
     /// - Parameters:
     ///   - makeEmbedders: the encoders to embed with (loaded on the first pass), nil without a model.
     ///   - didCommit: called after each stored batch with its size.
-    init(store: MailStore, vectors: VectorSearchEngine, batchSize: Int, modelName: String,
+    init(store: MailStore, vectors: VectorSearchEngine, passages: PassageVectors, batchSize: Int, modelName: String,
          makeEmbedders: @escaping @Sendable () throws -> [any Embedder]?, didCommit: @escaping @Sendable (Int) -> Void) {
         self.store = store
         self.vectors = vectors
+        self.passages = passages
         self.batchSize = max(1, batchSize)
         self.modelName = modelName
         self.makeEmbedders = makeEmbedders
@@ -76,6 +78,20 @@ final class EmbeddingQueue: @unchecked Sendable {
         return try pass(embedders, limit: limit, progress: progress)
     }
 
+    /// Embeds now, on the calling thread, the passages of attachments' text that have none
+    /// (`EmbeddingIndexer.runPassages`), with `progress(done, total)` in attachments; returns how
+    /// many attachments were embedded. Throws `ServiceError` when no model is installed.
+    func runPassagesNow(progress: @escaping (Int, Int) -> Void) throws -> Int {
+        guard let embedders = try loadedEmbedders() else {
+            throw ServiceError(.unavailable, "no embedding model installed", hint: "install the model")
+        }
+        let indexer = EmbeddingIndexer(store: store, embedders: embedders, modelName: modelName, batchSize: batchSize)
+        return try indexer.runPassages(passages: passages, progress: { [didCommit] done, total in
+            if done > 0 { didCommit(0) }
+            progress(done, total)
+        }, shouldStop: { worker.isStopping })
+    }
+
     private var embedders: [any Embedder]?
 
     private func loadedEmbedders() throws -> [any Embedder]? {
@@ -93,6 +109,13 @@ final class EmbeddingQueue: @unchecked Sendable {
                 return
             }
             _ = try pass(embedders, limit: nil) { _, _ in }
+            // Then the attachments' passages: mail itself is searchable by meaning first.
+            if !worker.isStopping {
+                let indexer = EmbeddingIndexer(store: store, embedders: embedders, modelName: modelName, batchSize: batchSize)
+                // Each stored round changes what searches find: cached answers go.
+                try indexer.runPassages(passages: passages, progress: { [didCommit] done, _ in if done > 0 { didCommit(0) } },
+                                        shouldStop: { worker.isStopping })
+            }
         } catch {
             update {
                 $0.state = .failed

@@ -102,6 +102,13 @@ public final class MailSearchService: Sendable {
         try await core.embedPending(limit: limit, progress: progress)
     }
 
+    /// Embeds the passages of attachments' text that have none yet, with `progress(done, total)`
+    /// in attachments: the second part of `index embed`. Returns how many attachments were embedded.
+    @discardableResult
+    public func embedPendingPassages(progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Int {
+        try await core.embedPendingPassages(progress: progress)
+    }
+
     /// Reads the text of attachments not read yet into the store and the keyword index: the
     /// command-line `index attachments`, and the end of `import`.
     @discardableResult

@@ -27,13 +27,24 @@ public struct AttachmentCounts: Sendable, Codable, Hashable {
     public var truncated: Int
     public var unsupported: Int
     public var unreadable: Int
+    /// Semantic search of their text, for the model in use: attachments whose passages are
+    /// embedded, how many passages, how many of those attachments go on past their last passage
+    /// (`AttachmentPassages.maxPassages`), and attachments with text still to embed.
+    public var embedded: Int
+    public var passages: Int
+    public var embeddedInPart: Int
+    public var toEmbed: Int
+    /// The most passages embedded of one attachment.
+    public var passageLimit = AttachmentPassages.maxPassages
 }
 
 extension ServiceCore {
     public func attachmentCounts() throws -> AttachmentCounts {
         let c = try store.attachmentTextCounts()
+        let p = try store.passageCounts(model: model.name)
         return AttachmentCounts(pending: c.pending, read: c.read, truncated: c.truncated, unsupported: c.unsupported,
-                                unreadable: c.unreadable)
+                                unreadable: c.unreadable, embedded: p.attachments, passages: p.passages,
+                                embeddedInPart: p.truncated, toEmbed: try store.attachmentsWithoutPassagesCount(model: model.name))
     }
 
     /// The program that reads attachments in a limited child process: `MAILSEARCH_EXTRACT_EXECUTABLE`,

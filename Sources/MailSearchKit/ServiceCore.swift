@@ -86,6 +86,8 @@ final class ServiceCore: @unchecked Sendable {
     public let index: SearchIndexManager
     public let parser: SearchQueryParser
     let vectors = VectorSearchEngine()
+    /// The vectors of attachments' passages, searched beside the emails'.
+    let passages = PassageVectors()
     let pool: BlockingPool
     private let cache: SearchCache<SearchPage>
     let semantic: SemanticState
@@ -140,13 +142,13 @@ final class ServiceCore: @unchecked Sendable {
                             normalizesKeys: false)
         let modelDirectory = self.modelDirectory
         let model = self.model
-        semantic = SemanticState(model: model, modelDirectory: modelDirectory, vectors: vectors, store: store)
+        semantic = SemanticState(model: model, modelDirectory: modelDirectory, vectors: vectors, passages: passages, store: store)
         let threads = configuration.embeddingThreads
         let state = self.state
         let categorization = CategorizationQueue(store: store) { changed in if changed > 0 { state.changed() } }
         self.categorization = categorization
         embedding = EmbeddingQueue(
-            store: store, vectors: vectors, batchSize: configuration.embeddingBatchSize, modelName: model.name,
+            store: store, vectors: vectors, passages: passages, batchSize: configuration.embeddingBatchSize, modelName: model.name,
             makeEmbedders: {
                 guard ModelStore(directory: modelDirectory, model: model).status().isInstalled else { return nil }
                 // One encoder per thread, each on one BLAS thread: batches are split between them.
@@ -348,7 +350,8 @@ final class ServiceCore: @unchecked Sendable {
             return .some(try semantic.prepare())
         }
         guard let ready else { return NoEmbeddingsYet() }
-        return PooledSemanticRanker(embedder: ready, vectors: vectors, pool: pool, minimumSimilarity: minimumSimilarity)
+        return PooledSemanticRanker(embedder: ready, vectors: vectors, passages: passages, pool: pool,
+                                    minimumSimilarity: minimumSimilarity)
     }
 
     /// Whether semantic search can run now, and if not why.
@@ -517,6 +520,7 @@ final class ServiceCore: @unchecked Sendable {
         try index.remove(emailIds: emailIds)
         for id in emailIds { try store.deleteEmail(id: id) }
         vectors.remove(emailIds)
+        passages.remove(emailIds: emailIds)
         state.changed()
         for path in copies { messageArchive.remove(path) }
     }
@@ -529,6 +533,7 @@ final class ServiceCore: @unchecked Sendable {
         }
         let ids = try index.deleteAccount(id: account.id)
         vectors.remove(ids)
+        passages.remove(emailIds: ids)
         state.changed()
         try messageArchive.removeAccount(account.id)
         for source in syncSources.withLockedValue({ $0 }) { source.remove(name) }
@@ -581,6 +586,14 @@ final class ServiceCore: @unchecked Sendable {
     public func embedPending(limit: Int? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Int {
         let queue = embedding
         return try await pool.run { try queue.runNow(limit: limit, progress: progress) }
+    }
+
+    /// Embeds the passages of attachments' text that have none yet, now, with
+    /// `progress(done, total)` in attachments: the second part of `index embed`.
+    @discardableResult
+    public func embedPendingPassages(progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in }) async throws -> Int {
+        let queue = embedding
+        return try await pool.run { try queue.runPassagesNow(progress: progress) }
     }
 
     /// Waits until the background queue has nothing left to do.
@@ -743,14 +756,16 @@ final class SemanticState: @unchecked Sendable {
     private let model: EmbeddingModel
     private let modelDirectory: URL
     private let vectors: VectorSearchEngine
+    private let passages: PassageVectors
     private let store: MailStore
     private var embedder: MiniLMEmbedder?
     private var vectorsLoaded = false
 
-    init(model: EmbeddingModel, modelDirectory: URL, vectors: VectorSearchEngine, store: MailStore) {
+    init(model: EmbeddingModel, modelDirectory: URL, vectors: VectorSearchEngine, passages: PassageVectors, store: MailStore) {
         self.model = model
         self.modelDirectory = modelDirectory
         self.vectors = vectors
+        self.passages = passages
         self.store = store
     }
 
@@ -761,6 +776,7 @@ final class SemanticState: @unchecked Sendable {
             guard ModelStore(directory: modelDirectory, model: model).status().isInstalled else { return nil }
             if !vectorsLoaded {
                 try vectors.load(from: store, model: model.name)
+                try passages.load(from: store, model: model.name)
                 vectorsLoaded = true
             }
             if embedder == nil { embedder = try MiniLMEmbedder(modelDirectory: modelDirectory, model: model) }
@@ -778,7 +794,11 @@ final class SemanticState: @unchecked Sendable {
     }
 
     func reloadVectorsIfLoaded() throws {
-        try lock.withLock { if vectorsLoaded { try vectors.load(from: store, model: model.name) } }
+        try lock.withLock {
+            guard vectorsLoaded else { return }
+            try vectors.load(from: store, model: model.name)
+            try passages.load(from: store, model: model.name)
+        }
     }
 
     /// Whether the query encoder (the model) has been loaded.
@@ -798,6 +818,7 @@ final class SemanticState: @unchecked Sendable {
 struct PooledSemanticRanker: SemanticRanker {
     let embedder: MiniLMEmbedder?
     let vectors: VectorSearchEngine
+    let passages: PassageVectors
     let pool: BlockingPool
     let minimumSimilarity: Double?
 
@@ -815,8 +836,8 @@ struct PooledSemanticRanker: SemanticRanker {
 
     func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
         let relevance = embedder?.model.relevance ?? .calibrated
-        let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: minimumSimilarity,
-                                          relevance: relevance)
+        let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, passages: passages,
+                                          minimumSimilarity: minimumSimilarity, relevance: relevance)
         return try await pool.compute { try ranker.rankNowWithNearMisses(text: text, candidates: candidates, limit: limit) }
     }
 }

@@ -114,6 +114,8 @@ extension MailStore {
                 // An email deleted meanwhile: nothing to store.
                 guard try Bool.fetchOne(db, sql: "SELECT 1 FROM attachments WHERE id = ?", arguments: [r.attachmentId]) == true
                 else { continue }
+                // Text read again: the passages embedded from the old text go with it.
+                try db.execute(sql: "DELETE FROM attachment_passages WHERE attachmentId = ?", arguments: [r.attachmentId])
                 try insert.execute(arguments: [r.attachmentId, r.emailId, r.status, r.detail, r.text, now])
             }
             var out: [Int64: String] = [:]

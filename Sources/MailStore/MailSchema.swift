@@ -244,6 +244,9 @@ enum MailSchema {
         migrator.registerMigration("v-attachment-text") { db in
             try AttachmentTextTable.create(db)
         }
+        migrator.registerMigration("v-attachment-passages") { db in
+            try AttachmentPassageTable.create(db)
+        }
         return migrator
     }
 }
@@ -256,5 +259,6 @@ extension MailStore {
         "v1-mail-store", "v2-recent-searches", "v3-embeddings", "v4-filter-indexes", "v5-sender-index", "v6-rethread",
         "v7-email-directory", "v-sender-name", "v-imap-sync", "v-categories", "v-smtp-accounts", "v-outbox", "v-drafts",
         "v-outbox-gmail-labels", "v-thread-summaries", "v-outbox-email", "v-attachment-text",
+        "v-attachment-passages",
     ]
 }

@@ -190,7 +190,8 @@ public struct SearchRun: Sendable {
         }
         if let s = why.semantic {
             let agreement = s.keywordAgreement == true ? ", below the floor, kept: among the best keyword matches of the query's words" : ""
-            parts.append("similarity \(Output.fixed(s.similarity, digits: 2)) (semantic #\(s.rank)\(agreement))")
+            let passage = s.attachment.map { ", passage \(s.passage ?? 1) of attachment \($0)" } ?? ""
+            parts.append("similarity \(Output.fixed(s.similarity, digits: 2)) (semantic #\(s.rank)\(passage)\(agreement))")
         }
         return parts.isEmpty ? "passes the filters" : parts.joined(separator: " · ")
     }

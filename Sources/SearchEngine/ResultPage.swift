@@ -99,8 +99,12 @@ struct ResultPage {
     /// `attachments` holds, for page emails with attachments, each attachment's name and the start
     /// of its text (`AttachmentExcerpt`): a keyword match whose body shows none of the terms gets
     /// its snippet from the first attachment that has them ("in attachment NAME: …").
+    ///
+    /// `passages` holds, for page emails whose semantic match was a passage of an attachment, that
+    /// passage: `why.semantic` names it, and it is the snippet when no keyword term shows.
     func results(rows: [EmailRow], highlighter: MatchHighlighter, matchedTerms: (Int64) -> [String],
-                 agreed: Set<Int64>, attachments: [Int64: [AttachmentExcerpt]] = [:]) -> [SearchResult] {
+                 agreed: Set<Int64>, attachments: [Int64: [AttachmentExcerpt]] = [:],
+                 passages: [Int64: MatchedPassage] = [:]) -> [SearchResult] {
         let sortedRows = rows.sorted { $0.id < $1.id }
         let rowIds = sortedRows.map(\.id)
         return entries.compactMap { entry -> SearchResult? in
@@ -111,23 +115,32 @@ struct ResultPage {
             var snippet = row.snippet
             var ranges: [HighlightRange] = []
             var why = MatchExplanation()
+            var snippetShowsMatch = false
             if f.keywordRank != nil, !highlighter.isEmpty {
                 ranges = highlighter.ranges(in: subject, field: .subject)
                 if let s = highlighter.snippet(of: row.body) {
                     snippet = s.text
                     ranges += s.ranges
+                    snippetShowsMatch = true
                 } else if let found = Self.attachmentSnippet(attachments[row.id] ?? [], highlighter: highlighter) {
                     snippet = found.text
                     ranges += found.ranges
                     why.attachment = found.name
+                    snippetShowsMatch = true
                 }
+            }
+            let passage = f.semanticRank == nil ? nil : passages[row.id]
+            if let passage, !snippetShowsMatch {
+                snippet = "in attachment \(passage.name): " + passage.excerpt
+                why.attachment = passage.name
             }
             if let rank = f.keywordRank, let bm25 = f.bm25 {
                 why.keyword = MatchExplanation.Keyword(terms: matchedTerms(row.id), bm25: bm25, rank: rank)
             }
             if let rank = f.semanticRank, let similarity = f.similarity {
                 why.semantic = MatchExplanation.Semantic(
-                    similarity: similarity, rank: rank, keywordAgreement: agreed.contains(row.id) ? true : nil)
+                    similarity: similarity, rank: rank, keywordAgreement: agreed.contains(row.id) ? true : nil,
+                    attachment: passage?.name, passage: passage.map { $0.passage + 1 })
             }
             return SearchResult(
                 threadId: row.threadId ?? entry.thread, emailId: row.id, subject: subject, senderName: row.fromName ?? "",
@@ -182,6 +195,33 @@ struct ResultPage {
 
     static func termNames(_ terms: [FTS5QueryBuilder.Term]) -> [String] {
         terms.map { $0.isPhrase ? "\"\($0.text)\"" : $0.text }
+    }
+}
+
+/// The passage of an attachment that a semantic match was: the attachment's name, the passage's
+/// place among its passages (from 0) and the start of its text, as a snippet shows it.
+struct MatchedPassage: Sendable {
+    var name: String
+    var passage: Int
+    var excerpt: String
+
+    /// How much of a passage a snippet shows (characters), cut at a space.
+    static let excerptCharacters = 240
+
+    /// The statement that reads a passage: rows of name and text, for an attachment id and the
+    /// passage's start and length (Unicode scalars, as `substr` counts them).
+    static let sql = """
+        SELECT COALESCE(a.filename, ''), substr(t.text, ? + 1, ?)
+        FROM mail.attachments a JOIN mail.attachment_text t ON t.attachmentId = a.id WHERE a.id = ?
+        """
+
+    /// The start of `text`, whitespace folded, at most `excerptCharacters`, ending at a word.
+    static func excerpt(_ text: String) -> String {
+        let folded = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard folded.count > excerptCharacters else { return folded }
+        let cut = folded.prefix(excerptCharacters)
+        let end = cut.lastIndex(of: " ").map { cut[..<$0] } ?? cut
+        return end + "…"
     }
 }
 

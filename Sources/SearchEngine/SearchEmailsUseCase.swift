@@ -225,7 +225,10 @@ public final class SearchEmailsUseCase: Sendable {
         }
         let pageIds = page.pageIds
         let keywordIds = Set(page.keywordPageIds)
-        let (rows, attachments) = try await index.read { db -> ([EmailRow], [Int64: [AttachmentExcerpt]]) in
+        let pageSet = Set(pageIds)
+        let passageHits = semantic.compactMap { hit in hit.passage.flatMap { pageSet.contains(hit.emailId) ? $0 : nil } }
+        let (rows, attachments, passages) = try await index.read {
+            db -> ([EmailRow], [Int64: [AttachmentExcerpt]], [Int64: MatchedPassage]) in
             let rows = try Self.rows(db, sql: EmailRow.sql(highlighting: !highlighter.isEmpty), ids: pageIds).map(EmailRow.init(row:))
             // The attachments of keyword matches, for a snippet when the body shows no term.
             let withAttachments = highlighter.isEmpty ? [] : rows.filter { $0.hasAttachment && keywordIds.contains($0.id) }.map(\.id)
@@ -233,10 +236,18 @@ public final class SearchEmailsUseCase: Sendable {
             for row in try Self.rows(db, sql: AttachmentExcerpt.sql, ids: withAttachments) {
                 attachments[row[0], default: []].append(AttachmentExcerpt(name: row[1], text: row[2]))
             }
-            return (rows, attachments)
+            // The passages that semantic matches of the page were.
+            var passages: [Int64: MatchedPassage] = [:]
+            for owner in passageHits {
+                guard let row = try Row.fetchOne(db, sql: MatchedPassage.sql,
+                                                 arguments: [owner.start, owner.length, owner.attachmentId]) else { continue }
+                passages[owner.emailId] = MatchedPassage(name: row[0], passage: owner.passage,
+                                                         excerpt: MatchedPassage.excerpt(row[1] ?? ""))
+            }
+            return (rows, attachments, passages)
         }
         return (page.results(rows: rows, highlighter: highlighter, matchedTerms: matchedTerms, agreed: agreed,
-                             attachments: attachments),
+                             attachments: attachments, passages: passages),
                 page.conversations, page.matchedConversations)
     }
 

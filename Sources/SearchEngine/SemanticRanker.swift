@@ -1,13 +1,18 @@
+import MailStore
 import SearchIndex
 
 /// One semantic match: an email and the cosine similarity of its embedding to the query's.
 public struct SemanticHit: Sendable, Hashable {
     public var emailId: Int64
     public var similarity: Double
+    /// The passage of one of the email's attachments that matched, when it was more similar than
+    /// the email's own text.
+    public var passage: PassageOwner?
 
-    public init(emailId: Int64, similarity: Double) {
+    public init(emailId: Int64, similarity: Double, passage: PassageOwner? = nil) {
         self.emailId = emailId
         self.similarity = similarity
+        self.passage = passage
     }
 }
 

@@ -14,16 +14,19 @@ import SearchIndex
 public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
     public let embedder: (any Embedder)?
     public let vectors: VectorSearchEngine
+    /// The vectors of attachments' passages: an email scores the best of its own and theirs.
+    public let passages: PassageVectors?
     /// A fixed cosine floor instead of the per-query decision, or nil (the default).
     public let minimumSimilarity: Double?
     /// The per-query decision used when there is no fixed floor.
     public let relevance: SemanticRelevance
     /// - Parameters:
     ///   - embedder: the model, or nil when it is not installed.
-    public init(embedder: (any Embedder)?, vectors: VectorSearchEngine, minimumSimilarity: Double? = nil,
-                relevance: SemanticRelevance = .calibrated) {
+    public init(embedder: (any Embedder)?, vectors: VectorSearchEngine, passages: PassageVectors? = nil,
+                minimumSimilarity: Double? = nil, relevance: SemanticRelevance = .calibrated) {
         self.embedder = embedder
         self.vectors = vectors
+        self.passages = passages
         self.minimumSimilarity = minimumSimilarity
         self.relevance = relevance
     }
@@ -54,7 +57,7 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         guard let embedder else { return SemanticRanking(matches: []) }
         if let candidates, candidates.isEmpty { return SemanticRanking(matches: []) }
         guard let query = try embedder.embed([text]).first else { return SemanticRanking(matches: []) }
-        let hits = vectors.search(query, k: limit, candidates: candidates)
+        let hits = search(query, k: limit, candidates: candidates)
         var floor: Double
         var clearsFloorUnfiltered = true
         if let minimumSimilarity {
@@ -68,12 +71,12 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
                 // its words), and then the filtered mail's nearest count further down — the filter
                 // already says much of what the user wants —, though not far below the best of them
                 // (a sender's unrelated mail stays out).
-                let best = vectors.search(query, k: 1).first
-                clearsFloorUnfiltered = best.map { Double($0.score) >= floor } ?? false
-                floor = min(floor, max(floor - relevance.filteredDepth, Double(bestFiltered.score) - relevance.filteredSpan))
+                let best = search(query, k: 1, candidates: nil).first
+                clearsFloorUnfiltered = best.map { $0.similarity >= floor } ?? false
+                floor = min(floor, max(floor - relevance.filteredDepth, bestFiltered.similarity - relevance.filteredSpan))
             }
         }
-        let all = hits.map { SemanticHit(emailId: $0.emailId, similarity: Double($0.score)) }
+        let all = hits
         let matches = all.filter { $0.similarity >= floor }
         guard minimumSimilarity == nil else { return SemanticRanking(matches: matches) }
         guard candidates == nil else {
@@ -85,6 +88,28 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         return SemanticRanking(matches: matches, nearMisses: nearMisses, keywordDepth: relevance.agreementKeywordDepth,
                                agreementWords: relevance.agreementWords, floor: floor,
                                singleWordAgreementDepth: relevance.singleWordAgreementDepth, relatedSpan: relevance.relatedSpan)
+    }
+
+    /// The `k` emails most similar to `query` among `candidates`, each scored by the best of its
+    /// own vector and its attachments' passages (the passage kept when it won), best first.
+    func search(_ query: [Float], k: Int, candidates: EmailIdSet?) -> [SemanticHit] {
+        var hits = vectors.search(query, k: k, candidates: candidates).map {
+            SemanticHit(emailId: $0.emailId, similarity: Double($0.score))
+        }
+        guard let passages, passages.count > 0 else { return hits }
+        var position: [Int64: Int] = [:]
+        for (i, hit) in hits.enumerated() { position[hit.emailId] = i }
+        for found in passages.search(query, k: k, candidates: candidates) {
+            let hit = SemanticHit(emailId: found.owner.emailId, similarity: Double(found.score), passage: found.owner)
+            if let i = position[hit.emailId] {
+                if hit.similarity > hits[i].similarity { hits[i] = hit }
+            } else {
+                position[hit.emailId] = hits.count
+                hits.append(hit)
+            }
+        }
+        hits.sort { $0.similarity > $1.similarity || ($0.similarity == $1.similarity && $0.emailId < $1.emailId) }
+        return Array(hits.prefix(k))
     }
 }
 
@@ -159,6 +184,48 @@ public struct EmbeddingIndexer: Sendable {
             try store.saveEmbeddings(items, model: modelName)
             vectors?.upsert(items)
             lap { $0.save += $1 }
+            done += work.count
+            progress(done, max(total, done))
+        }
+        return done
+    }
+
+    /// Embeds the passages of the text read from attachments (`AttachmentPassages`) that have none
+    /// for this model yet, a few attachments at a time, each attachment's passages stored together;
+    /// `passages` (when given) is updated as they commit. `progress(done, total)` counts attachments.
+    /// Returns how many attachments were embedded.
+    @discardableResult
+    public func runPassages(passages: PassageVectors? = nil, attachmentsPerRound: Int = 8,
+                            progress: (Int, Int) -> Void = { _, _ in }, shouldStop: () -> Bool = { false }) throws -> Int {
+        let total = try store.attachmentsWithoutPassagesCount(model: modelName)
+        var afterId: Int64 = 0
+        var done = 0
+        progress(0, total)
+        while !shouldStop() {
+            let work = try store.attachmentsWithoutPassages(model: modelName, afterId: afterId, limit: max(1, attachmentsPerRound))
+            guard let last = work.last else { break }
+            afterId = last.attachmentId
+            var owners: [PassageOwner] = []
+            var texts: [String] = []
+            var truncated: Set<Int64> = []
+            for item in work {
+                let (ranges, cut) = AttachmentPassages.ranges(of: item.text)
+                if cut { truncated.insert(item.attachmentId) }
+                for (i, range) in ranges.enumerated() {
+                    owners.append(PassageOwner(emailId: item.emailId, attachmentId: item.attachmentId, passage: i,
+                                               start: range.start, length: range.length))
+                    texts.append(AttachmentPassages.embeddingText(
+                        filename: item.filename, passage: AttachmentPassages.text(of: range, in: item.text)))
+                }
+            }
+            var embedded: [[Float]] = []
+            let step = batchSize * embedders.count
+            for start in stride(from: 0, to: texts.count, by: step) {
+                embedded += try Self.embedInParallel(Array(texts[start..<min(texts.count, start + step)]), embedders: embedders)
+            }
+            let saved = try store.savePassages(Array(zip(owners, embedded).map { (owner: $0, vector: $1) }), model: modelName,
+                                               truncated: truncated)
+            passages?.upsert(saved)
             done += work.count
             progress(done, max(total, done))
         }

@@ -41,17 +41,31 @@ public final class VectorSearchEngine: @unchecked Sendable {
     /// wait for a load to finish, so one that follows a store commit the load did not see still
     /// lands (writers are serialised by `writeLock`; searches go on under `lock`).
     public func load(from store: MailStore, model: String?) throws {
-        try writeLock.withLock { try loadLocked(from: store, model: model) }
+        try load { expectedCount, body in
+            try withoutActuallyEscaping(expectedCount) { count in
+                try store.forEachEmbeddingBytes(model: model, expectedCount: count, body)
+            }
+        }
     }
 
-    private func loadLocked(from store: MailStore, model: String?) throws {
+    /// Loads the vectors `rows` gives (id and bytes each, after an optional count for
+    /// preallocation), replacing what was loaded; rows of the wrong size are skipped.
+    public func load(
+        _ rows: (_ expectedCount: (Int) -> Void, _ body: (Int64, UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
+        try writeLock.withLock { try loadLocked(rows) }
+    }
+
+    private func loadLocked(
+        _ rows: (_ expectedCount: (Int) -> Void, _ body: (Int64, UnsafeRawBufferPointer) throws -> Void) throws -> Void
+    ) throws {
         var m: [Float] = []
         var q: [Int8] = []
         var s: [Float] = []
         var list: [Int64] = []
         let dimension = dimension
         var row = [Int8](repeating: 0, count: dimension)
-        try store.forEachEmbeddingBytes(model: model, expectedCount: { count in
+        try rows({ count in
             m.reserveCapacity(count * dimension)
             q.reserveCapacity(count * dimension)
             s.reserveCapacity(count)

@@ -137,7 +137,11 @@ struct IndexEmbedCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "embed",
         abstract: "Compute embeddings for emails that have none yet, newest first (semantic search).",
-        discussion: "Safe to interrupt: finished batches are kept, and the next run continues where this one stopped.")
+        discussion: """
+            Then the passages of the text read from attachments (up to 24 passages of about 1,000 characters per \
+            attachment; the whole text is in the keyword index), unless --limit is given. Safe to interrupt: \
+            finished batches are kept, and the next run continues where this one stopped.
+            """)
 
     @Option(help: "Embed at most this many emails.")
     var limit: Int?
@@ -177,9 +181,25 @@ struct IndexEmbedCommand: AsyncParsableCommand {
         }
         bar.finish()
         let seconds = Date().timeIntervalSince(start)
+        // Then the passages of attachments' text (all of them, whatever --limit says of emails).
+        var attachments = 0
+        var passageSeconds = 0.0
+        if limit == nil {
+            let passageBar = TerminalProgress(label: "Attachment passages", unit: "attachments", enabled: !quiet)
+            let passageStart = Date()
+            attachments = try await service.embedPendingPassages { done, total in
+                passageBar.update(done: done, total: total, fraction: total > 0 ? Double(done) / Double(total) : 1,
+                                  elapsed: Date().timeIntervalSince(passageStart))
+            }
+            passageBar.finish()
+            passageSeconds = Date().timeIntervalSince(passageStart)
+        }
         let s = try await service.status()
         if global.json { return try Output.printJSON(s) }
         print(String(format: "Embedded %d emails in %.1f s (%.1f docs/s); coverage %.1f %%", done, seconds,
                      seconds > 0 ? Double(done) / seconds : 0, s.embeddingCoverage * 100))
+        if attachments > 0 {
+            print(String(format: "Embedded the passages of %d attachments in %.1f s", attachments, passageSeconds))
+        }
     }
 }

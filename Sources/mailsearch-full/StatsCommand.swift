@@ -33,6 +33,12 @@ struct StatsCommand: AsyncParsableCommand {
             let a = attachmentText
             print("  attachment text: \(a.read) read, \(a.truncated) read in part (a limit reached), \(a.unsupported) with none to read, "
                   + "\(a.unreadable) unreadable, \(a.pending) not read yet" + (a.pending > 0 ? " (`mailsearch index attachments`)" : ""))
+            if a.embedded + a.toEmbed > 0 {
+                print("  attachment meaning: \(a.embedded) attachments searchable by meaning (\(a.passages) passages), "
+                      + "\(a.toEmbed) still to embed" + (a.toEmbed > 0 ? " (`mailsearch index embed`, or `serve`)" : "")
+                      + (a.embeddedInPart > 0 ? "; \(a.embeddedInPart) longer than \(a.passageLimit) passages: "
+                         + "only their start is searched by meaning, all of their text by keyword" : ""))
+            }
         }
         print("  dated         \(s.emailsWithDate) of \(s.emails) have a Date header or fallback date")
         print("  date range    \(Output.date(s.oldest)) … \(Output.date(s.newest))")

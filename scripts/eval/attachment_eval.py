@@ -10,8 +10,10 @@ attachments (a zip bomb, a 10,000-page PDF, a billion-laughs .docx, a corrupt PD
    email must be found by its unique body word (hostileprobe1..4, keyword search). The exit status is
    1 when the import timed out or an email or a hostile probe is missing.
 2. Embeddings: when the model is installed (--model-dir, default $MAILSEARCH_MODEL_DIR or
-   ~/.cache/mailsearch/models/all-MiniLM-L6-v2), `mailsearch index embed` (timed) and the questions
-   are also run --mode hybrid; else hybrid is reported as skipped.
+   ~/.cache/mailsearch/models/all-MiniLM-L6-v2), `mailsearch index embed` (timed: the emails, then
+   the passages of the attachments' text) and the questions are also run --mode semantic and
+   --mode hybrid; else those are reported as skipped. For semantic and hybrid it also counts the
+   found targets whose `why.semantic` names a passage of an attachment (found by its text's meaning).
 3. Questions: `mailsearch search QUERY --mode MODE --limit 20 --json --no-history`; a question
    succeeds when the conversation of its target email (the one holding the document) is among the
    results. Success@20 per kind (phrase, topic, filename) and mode; each failure is searched again
@@ -22,7 +24,7 @@ attachments (a zip bomb, a 10,000-page PDF, a billion-laughs .docx, a corrupt PD
 
   python3 scripts/eval/attachment_eval.py [--binary .build/release/mailsearch]
         [--set eval-data/attachments] [--data-dir DIR] [--timeout 1800] [--json OUT]
-        [--modes keyword,hybrid]
+        [--modes keyword,semantic,hybrid]
 """
 
 import argparse
@@ -100,7 +102,8 @@ def main():
     ap.add_argument("--timeout", type=float, default=1800, help="wall-clock seconds the import may take")
     ap.add_argument("--embed-timeout", type=float, default=1800, help="wall-clock seconds `index embed` may take")
     ap.add_argument("--limit", type=int, default=20)
-    ap.add_argument("--modes", default="keyword,hybrid", help="search modes to run (hybrid needs the model)")
+    ap.add_argument("--modes", default="keyword,semantic,hybrid",
+                    help="search modes to run (semantic and hybrid need the model)")
     ap.add_argument("--model-dir", default=os.environ.get("MAILSEARCH_MODEL_DIR") or os.path.expanduser(
         "~/.cache/mailsearch/models/all-MiniLM-L6-v2"))
     ap.add_argument("--json", metavar="OUT", help="save the figures, every question's ranks and the failures")
@@ -186,7 +189,14 @@ def main():
     # 2. Embeddings for hybrid.
     modes = [m for m in args.modes.split(",") if m]
     embed = None
-    if "hybrid" in modes:
+    semantic_modes = [m for m in modes if m in ("semantic", "hybrid")]
+
+    def drop_semantic():
+        for m in semantic_modes:
+            if m in modes:
+                modes.remove(m)
+
+    if semantic_modes:
         if os.path.exists(os.path.join(args.model_dir, "model.safetensors")):
             t1 = time.monotonic()
             try:
@@ -200,19 +210,20 @@ def main():
                 except ValueError:
                     pass
                 if r.returncode != 0:
-                    modes.remove("hybrid")
+                    drop_semantic()
             except subprocess.TimeoutExpired:
                 embed = {"seconds": round(time.monotonic() - t1, 2), "timed_out": True}
-                modes.remove("hybrid")
+                drop_semantic()
         else:
             embed = {"skipped": "no model at %s (scripts/install-model.sh)" % args.model_dir}
-            modes.remove("hybrid")
+            drop_semantic()
     report["embed"] = embed
 
     # 3. Questions.
     env_model = dict(os.environ, MAILSEARCH_MODEL_DIR=args.model_dir)
     os.environ.update(env_model)
     ranks = {m: {} for m in modes}
+    by_passage = {m: 0 for m in modes}
     failures = []
     for mode in modes:
         for q in questions:
@@ -220,6 +231,8 @@ def main():
             page = search(binary, data_dir, q["query"], mode, args.limit)
             tids = [r["threadId"] for r in page["results"]]
             ranks[mode][q["id"]] = tids.index(target) + 1 if target in tids else None
+            if target in tids and ((page["results"][tids.index(target)].get("why") or {}).get("semantic") or {}).get("attachment"):
+                by_passage[mode] += 1
             if ranks[mode][q["id"]] is None:
                 deep = search(binary, data_dir, q["query"], mode, 500)
                 dtids = [r["threadId"] for r in deep["results"]]
@@ -253,6 +266,7 @@ def main():
     report["ranks"] = [{"id": q["id"], "kind": q["kind"], "query": q["query"], "doc": q["doc"],
                         **{m: ranks[m][q["id"]] for m in columns}} for q in questions]
     report["failures"] = failures
+    report["found_by_passage"] = {m: by_passage[m] for m in modes if m != "keyword"}
 
     kinds_of = {}
     for e in emails:
@@ -281,6 +295,10 @@ def main():
     print("%-14s %4s  %s" % ("", "n", "  ".join("%9s" % m for m in columns)))
     for row in rows:
         print("%-14s %4d  %s" % (row["kind"], row["n"], "  ".join("%9.3f" % row[m] for m in columns)))
+    for m in modes:
+        if m != "keyword":
+            print("%s: %d of %d found targets were matched by a passage of an attachment (why.semantic.attachment)" % (
+                m, by_passage[m], sum(1 for q in questions if ranks[m][q["id"]] is not None)))
     if reference is not None:
         print("(reference: not the binary; the builder's own extracted text, subject, body and attachment names in\n"
               " Python's sqlite3 FTS5, unicode61, the query's words less a few stop words ANDed as prefixes, BM25;\n"

@@ -19,7 +19,10 @@ function whyText(result) {
   const parts = [];
   const { keyword, semantic } = result.why || {};
   if (keyword) parts.push(keyword.terms?.length ? `keyword: ${keyword.terms.join(', ')}` : 'keyword');
-  if (semantic) parts.push(`semantic ${Number(semantic.similarity).toFixed(2)}`);
+  if (semantic) {
+    const where = semantic.attachment ? ` (in ${semantic.attachment})` : '';
+    parts.push(`semantic ${Number(semantic.similarity).toFixed(2)}${where}`);
+  }
   if (!parts.length && result.match === 'filter') parts.push('matches the filters');
   return parts.join(' · ');
 }
@@ -30,7 +33,8 @@ function whyDetails(result) {
   if (keyword) details.push(`Keyword rank ${keyword.rank}, BM25 ${Number(keyword.bm25).toFixed(2)}`);
   if (semantic) {
     const agreement = semantic.keywordAgreement ? ' (below the floor, kept: among the best keyword matches of the query’s words)' : '';
-    details.push(`semantic rank ${semantic.rank}, cosine similarity ${Number(semantic.similarity).toFixed(3)}${agreement}`);
+    const passage = semantic.attachment ? `, passage ${semantic.passage} of attachment ${semantic.attachment}` : '';
+    details.push(`semantic rank ${semantic.rank}, cosine similarity ${Number(semantic.similarity).toFixed(3)}${passage}${agreement}`);
   }
   return details.join('; ') || null;
 }
