@@ -15,11 +15,11 @@ enum AttachmentFactory {
         } else if lower.ends(with: ".docx") {
             return Attachment(fileName: fileName,
                               contentType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-                              data: zipLike(entry: "word/document.xml", rng: &rng))
+                              data: officeDocument(title: fileName, spreadsheet: false, rng: &rng))
         } else if lower.ends(with: ".xlsx") {
             return Attachment(fileName: fileName,
                               contentType: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                              data: zipLike(entry: "xl/workbook.xml", rng: &rng))
+                              data: officeDocument(title: fileName, spreadsheet: true, rng: &rng))
         }
         return Attachment(fileName: fileName, contentType: "application/octet-stream", data: noise(200, rng: &rng))
     }
@@ -75,12 +75,67 @@ enum AttachmentFactory {
         return out
     }
 
-    /// Bytes that start like a ZIP archive (as Office files do), then pseudo-random content.
-    static func zipLike(entry: StaticString, rng: inout DemoRandom) -> [UInt8] {
-        var out: [UInt8] = [0x50, 0x4B, 0x03, 0x04, 0x14, 0x00, 0x06, 0x00, 0x08, 0x00]
-        out.append(contentsOf: noise(16, rng: &rng))
-        out.append(entry)
-        out.append(contentsOf: noise(rng.between(220, 520), rng: &rng))
+    /// A real (if minimal) Office file: a ZIP archive, stored without compression, of the one
+    /// member that holds the text — `word/document.xml` or `xl/sharedStrings.xml` — with the file's
+    /// name and a reference number as its two paragraphs or cells. Readers find that text.
+    static func officeDocument(title: [UInt8], spreadsheet: Bool, rng: inout DemoRandom) -> [UInt8] {
+        var name: [UInt8] = []
+        for byte in title.split(separator: UInt8(ascii: ".")).dropLast().joined(separator: [UInt8(ascii: ".")]) {
+            switch byte {
+            case UInt8(ascii: "&"): name.append("&amp;")
+            case UInt8(ascii: "<"): name.append("&lt;")
+            case UInt8(ascii: ">"): name.append("&gt;")
+            default: name.append(byte)
+            }
+        }
+        var reference: [UInt8] = []
+        reference.append("Reference ")
+        reference.appendHex(rng.next(), digits: 12)
+        var xml: [UInt8] = []
+        xml.append("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n")
+        if spreadsheet {
+            xml.append("<sst xmlns=\"http://schemas.openxmlformats.org/spreadsheetml/2006/main\" count=\"2\" uniqueCount=\"2\">")
+            for cell in [name, reference] {
+                xml.append("<si><t>"); xml.append(contentsOf: cell); xml.append("</t></si>")
+            }
+            xml.append("</sst>")
+        } else {
+            xml.append("<w:document xmlns:w=\"http://schemas.openxmlformats.org/wordprocessingml/2006/main\"><w:body>")
+            for paragraph in [name, reference] {
+                xml.append("<w:p><w:r><w:t>"); xml.append(contentsOf: paragraph); xml.append("</w:t></w:r></w:p>")
+            }
+            xml.append("</w:body></w:document>")
+        }
+        var member: [UInt8] = []
+        member.append(spreadsheet ? "xl/sharedStrings.xml" : "word/document.xml")
+        return storedZip(member: member, data: xml)
+    }
+
+    /// A ZIP archive of one member stored as it is: local header, data, central directory, end record.
+    static func storedZip(member: [UInt8], data: [UInt8]) -> [UInt8] {
+        func le16(_ v: Int, _ out: inout [UInt8]) { out.append(UInt8(v & 0xFF)); out.append(UInt8((v >> 8) & 0xFF)) }
+        func le32(_ v: UInt32, _ out: inout [UInt8]) { for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8((v >> UInt32(shift)) & 0xFF)) } }
+        let crc = crc32(data)
+        // Version 2.0, no flags, stored, a fixed date (1 January 2024): the same bytes every run.
+        func common(_ out: inout [UInt8]) {
+            le16(20, &out); le16(0, &out); le16(0, &out); le16(0, &out); le16(0x5821, &out)
+            le32(crc, &out); le32(UInt32(data.count), &out); le32(UInt32(data.count), &out)
+            le16(member.count, &out); le16(0, &out)
+        }
+        var out: [UInt8] = [0x50, 0x4B, 0x03, 0x04]
+        common(&out)
+        out.append(contentsOf: member)
+        out.append(contentsOf: data)
+        let directoryStart = out.count
+        out.append(contentsOf: [0x50, 0x4B, 0x01, 0x02])
+        le16(20, &out)  // made by
+        common(&out)
+        le16(0, &out); le16(0, &out); le16(0, &out); le32(0, &out); le32(0, &out)  // comment, disk, attributes, offset
+        out.append(contentsOf: member)
+        let directorySize = out.count - directoryStart
+        out.append(contentsOf: [0x50, 0x4B, 0x05, 0x06])
+        le16(0, &out); le16(0, &out); le16(1, &out); le16(1, &out)
+        le32(UInt32(directorySize), &out); le32(UInt32(directoryStart), &out); le16(0, &out)
         return out
     }
 

@@ -1,5 +1,6 @@
 import DemoCorpus
 import Foundation
+import MailParsing
 import XCTest
 
 final class DemoCorpusTests: XCTestCase {
@@ -185,6 +186,38 @@ final class DemoCorpusTests: XCTestCase {
         }
         XCTAssertGreaterThan(pdfs, 20)
         XCTAssertTrue(withAttachment.contains { String(decoding: $0.raw, as: UTF8.self).contains("filename*=UTF-8''") })
+    }
+
+    /// The demo's Word and Excel files are real ZIP archives whose text member `unzip` reads and
+    /// `AttachmentText` turns into the file's name: `make run` shows no unreadable attachment.
+    func testOfficeAttachmentsAreReadableZipArchives() throws {
+        let types = ["application/vnd.openxmlformats-officedocument.wordprocessingml.document": "word/document.xml",
+                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xl/sharedStrings.xml"]
+        var checked = 0
+        for message in corpus(count: 2_000) where message.hasAttachment {
+            let text = String(decoding: message.raw, as: UTF8.self)
+            for (type, member) in types where text.contains("Content-Type: " + type) {
+                let part = text.components(separatedBy: "Content-Type: " + type)[1]
+                let body = part.components(separatedBy: "\n\n")[1].components(separatedBy: "\n--")[0]
+                let data = try XCTUnwrap(Data(base64Encoded: body, options: .ignoreUnknownCharacters))
+                let file = FileManager.default.temporaryDirectory.appendingPathComponent("demo-\(UUID().uuidString).zip")
+                try data.write(to: file)
+                defer { try? FileManager.default.removeItem(at: file) }
+                let unzip = Process()
+                unzip.executableURL = URL(fileURLWithPath: "/usr/bin/unzip")
+                unzip.arguments = ["-p", file.path, member]
+                let pipe = Pipe()
+                unzip.standardOutput = pipe
+                try unzip.run()
+                let xml = pipe.fileHandleForReading.readDataToEndOfFile()
+                unzip.waitUntilExit()
+                XCTAssertEqual(unzip.terminationStatus, 0, "unzip -p of a demo \(member)")
+                let read = try AttachmentText.officeXMLText(Array(xml))
+                XCTAssertTrue(read.contains("Reference "), read)
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 5)
     }
 
     func testHTMLAndCategoryShares() {
