@@ -158,7 +158,12 @@ public enum FastJSON {
             raw(",\"threadId\":"); int(r.threadId)
             raw(",\"why\":{")
             var first = true
+            if let name = r.why.attachment {
+                raw("\"attachment\":"); string(name)
+                first = false
+            }
             if let k = r.why.keyword {
+                if !first { raw(",") }
                 raw("\"keyword\":{\"bm25\":"); double(k.bm25)
                 raw(",\"rank\":"); int(k.rank)
                 raw(",\"terms\":[")
@@ -172,7 +177,9 @@ public enum FastJSON {
             if let s = r.why.semantic {
                 if !first { raw(",") }
                 raw("\"semantic\":{")
+                if let name = s.attachment { raw("\"attachment\":"); string(name); raw(",") }
                 if let agreement = s.keywordAgreement { raw(agreement ? "\"keywordAgreement\":true," : "\"keywordAgreement\":false,") }
+                if let passage = s.passage { raw("\"passage\":"); int(passage); raw(",") }
                 raw("\"rank\":"); int(s.rank)
                 raw(",\"similarity\":"); double(s.similarity)
                 raw("}")

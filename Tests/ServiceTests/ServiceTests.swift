@@ -362,6 +362,17 @@ final class FastJSONTests: XCTestCase {
             SearchResult(threadId: 4, emailId: 40, subject: "near", senderName: "", senderEmail: "", date: nil,
                          snippet: "", highlights: [], hasAttachment: false, score: 0.01, matchSource: .semantic, accountId: 1,
                          why: MatchExplanation(semantic: .init(similarity: 0.21, rank: 2, keywordAgreement: true))),
+            // Found in an attachment: by a keyword term in its text, by the meaning of a passage.
+            SearchResult(threadId: 5, emailId: 50, subject: "signed", senderName: "", senderEmail: "", date: nil,
+                         snippet: "in attachment contract \"v2\".pdf: …notice…", highlights: [], hasAttachment: true,
+                         score: 0.02, matchSource: .both, accountId: 1,
+                         why: MatchExplanation(keyword: .init(terms: ["notice"], bm25: -3, rank: 2),
+                                               semantic: .init(similarity: 0.6, rank: 1, attachment: "contract \"v2\".pdf", passage: 2),
+                                               attachment: "contract \"v2\".pdf")),
+            SearchResult(threadId: 6, emailId: 60, subject: "log", senderName: "", senderEmail: "", date: nil,
+                         snippet: "", highlights: [], hasAttachment: true, score: 0.01, matchSource: .semantic, accountId: 1,
+                         why: MatchExplanation(semantic: .init(similarity: 0.3, rank: 3, keywordAgreement: true,
+                                                               attachment: "uh.log", passage: 1), attachment: "uh.log")),
         ]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
