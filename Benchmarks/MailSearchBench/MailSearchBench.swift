@@ -185,7 +185,7 @@ struct MailSearchBench {
             guard !stored.isEmpty else { throw BenchError("\(path) holds no embeddings: run `mailsearch index embed` there first") }
             var queries = stride(from: 0, to: stored.count, by: max(1, stored.count / 100)).prefix(100).map { stored[$0].1 }
             if let directory = try? modelDirectory(), let embedder = try? MiniLMEmbedder(modelDirectory: directory, model: try model()) {
-                queries += try embedder.embed(semanticQueries)
+                queries += try embedder.embedQueries(semanticQueries)
             }
             measureVectorSearch(engine, ids: stored.map(\.0), queries: queries,
                                 label: "\(stored.count) real embeddings of \((path as NSString).lastPathComponent)")
@@ -277,7 +277,7 @@ struct MailSearchBench {
                     }
                 }
                 var vector: [Float] = []
-                let embedMs = try measure { vector = try embedder.embed([parsed.text])[0] }
+                let embedMs = try measure { vector = try embedder.embedQueries([parsed.text])[0] }
                 let scanMs = measure { _ = vectors.search(vector, k: 50, candidates: ids.map { EmailIdSet($0) }) }
                 report(String(format: "      text %@: filter ids %.2f ms (%d), embed %.2f ms, scan %.2f ms", parsed.text, sqlMs, ids?.count ?? -1, embedMs, scanMs))
             }

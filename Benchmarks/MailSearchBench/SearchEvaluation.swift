@@ -205,7 +205,7 @@ enum SearchEvaluation {
             // relevant message, for the text the semantic ranker receives.
             let text = parsedText.trimmingCharacters(in: .whitespaces)
             if text.count > 2, label.kind == "topic" || label.kind == "short" || isNonsense {
-                let q = try embedder.embed([text])[0]
+                let q = try embedder.embedQueries([text])[0]
                 let group = isNonsense ? "nonsense" : label.kind
                 if let top = vectors.search(q, k: 1, exact: true).first?.score { topSimilarity[group, default: []].append(top) }
                 if !isNonsense, let best = vectors.search(q, k: 1, candidates: relevant, exact: true).first?.score {
@@ -291,7 +291,7 @@ enum SearchEvaluation {
             let text = FTS5QueryBuilder.query(for: parsed.text).semanticText.trimmingCharacters(in: .whitespaces)
             guard text.count > 2 else { continue }
             let keyword = try await useCase.search(parsed, limit: 1, mode: .keyword).keywordMatches
-            let q = try embedder.embed([text])[0]
+            let q = try embedder.embedQueries([text])[0]
             let background = vectors.background(q, sampleSize: Int.max)
             let sampled = vectors.background(q)
             // Ranks among the best BM25 matches of mail holding 1 (`o`) and 2 (`o2`) of the query's words.

@@ -4,6 +4,9 @@ public protocol Embedder: Sendable {
     var dimension: Int { get }
     /// One L2-normalised vector of `dimension` floats per text, in the order given.
     func embed(_ texts: [String]) throws -> [[Float]]
+    /// The vectors of search queries (`embed` is for the documents searched): for a model trained
+    /// with a query prefix (E5: "query: ") that prefix, else the same as `embed`.
+    func embedQueries(_ texts: [String]) throws -> [[Float]]
     /// The share (0–1) of the words of `text` (runs of three or more letters) that the model knows
     /// as whole words; 1 for an embedder without a vocabulary.
     func knownWordShare(_ text: String) -> Double
@@ -13,6 +16,7 @@ public protocol Embedder: Sendable {
 }
 
 extension Embedder {
+    public func embedQueries(_ texts: [String]) throws -> [[Float]] { try embed(texts) }
     public func knownWordShare(_ text: String) -> Double { 1 }
     public func knowsWord(_ word: String) -> Bool { true }
 }

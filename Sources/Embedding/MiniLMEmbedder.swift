@@ -1,16 +1,18 @@
 import CKernels
 import Foundation
 
-/// MiniLM sentence embeddings (all-MiniLM-L6-v2 by default; 384 floats, mean-pooled,
-/// L2-normalised), computed on the CPU from the model's `model.safetensors`, `vocab.txt` and
-/// `config.json` (`EmbeddingModel`).
+/// BERT sentence embeddings (all-MiniLM-L6-v2 by default; 384 floats, mean-pooled,
+/// L2-normalised), computed on the CPU from the model's `model.safetensors`, `config.json` and
+/// vocabulary: `vocab.txt` (WordPiece, the MiniLM models) or `unigram.tsv` + `normalizer.charsmap`
+/// (SentencePiece Unigram, multilingual-e5-small) (`EmbeddingModel`). Documents are embedded with
+/// the model's `documentPrefix` in front, queries (`embedQueries`) with its `queryPrefix`.
 ///
 /// Safe to call from concurrent tasks: batches are encoded one at a time (each already uses
 /// every core through the BLAS library), in chunks of at most `maxBatchTokens` tokens so that a
 /// short query waits at most for one chunk of a long indexing run.
 public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     public let dimension: Int
-    public let tokenizer: WordPieceTokenizer
+    public let tokenizer: any TextTokenizer
     public let configuration: BertConfiguration
     public let model: EmbeddingModel
     /// The most tokens encoded in one pass.
@@ -42,9 +44,17 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
         try BLAS.load()
         BLAS.selectFastestKernel()
         configuration = try BertConfiguration(contentsOf: modelDirectory.appendingPathComponent("config.json"))
-        tokenizer = try WordPieceTokenizer(
-            vocabularyFile: modelDirectory.appendingPathComponent("vocab.txt"),
-            maxLength: min(maxSequenceLength, configuration.maxPositions))
+        switch model.tokenizer {
+        case .wordPiece:
+            tokenizer = try WordPieceTokenizer(
+                vocabularyFile: modelDirectory.appendingPathComponent("vocab.txt"),
+                maxLength: min(maxSequenceLength, configuration.maxPositions))
+        case .unigram:
+            tokenizer = try UnigramTokenizer(
+                vocabularyFile: modelDirectory.appendingPathComponent("unigram.tsv"),
+                charsmapFile: modelDirectory.appendingPathComponent("normalizer.charsmap"),
+                maxLength: min(maxSequenceLength, configuration.maxPositions))
+        }
         encoder = try BertEncoder(
             weightsFile: modelDirectory.appendingPathComponent("model.safetensors"), configuration: configuration,
             halfPrecisionTokenLimit: halfPrecisionTokenLimit, bfloat16: bfloat16, documentKernels: documentKernels?.rawValue)
@@ -52,9 +62,15 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
         self.maxBatchTokens = max(maxBatchTokens, tokenizer.maxLength)
     }
 
-    /// The token ids the model sees for `text`, `[CLS]` and `[SEP]` included.
+    /// The token ids the model sees for `text` as a document (the model's `documentPrefix` in
+    /// front), `[CLS]` and `[SEP]` (or `<s>` and `</s>`) included.
     public func tokenize(_ text: String) -> [Int32] {
-        tokenizer.tokenize(text)
+        tokenizer.tokenize(model.documentPrefix + text)
+    }
+
+    /// The token ids the model sees for `text` as a search query (the model's `queryPrefix` in front).
+    public func tokenizeQuery(_ text: String) -> [Int32] {
+        tokenizer.tokenize(model.queryPrefix + text)
     }
 
     public func knownWordShare(_ text: String) -> Double {
@@ -66,7 +82,11 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     }
 
     public func embed(_ texts: [String]) throws -> [[Float]] {
-        embed(tokenized: texts.map(tokenizer.tokenize))
+        embed(tokenized: texts.map(tokenize))
+    }
+
+    public func embedQueries(_ texts: [String]) throws -> [[Float]] {
+        embed(tokenized: texts.map(tokenizeQuery))
     }
 
     /// Embeds already tokenized texts (from `tokenize`).

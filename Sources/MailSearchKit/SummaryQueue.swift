@@ -203,6 +203,7 @@ struct YieldingEmbedder: Embedder {
         return out
     }
 
+    func embedQueries(_ texts: [String]) throws -> [[Float]] { try base.embedQueries(texts) }
     func knownWordShare(_ text: String) -> Double { base.knownWordShare(text) }
     func knowsWord(_ word: String) -> Bool { base.knowsWord(word) }
 }

@@ -56,7 +56,7 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
     public func rankNowWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) throws -> SemanticRanking {
         guard let embedder else { return SemanticRanking(matches: []) }
         if let candidates, candidates.isEmpty { return SemanticRanking(matches: []) }
-        guard let query = try embedder.embed([text]).first else { return SemanticRanking(matches: []) }
+        guard let query = try embedder.embedQueries([text]).first else { return SemanticRanking(matches: []) }
         let hits = search(query, k: limit, candidates: candidates)
         var floor: Double
         var clearsFloorUnfiltered = true

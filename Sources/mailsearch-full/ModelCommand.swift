@@ -184,17 +184,23 @@ extension ModelCommand {
             abstract: "Print the model's token ids for texts read from standard input.",
             discussion: """
                 Reads one text per line, or JSON lines {"text": …}; writes one JSON line
-                {"ids": […]} per text, [CLS] and [SEP] included, cut at 256 tokens.
+                {"ids": […]} per text, [CLS] and [SEP] (or <s> and </s>) included, cut at 256 tokens,
+                without the model's query or document prefix.
                 """)
 
         @OptionGroup var options: ModelDirectoryOptions
 
         func run() throws {
-            let vocabulary = options.store.directory.appendingPathComponent("vocab.txt")
-            guard FileManager.default.fileExists(atPath: vocabulary.path) else {
-                throw EmbeddingError.modelNotInstalled(directory: options.store.directory.path, problems: ["missing vocab.txt"])
+            let directory = options.store.directory
+            let files = options.store.model.tokenizer == .wordPiece ? ["vocab.txt"] : ["unigram.tsv", "normalizer.charsmap"]
+            let missing = files.filter { !FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) }
+            guard missing.isEmpty else {
+                throw EmbeddingError.modelNotInstalled(directory: directory.path, problems: missing.map { "missing \($0)" })
             }
-            let tokenizer = try WordPieceTokenizer(vocabularyFile: vocabulary)
+            let tokenizer: any TextTokenizer = options.store.model.tokenizer == .wordPiece
+                ? try WordPieceTokenizer(vocabularyFile: directory.appendingPathComponent("vocab.txt"))
+                : try UnigramTokenizer(vocabularyFile: directory.appendingPathComponent("unigram.tsv"),
+                                       charsmapFile: directory.appendingPathComponent("normalizer.charsmap"))
             while let text = try ModelCommand.readText() {
                 let ids = tokenizer.tokenize(text).map(String.init).joined(separator: ",")
                 print("{\"ids\":[\(ids)]}")
