@@ -365,7 +365,20 @@ final class ServiceCore: @unchecked Sendable {
         guard let stored = try store.email(id: id) else { throw ServiceError.notFound("no email with id \(id)") }
         var detail = EmailDetail(stored, includeHTML: includeHTML)
         detail.categorization = try store.categorization(emailId: id)?.decision
+        try addAttachmentTextStatus(to: &detail)
         return detail
+    }
+
+    /// What reading each attachment's text gave (never silent about one that could not be read).
+    private func addAttachmentTextStatus(to detail: inout EmailDetail) throws {
+        guard !detail.attachments.isEmpty else { return }
+        let stored = Dictionary(try store.attachmentTexts(emailId: detail.emailId).map { ($0.attachmentId, $0) },
+                                uniquingKeysWith: { first, _ in first })
+        for i in detail.attachments.indices {
+            guard let text = stored[detail.attachments[i].id] else { continue }
+            detail.attachments[i].textStatus = text.status
+            detail.attachments[i].textDetail = text.detail
+        }
     }
 
     public func thread(id: Int64, includeHTML: Bool = false) throws -> ThreadDetail {
@@ -373,6 +386,7 @@ final class ServiceCore: @unchecked Sendable {
         return ThreadDetail(thread: thread, emails: try emails.map {
             var detail = EmailDetail($0, includeHTML: includeHTML)
             detail.categorization = try store.categorization(emailId: $0.email.id)?.decision
+            try addAttachmentTextStatus(to: &detail)
             return detail
         })
     }

@@ -154,6 +154,11 @@ public struct AttachmentInfo: Sendable, Codable, Hashable {
     public var isInline: Bool
     /// Shown before a download, for executables, scripts and archives; nil otherwise.
     public var warning: String?
+    /// Whether its text was read for search: `pending`, `ok`, `truncated` (read in part),
+    /// `unsupported` (no text to read: images…), or why not (`refused`, `failed`, `timeout`…);
+    /// `textDetail` says more (which limit, what failed). Nil where the service did not look.
+    public var textStatus: String?
+    public var textDetail: String?
 
     init(_ a: Attachment) {
         id = a.id; filename = a.filename; mimeType = a.mimeType; sizeBytes = a.sizeBytes

@@ -129,6 +129,16 @@ struct ShowCommand: AsyncParsableCommand {
         print("Folders: \(e.folders.joined(separator: ", "))   \(e.isRead ? "read" : "unread")\(e.isStarred ? ", starred" : "")")
         if !e.attachments.isEmpty {
             print("Attachments: " + e.attachments.map { "\($0.filename ?? "(unnamed)") (\($0.mimeType), \(Output.bytes(Int64($0.sizeBytes))))" }.joined(separator: ", "))
+            // What could not be read for search is said, with why.
+            for a in e.attachments {
+                let name = a.filename ?? "(unnamed)"
+                switch a.textStatus {
+                case nil, "ok", "unsupported": break
+                case "pending": print("  \(name): text not read yet (`mailsearch index attachments`)")
+                case "truncated": print("  \(name): text read in part" + (a.textDetail.map { " (\($0))" } ?? ""))
+                case let status?: print("  \(name): text unreadable, \(status)" + (a.textDetail.map { ": \($0)" } ?? ""))
+                }
+            }
         }
         if !e.defects.isEmpty { print("Defects: \(e.defects.joined(separator: "; "))") }
         print("Category: \(e.category)" + (e.categorization.map { " (\($0.method.rawValue), \($0.reason))" } ?? " (waiting)"))

@@ -94,6 +94,14 @@ final class AttachmentSearchTests: XCTestCase {
         // The message with the bomb is there and found by its own words.
         let probe = try await service.search.search(SearchRequest(text: "hostileprobe", mode: .keyword))
         XCTAssertEqual(probe.results.map(\.subject), ["Report"])
+        // Reading the message says which attachment could not be read, and why.
+        let report = try await service.reader.email(id: try XCTUnwrap(probe.results.first).emailId)
+        let bomb = try XCTUnwrap(report.attachments.first)
+        XCTAssertNotEqual(bomb.textStatus, "ok")
+        XCTAssertNotEqual(bomb.textStatus, "pending")
+        XCTAssertTrue(bomb.textDetail?.contains("zip bomb") ?? false, "\(String(describing: bomb.textDetail))")
+        let figures = try await service.reader.email(id: first.emailId)
+        XCTAssertEqual(figures.attachments.map(\.textStatus), ["ok"])
         // A second pass has nothing left to read.
         let again = try await service.readAttachments()
         XCTAssertEqual(again.attachments, 0)
