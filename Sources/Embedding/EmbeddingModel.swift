@@ -45,6 +45,25 @@ public struct EmbeddingModel: Sendable, Hashable, CustomStringConvertible {
         case unigram
     }
 
+    /// The files of the model's vocabulary, in its directory.
+    public var tokenizerFiles: [String] {
+        switch tokenizer {
+        case .wordPiece: ["vocab.txt"]
+        case .unigram: ["unigram.tsv", "normalizer.charsmap"]
+        }
+    }
+
+    /// The model's tokenizer, read from `directory`, cutting at `maxLength` tokens.
+    public func makeTokenizer(directory: URL, maxLength: Int = 256) throws -> any TextTokenizer {
+        switch tokenizer {
+        case .wordPiece:
+            try WordPieceTokenizer(vocabularyFile: directory.appendingPathComponent("vocab.txt"), maxLength: maxLength)
+        case .unigram:
+            try UnigramTokenizer(vocabularyFile: directory.appendingPathComponent("unigram.tsv"),
+                                 charsmapFile: directory.appendingPathComponent("normalizer.charsmap"), maxLength: maxLength)
+        }
+    }
+
     public var description: String { name }
 
     /// The uncased BERT vocabulary both MiniLM models read.

@@ -44,17 +44,8 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
         try BLAS.load()
         BLAS.selectFastestKernel()
         configuration = try BertConfiguration(contentsOf: modelDirectory.appendingPathComponent("config.json"))
-        switch model.tokenizer {
-        case .wordPiece:
-            tokenizer = try WordPieceTokenizer(
-                vocabularyFile: modelDirectory.appendingPathComponent("vocab.txt"),
-                maxLength: min(maxSequenceLength, configuration.maxPositions))
-        case .unigram:
-            tokenizer = try UnigramTokenizer(
-                vocabularyFile: modelDirectory.appendingPathComponent("unigram.tsv"),
-                charsmapFile: modelDirectory.appendingPathComponent("normalizer.charsmap"),
-                maxLength: min(maxSequenceLength, configuration.maxPositions))
-        }
+        tokenizer = try model.makeTokenizer(directory: modelDirectory,
+                                            maxLength: min(maxSequenceLength, configuration.maxPositions))
         encoder = try BertEncoder(
             weightsFile: modelDirectory.appendingPathComponent("model.safetensors"), configuration: configuration,
             halfPrecisionTokenLimit: halfPrecisionTokenLimit, bfloat16: bfloat16, documentKernels: documentKernels?.rawValue)

@@ -85,6 +85,12 @@ final class EmbeddingQueue: @unchecked Sendable {
         guard let embedders = try loadedEmbedders() else {
             throw ServiceError(.unavailable, "no embedding model installed", hint: "install the model")
         }
+        return try passagePass(embedders, progress: progress)
+    }
+
+    /// The passages of attachments' text that have none, embedded and stored round by round; each
+    /// stored round changes what searches find, so cached answers go (`didCommit`).
+    private func passagePass(_ embedders: [any Embedder], progress: @escaping (Int, Int) -> Void) throws -> Int {
         let indexer = EmbeddingIndexer(store: store, embedders: embedders, modelName: modelName, batchSize: batchSize)
         return try indexer.runPassages(passages: passages, progress: { [didCommit] done, total in
             if done > 0 { didCommit(0) }
@@ -110,12 +116,7 @@ final class EmbeddingQueue: @unchecked Sendable {
             }
             _ = try pass(embedders, limit: nil) { _, _ in }
             // Then the attachments' passages: mail itself is searchable by meaning first.
-            if !worker.isStopping {
-                let indexer = EmbeddingIndexer(store: store, embedders: embedders, modelName: modelName, batchSize: batchSize)
-                // Each stored round changes what searches find: cached answers go.
-                try indexer.runPassages(passages: passages, progress: { [didCommit] done, _ in if done > 0 { didCommit(0) } },
-                                        shouldStop: { worker.isStopping })
-            }
+            if !worker.isStopping { _ = try passagePass(embedders) { _, _ in } }
         } catch {
             update {
                 $0.state = .failed

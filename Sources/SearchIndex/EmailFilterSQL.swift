@@ -21,9 +21,7 @@ public struct EmailFilterSQL: Sendable {
         var builder = Builder()
         var parts = builder.conditions(filters)
         if case .currentFolder(let folderId) = scope {
-            let ids = Self.folderEmailIds(folderId: folderId)
-            parts.append("e.id IN (\(ids.sql))")
-            builder.arguments += ids.arguments.map { $0 }
+            parts.append(builder.membership(Self.folderEmailIds(folderId: folderId)))
         }
         condition = parts.isEmpty ? "1" : parts.joined(separator: " AND ")
         arguments = StatementArguments(builder.arguments.map { $0?.databaseValue ?? .null })
@@ -154,6 +152,12 @@ public struct EmailFilterSQL: Sendable {
     private struct Builder {
         var arguments: [(any DatabaseValueConvertible)?] = []
 
+        /// `e.id IN (subquery)`, its arguments appended.
+        mutating func membership(_ ids: (sql: String, arguments: [any DatabaseValueConvertible])) -> String {
+            arguments += ids.arguments.map { $0 }
+            return "e.id IN (\(ids.sql))"
+        }
+
         /// The conditions of `filters`, to be joined with AND; arguments are appended in order.
         mutating func conditions(_ filters: SearchFilters) -> [String] {
             var parts: [String] = []
@@ -201,14 +205,10 @@ public struct EmailFilterSQL: Sendable {
             // Folders and attachment types as `e.id IN (subquery)` rather than EXISTS per email: SQLite
             // runs the subquery once, by its link table's index, and probes the result.
             if let type = filters.attachmentType?.lowercased(), !type.isEmpty {
-                let ids = EmailFilterSQL.attachmentTypeEmailIds(type)
-                parts.append("e.id IN (\(ids.sql))")
-                arguments += ids.arguments.map { $0 }
+                parts.append(membership(EmailFilterSQL.attachmentTypeEmailIds(type)))
             }
             if let name = filters.attachmentName, !name.isEmpty {
-                let ids = EmailFilterSQL.attachmentNameEmailIds(name)
-                parts.append("e.id IN (\(ids.sql))")
-                arguments += ids.arguments.map { $0 }
+                parts.append(membership(EmailFilterSQL.attachmentNameEmailIds(name)))
             }
             if let minSize = filters.minSize {
                 parts.append("e.sizeBytes >= ?")
@@ -219,9 +219,7 @@ public struct EmailFilterSQL: Sendable {
                 arguments.append(maxSize)
             }
             if let folder = filters.folder?.lowercased(), !folder.isEmpty {
-                let ids = EmailFilterSQL.folderEmailIds(folder)
-                parts.append("e.id IN (\(ids.sql))")
-                arguments += ids.arguments.map { $0 }
+                parts.append(membership(EmailFilterSQL.folderEmailIds(folder)))
             }
             if let category = filters.category {
                 parts.append("e.category = ?")

@@ -192,15 +192,12 @@ extension ModelCommand {
 
         func run() throws {
             let directory = options.store.directory
-            let files = options.store.model.tokenizer == .wordPiece ? ["vocab.txt"] : ["unigram.tsv", "normalizer.charsmap"]
-            let missing = files.filter { !FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) }
+            let model = options.store.model
+            let missing = model.tokenizerFiles.filter { !FileManager.default.fileExists(atPath: directory.appendingPathComponent($0).path) }
             guard missing.isEmpty else {
                 throw EmbeddingError.modelNotInstalled(directory: directory.path, problems: missing.map { "missing \($0)" })
             }
-            let tokenizer: any TextTokenizer = options.store.model.tokenizer == .wordPiece
-                ? try WordPieceTokenizer(vocabularyFile: directory.appendingPathComponent("vocab.txt"))
-                : try UnigramTokenizer(vocabularyFile: directory.appendingPathComponent("unigram.tsv"),
-                                       charsmapFile: directory.appendingPathComponent("normalizer.charsmap"))
+            let tokenizer = try model.makeTokenizer(directory: directory)
             while let text = try ModelCommand.readText() {
                 let ids = tokenizer.tokenize(text).map(String.init).joined(separator: ",")
                 print("{\"ids\":[\(ids)]}")
