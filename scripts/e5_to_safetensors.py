@@ -29,6 +29,9 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import onnx_bert_to_safetensors  # noqa: E402
+
 
 class Reader:
     def __init__(self, data):
@@ -127,23 +130,9 @@ def charsmap_single_entries(charsmap):
 
 
 def write_safetensors(path, named):
-    header, offset, blobs = {}, 0, []
-    for name in sorted(named):
-        shape, array = named[name]
-        raw = np.ascontiguousarray(array, dtype="<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(shape), "data_offsets": [offset, offset + len(raw)]}
-        blobs.append(raw)
-        offset += len(raw)
-    header["__metadata__"] = {"format": "pt"}
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for blob in blobs:
-            f.write(blob)
-    os.replace(tmp, path)
+    """{name: (shape, array)} as float32 safetensors, the same writer as the ONNX models'."""
+    onnx_bert_to_safetensors.write_safetensors(path, {
+        name: (shape, np.ascontiguousarray(array, dtype="<f4").tobytes()) for name, (shape, array) in named.items()})
 
 
 def convert(bin_path, tokenizer_path, out_dir):
