@@ -276,10 +276,12 @@ class Dovecot:
         self.extra_config = extra_config
         self.startup_timeout = startup_timeout
         self.host = "127.0.0.1"
-        self.port, self.tls_port = free_ports(2)
+        # All at once: ports taken in two calls can repeat (the first call's sockets are closed).
+        ports = free_ports(6 if submission else 2)
+        self.port, self.tls_port = ports[:2]
         self.submission_port = self.submissions_port = self.lmtp_port = self.relay_port = None
         if submission:
-            self.submission_port, self.submissions_port, self.lmtp_port, self.relay_port = free_ports(4)
+            self.submission_port, self.submissions_port, self.lmtp_port, self.relay_port = ports[2:]
         self.user_name, self.uid, self.group_name, self.gid, self._drop = _service_account()
         if workdir:
             os.makedirs(workdir, exist_ok=True)
