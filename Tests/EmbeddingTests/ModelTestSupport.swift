@@ -56,8 +56,8 @@ enum ModelTestSupport {
     /// reference outputs hold real mail text, so they are read in place, never copied into the repo.
     /// multilingual-e5-small is opt-in (`make model-e5`): `make test` does not install it, and its
     /// tests are skipped where it is not installed — unless `MAILSEARCH_REQUIRE_E5=1` (`make test-e5`),
-    /// which makes a missing model or reference a failure. Where it is installed they run, and then
-    /// their reference files (`scripts/reference/e5_reference.py`) must be there too.
+    /// which makes a missing model a failure. Where it is installed they run (those that compare with
+    /// reference outputs also need `e5Reference`'s files).
     static func skipUnlessOptInModelIsHere(_ model: EmbeddingModel) throws {
         guard model == .multilingualE5Small, ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_E5"] != "1" else { return }
         var environment = ProcessInfo.processInfo.environment
@@ -69,6 +69,33 @@ enum ModelTestSupport {
         if !present {
             throw XCTSkip("\(model.name) is an opt-in model, not installed in \(directory.path): `make test-e5` installs it and runs these")
         }
+    }
+
+    /// The reference outputs of multilingual-e5-small (`e5-tokens`, `e5-embeddings`), decoded as `T`.
+    /// They hold real mail text and are written beside the installed model, never into the repo:
+    /// `make test-e5` (scripts/install-model.sh --reference) writes them into
+    /// `MODELS/multilingual-e5-small.reference`, or `$MAILSEARCH_E5_REFERENCE_DIR`. Where the model or
+    /// they are missing the tests are skipped (the model is opt-in), unless `MAILSEARCH_REQUIRE_E5=1`.
+    static func e5Reference<T: Decodable>(_ name: String, as type: T.Type) throws -> [T] {
+        try skipUnlessOptInModelIsHere(.multilingualE5Small)
+        let environment = ProcessInfo.processInfo.environment
+        var modelEnvironment = environment
+        modelEnvironment["MAILSEARCH_MODEL_DIR"] = nil
+        let directory = environment["MAILSEARCH_E5_REFERENCE_DIR"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
+            ?? URL(fileURLWithPath: ModelStore.defaultDirectory(model: .multilingualE5Small, environment: modelEnvironment).path
+                + ".reference")
+        let url = directory.appendingPathComponent("\(name).jsonl")
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            let message = "reference file \(url.path) is missing: `make test-e5` writes it"
+            if environment["MAILSEARCH_REQUIRE_E5"] == "1" {
+                throw NSError(domain: "EmbeddingTests", code: 1, userInfo: [NSLocalizedDescriptionKey: message])
+            }
+            throw XCTSkip(message)
+        }
+        let decoder = JSONDecoder()
+        return try String(contentsOf: url, encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: true)
+            .map { try decoder.decode(T.self, from: Data($0.utf8)) }
     }
 
     static func reference(_ name: String) throws -> [Reference] {

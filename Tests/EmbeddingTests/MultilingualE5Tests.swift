@@ -13,15 +13,7 @@ final class MultilingualE5Tests: XCTestCase {
     }
 
     static func references() throws -> [Reference] {
-        try ModelTestSupport.skipUnlessOptInModelIsHere(.multilingualE5Small)
-        _ = try ModelTestSupport.reference("e5-embeddings")
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let directory = ProcessInfo.processInfo.environment["MAILSEARCH_REFERENCE_DIR"].map(URL.init(fileURLWithPath:))
-            ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/reference")
-        let decoder = JSONDecoder()
-        return try String(contentsOf: directory.appendingPathComponent("e5-embeddings.jsonl"), encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: true)
-            .map { try decoder.decode(Reference.self, from: Data($0.utf8)) }
+        try ModelTestSupport.e5Reference("e5-embeddings", as: Reference.self)
     }
 
     /// Documents ("passage: " + text, 256 tokens) on every path this CPU has: float32, and the

