@@ -16,10 +16,14 @@ for pkg in libsqlite3-dev sqlite3 libopenblas-dev libgumbo-dev pkg-config zstd u
 done
 new_dovecot=0
 for pkg in "${dovecot_packages[@]}"; do have "$pkg" || new_dovecot=1; done
-# Selenium, for the browser tests, comes from PyPI through pip.
+# Selenium, for the browser tests, and Authlib, the OAuth 2.0 tests' authorization server (Tests/IMAP/oauth_server.py),
+# come from PyPI through pip (Debian's python3-authlib 1.2 predates the request API oauth_server.py uses, and the
+# python3 on PATH need not be Debian's).
 selenium=1
 python3 -c 'import selenium' 2>/dev/null || selenium=0
-if ((!selenium)) && ! python3 -m pip --version >/dev/null 2>&1; then
+authlib=1
+python3 -c 'from authlib.oauth2.rfc6749.requests import OAuth2Payload' 2>/dev/null || authlib=0
+if { ((!selenium)) || ((!authlib)); } && ! python3 -m pip --version >/dev/null 2>&1; then
   have python3-pip || need+=(python3-pip)
 fi
 if ((${#need[@]})); then
@@ -49,5 +53,12 @@ if ((!selenium)); then
   python3 -m pip install --quiet selenium 2>/dev/null \
     || python3 -m pip install --quiet --break-system-packages selenium
   python3 -c 'import selenium' || { echo "error: selenium is still not importable by $(command -v python3)" >&2; exit 1; }
+fi
+if ((!authlib)); then
+  echo "Installing the Python package authlib"
+  python3 -m pip install --quiet 'authlib>=1.6,<2' 2>/dev/null \
+    || python3 -m pip install --quiet --break-system-packages 'authlib>=1.6,<2'
+  python3 -c 'from authlib.oauth2.rfc6749.requests import OAuth2Payload' \
+    || { echo "error: authlib (1.6 or later) is still not importable by $(command -v python3)" >&2; exit 1; }
 fi
 command -v swift >/dev/null || { echo "error: swift is not on PATH; install Swift 6 (https://swift.org/install) and try again" >&2; exit 1; }

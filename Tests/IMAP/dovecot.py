@@ -24,11 +24,20 @@ is refused at RCPT TO. (Postfix would be the usual relay, but its master refuses
     with Dovecot(submission=True) as server:
         client = server.smtp("alice")                  # smtplib, STARTTLS and logged in
 
+With oauth=… IMAP and submission also take OAuth 2.0 bearer tokens (SASL XOAUTH2 and OAUTHBEARER, RFC 7628):
+Dovecot's oauth2 passdb asks the token's authorization server about each one over RFC 7662 introspection
+(POST, as the confidential client "dovecot"), alongside the password passdb, which then serves only PLAIN and
+LOGIN (and the user lookups of LMTP and doveadm, mechanism "none"). oauth is an oauth_server.OAuthServer (Tests/IMAP/oauth_server.py, Authlib) or an introspection URL with
+the client's credentials in it (http://dovecot:SECRET@127.0.0.1:PORT/introspect).
+    with OAuthServer(access_lifetime=3) as oauth, Dovecot(oauth=oauth, submission=True) as server:
+        client = server.imap_oauth("alice", oauth.issue_tokens("alice")["access_token"], mechanism="XOAUTH2")
+
 Dovecot missing is an error (DovecotMissing), never a reason to skip: scripts/install-deps.sh installs it.
 
 Command line, for manual use and for test programs in other languages (see `main`):
     python3 Tests/IMAP/dovecot.py --user alice:secret --mbox FILE --keep
     python3 Tests/IMAP/dovecot.py --control ...   # JSON lines on stdin/stdout; EOF on stdin stops it
+    python3 Tests/IMAP/dovecot.py --submission --oauth-introspection-url http://dovecot:SECRET@127.0.0.1:PORT/introspect
 """
 import argparse
 import base64
@@ -261,11 +270,22 @@ class Dovecot:
         with the same users and certificate, SIZE `max_mail_size`; it relays every message through
         lmtp_relay.LMTPRelay (`relay_port`) to Dovecot's LMTP (`lmtp_port`), which delivers into the
         recipients' INBOX (`user@anydomain` is the user `user`; an unknown user is refused at RCPT TO).
+    oauth: also OAuth 2.0 bearer tokens, AUTHENTICATE/AUTH XOAUTH2 and OAUTHBEARER on every IMAP and submission
+        port, checked by Dovecot's oauth2 passdb through the introspection endpoint of an
+        oauth_server.OAuthServer (anything with a `dovecot_introspection_url`) or of the URL given as a str
+        (http://CLIENT:SECRET@HOST:PORT/PATH; the credentials go as HTTP Basic). The token's `username` must be
+        the SASL user; an inactive answer (expired, revoked, unknown) refuses the login. The password passdb
+        then serves only PLAIN and LOGIN (and "none": the passdb lookup a static userdb makes for LMTP's and
+        doveadm's user lookups), so a password is never taken for a bearer token.
     """
 
     def __init__(self, users=None, mail=None, *, workdir=None, parent=None, keep=False, extra_config="",
-                 startup_timeout=20, submission=False, max_mail_size=2_000_000):
+                 startup_timeout=20, submission=False, max_mail_size=2_000_000, oauth=None):
         self.bin = find_binaries(submission=submission)
+        if oauth is None or isinstance(oauth, str):
+            self.oauth_introspection_url = oauth
+        else:
+            self.oauth_introspection_url = oauth.dovecot_introspection_url
         self.submission = submission
         self.max_mail_size = max_mail_size
         self.relay = None
@@ -291,6 +311,7 @@ class Dovecot:
         self._check_reachable(self.dir)
         self.conf = os.path.join(self.dir, "dovecot.conf")
         self.passwd_file = os.path.join(self.dir, "passwd")
+        self.oauth_conf = os.path.join(self.dir, "dovecot-oauth2.conf.ext")
         self.log_path = os.path.join(self.dir, "dovecot.log")
         self.ca_file = os.path.join(self.dir, "tls", "ca.pem")
         self.cert_file = os.path.join(self.dir, "tls", "server.pem")
@@ -605,6 +626,31 @@ class Dovecot:
             client.login(user, self.users[user] if password is None else password)
         return client
 
+    def imap_oauth(self, user, token, mechanism="XOAUTH2", security="plain"):
+        """An imaplib client logged in with an OAuth 2.0 access token (SASL XOAUTH2 or OAUTHBEARER, RFC 7628);
+        imaplib.IMAP4.error when Dovecot refuses it. security as for imap()."""
+        client = self.imap(security=security)
+        port = self.tls_port if security == "tls" else self.port
+        try:
+            client.authenticate(mechanism, sasl_bearer(mechanism, user, token, self.host, port))
+        except BaseException:
+            client.shutdown()
+            raise
+        return client
+
+    def smtp_oauth(self, user, token, mechanism="XOAUTH2", security="starttls"):
+        """An smtplib client of the submission service logged in with an OAuth 2.0 access token;
+        smtplib.SMTPAuthenticationError when Dovecot refuses it. security as for smtp()."""
+        client = self.smtp(security=security)
+        port = self.submissions_port if security == "tls" else self.submission_port
+        try:
+            client.ehlo_or_helo_if_needed()
+            client.auth(mechanism, sasl_bearer(mechanism, user, token, self.host, port, text=True))
+        except BaseException:
+            client.close()
+            raise
+        return client
+
     def log_tail(self, lines=30):
         chunks = []
         for path in (os.path.join(self.dir, "dovecot.stderr"), self.log_path):
@@ -622,7 +668,8 @@ class Dovecot:
                 "separator": SEPARATOR, "dovecot_user": self.user_name,
                 "submission_port": self.submission_port, "submissions_port": self.submissions_port,
                 "lmtp_port": self.lmtp_port, "relay_port": self.relay_port,
-                "max_mail_size": self.max_mail_size if self.submission else None}
+                "max_mail_size": self.max_mail_size if self.submission else None,
+                "oauth": bool(self.oauth_introspection_url)}
 
     # -- internals -------------------------------------------------------------------------------------
 
@@ -817,6 +864,54 @@ protocol lmtp {{
 }}
 """
 
+    def _password_passdb(self):
+        """The passwd-file passdb; with oauth only for PLAIN, LOGIN and "none" (see the class's docstring)."""
+        if not self.oauth_introspection_url:
+            return f"""passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u {self.passwd_file}
+}}
+"""
+        return f"""# Passwords for PLAIN and LOGIN only, so that a password is never taken for a bearer token; "none" is the
+# passdb lookup a static userdb makes to see that a user exists (LMTP's RCPT TO, doveadm): without it LMTP
+# fails with "All password databases were skipped".
+passdb {{
+  driver = passwd-file
+  args = scheme=PLAIN username_format=%u {self.passwd_file}
+  mechanisms = none plain login
+}}
+"""
+
+    def _oauth_passdb(self):
+        """With oauth: the oauth2 passdb and its settings file (see the class's docstring). Dovecot 2.3 reads
+        the file in the auth process, as the unprivileged user; it holds the introspection client's secret."""
+        if not self.oauth_introspection_url:
+            return ""
+        settings = f"""# Written by Tests/IMAP/dovecot.py: bearer tokens are checked by RFC 7662 introspection.
+# No tokeninfo_url: every token goes to introspection_url, POSTed as token=... with the credentials of the URL
+# as HTTP Basic (the confidential client "dovecot").
+introspection_mode = post
+introspection_url = {self.oauth_introspection_url}
+# Needed with active_attribute: without it a tokeninfo answer that has the username would be taken as is.
+force_introspection = yes
+# RFC 7662's answer: {{"active": true, "username": "alice", "exp": ..., "scope": ...}}; the username must be the
+# SASL user, and an inactive token (expired, revoked, unknown) has no username and active false.
+username_attribute = username
+username_format = %Lu
+active_attribute = active
+active_value = true
+timeout_msecs = 10000
+"""
+        self._write_owned(self.oauth_conf, settings.encode())
+        os.chmod(self.oauth_conf, 0o600)
+        return f"""# OAuth 2.0 bearer tokens (SASL XOAUTH2 and OAUTHBEARER) for IMAP and submission alike.
+passdb {{
+  driver = oauth2
+  mechanisms = xoauth2 oauthbearer
+  args = {self.oauth_conf}
+}}
+"""
+
     def _write_config(self):
         d = self.dir
         mailboxes = "".join(
@@ -848,16 +943,12 @@ ssl = yes
 ssl_cert = <{self.cert_file}
 ssl_key = <{self._key_file}
 # LOGIN and AUTHENTICATE PLAIN/LOGIN without TLS too (loopback counts as secure for Dovecot anyway).
-auth_mechanisms = plain login
+auth_mechanisms = plain login{" xoauth2 oauthbearer" if self.oauth_introspection_url else ""}
 disable_plaintext_auth = no
 # Tests try wrong passwords on purpose: the NO comes after about 0.5 s (Dovecot 2.3 sends failures on a
 # 500 ms timer) instead of 2 s, and repeated failures are not slowed down by anvil's penalty (up to 15 s).
 auth_failure_delay = 0
-passdb {{
-  driver = passwd-file
-  args = scheme=PLAIN username_format=%u {self.passwd_file}
-}}
-userdb {{
+{self._password_passdb()}{self._oauth_passdb()}userdb {{
   driver = static
   args = uid={self.uid} gid={self.gid} home={d}/home/%u
 }}
@@ -903,6 +994,30 @@ service anvil {{
 {self.extra_config}
 """
         self._write_owned(self.conf, conf.encode())
+
+
+def sasl_bearer(mechanism, user, token, host="127.0.0.1", port=None, text=False):
+    """The authobject imaplib's authenticate() and smtplib's auth() call for XOAUTH2 or OAUTHBEARER: the first
+    call gives the client response; a later call (the server sent its JSON error as a challenge) gives the
+    answer that ends the exchange, empty for XOAUTH2 and a lone ^A for OAUTHBEARER (RFC 7628 §3.2.3), after
+    which the server says NO. text: str answers (smtplib) instead of bytes (imaplib)."""
+    mechanism = mechanism.upper()
+    if mechanism == "XOAUTH2":
+        first = f"user={user}\x01auth=Bearer {token}\x01\x01"
+        after = ""
+    elif mechanism == "OAUTHBEARER":
+        first = f"n,a={user.replace('=', '=3D').replace(',', '=2C')},\x01host={host}\x01" \
+                + (f"port={port}\x01" if port else "") + f"auth=Bearer {token}\x01\x01"
+        after = "\x01"
+    else:
+        raise ValueError(f"not an OAuth mechanism: {mechanism}")
+    calls = []
+
+    def respond(challenge=None):
+        calls.append(challenge)
+        answer = first if len(calls) == 1 else after
+        return answer if text else answer.encode()
+    return respond
 
 
 def _quote(mailbox):
@@ -998,6 +1113,9 @@ def main(argv=None):
                         help="also an SMTP server: Dovecot's submission service relaying to LMTP delivery (see the Dovecot class)")
     parser.add_argument("--max-mail-size", type=int, default=2_000_000, metavar="BYTES",
                         help="the submission service's SIZE (with --submission; default 2000000)")
+    parser.add_argument("--oauth-introspection-url", metavar="URL",
+                        help="also take OAuth 2.0 bearer tokens (XOAUTH2, OAUTHBEARER), checked at this RFC 7662 "
+                             "introspection endpoint, http://CLIENT:SECRET@HOST:PORT/PATH (oauth_server.py prints it)")
     args = parser.parse_args(argv)
 
     users = dict(u.split(":", 1) for u in args.user) if args.user else None
@@ -1009,7 +1127,7 @@ def main(argv=None):
 
     try:
         server = Dovecot(users=users, workdir=args.dir, keep=args.keep, submission=args.submission,
-                         max_mail_size=args.max_mail_size)
+                         max_mail_size=args.max_mail_size, oauth=args.oauth_introspection_url)
     except DovecotMissing as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -1044,6 +1162,9 @@ def main(argv=None):
             if info["submission_port"]:
                 print(f"SMTP submission: STARTTLS port {info['submission_port']}, implicit TLS port "
                       f"{info['submissions_port']} (SIZE {info['max_mail_size']}; delivers into the users' INBOX)")
+            if info["oauth"]:
+                print("OAuth 2.0: AUTHENTICATE XOAUTH2 and OAUTHBEARER, tokens checked at "
+                      f"{server.oauth_introspection_url}")
             print(f"CA certificate: {info['ca_file']}")
             for name, password in server.users.items():
                 print(f"user {name} password {password}")
