@@ -45,6 +45,7 @@ test: deps corpora model
 	  python3 Tests/Browser/run_browser_tests.py --binary .build/debug/mailsearch --model-dir "$(MAILSEARCH_MODEL_DIR)" \
 	    --screenshots docs/screenshots 2>&1 | tee .build/browser-test.log; browser=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_dovecot_harness.py 2>&1 | tee .build/imap-test.log; imap=$${PIPESTATUS[0]}; \
+	  python3 Tests/IMAP/test_oauth_harness.py 2>&1 | tee .build/oauth-test.log; oauth=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_smtp_send.py --binary .build/debug/mailsearch 2>&1 | tee .build/smtp-test.log; smtp=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_send_queue.py --binary .build/debug/mailsearch 2>&1 | tee .build/send-queue-test.log; queue=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_serve_histories.py --binary .build/debug/mailsearch 2>&1 | grep -v " info mailsearch" | tee .build/serve-histories-test.log; histories=$${PIPESTATUS[0]}; \
@@ -60,6 +61,10 @@ test: deps corpora model
 	  ipassed=$$(echo "$$isummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
 	  ifailed=$$(echo "$$isummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
 	  if [ -z "$$isummary" ]; then ifailed=1; fi; \
+	  osummary=$$(grep -E "^OAuth harness: [0-9]+ passed, [0-9]+ failed" .build/oauth-test.log | tail -n 1); \
+	  opassed=$$(echo "$$osummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
+	  ofailed=$$(echo "$$osummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
+	  if [ -z "$$osummary" ]; then ofailed=1; fi; \
 	  ssummary=$$(grep -E "^SMTP tests: [0-9]+ passed, [0-9]+ failed" .build/smtp-test.log | tail -n 1); \
 	  spassed=$$(echo "$$ssummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
 	  sfailed=$$(echo "$$ssummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
@@ -72,9 +77,9 @@ test: deps corpora model
 	  hpassed=$$(echo "$$hsummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
 	  hfailed=$$(echo "$$hsummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
 	  if [ -z "$$hsummary" ]; then hfailed=1; fi; \
-	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed; SMTP: $${spassed:-0} passed, $${sfailed:-0} failed; send queue: $${qpassed:-0} passed, $${qfailed:-0} failed; serve histories: $${hpassed:-0} passed, $${hfailed:-0} failed"; \
-	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} + $${spassed:-0} + $${qpassed:-0} + $${hpassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} + $${sfailed:-0} + $${qfailed:-0} + $${hfailed:-0} )) failed, $${skipped:-0} skipped"; \
-	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ] && [ $$smtp -eq 0 ] && [ $$queue -eq 0 ] && [ $$histories -eq 0 ]
+	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed; OAuth harness: $${opassed:-0} passed, $${ofailed:-0} failed; SMTP: $${spassed:-0} passed, $${sfailed:-0} failed; send queue: $${qpassed:-0} passed, $${qfailed:-0} failed; serve histories: $${hpassed:-0} passed, $${hfailed:-0} failed"; \
+	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} + $${opassed:-0} + $${spassed:-0} + $${qpassed:-0} + $${hpassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} + $${ofailed:-0} + $${sfailed:-0} + $${qfailed:-0} + $${hfailed:-0} )) failed, $${skipped:-0} skipped"; \
+	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ] && [ $$oauth -eq 0 ] && [ $$smtp -eq 0 ] && [ $$queue -eq 0 ] && [ $$histories -eq 0 ]
 
 ## make soak: the mailbox and the server against a model over many random histories (README, "Last action wins"):
 ## SOAK_HISTORIES in process against a real Dovecot (Tests/IMAPSyncTests/ConvergenceTests.swift: crashes injected
