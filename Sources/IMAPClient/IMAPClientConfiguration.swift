@@ -68,7 +68,7 @@ public enum IMAPAuthentication: Sendable {
     /// AUTHENTICATE XOAUTH2 (Gmail, Outlook).
     case xoauth2(user: String, accessToken: String)
 
-    var user: String {
+    public var user: String {
         switch self {
         case .password(let user, _), .xoauth2(let user, _): return user
         }

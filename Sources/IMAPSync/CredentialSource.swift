@@ -1,6 +1,7 @@
 import Foundation
 import IMAPClient
 import MailModel
+import MailSearchKit
 
 /// Reads an account's password or OAuth token when a sync starts: from a command's output (like
 /// mbsync's PassCmd: `pass show mail/work`, `secret-tool lookup …`, a token refresher) or an
@@ -10,13 +11,15 @@ enum CredentialSource {
 
     /// `authentication(account:settings:)` on a thread of its own: a password command may take
     /// up to `commandTimeout`, which no cooperative thread may spend waiting.
-    static func authentication(account: String, settings: IMAPAccountSettings) async throws -> IMAPAuthentication {
-        guard settings.oauthTokenCommand != nil || settings.passwordCommand != nil else {
-            return try authentication(account: account, settings: settings, environment: ProcessInfo.processInfo.environment)
+    static func authentication(account: String, settings: IMAPAccountSettings, secrets: (any SecretVault)?) async throws -> IMAPAuthentication {
+        guard settings.oauthTokenCommand != nil || settings.passwordCommand != nil || settings.passwordStored else {
+            return try authentication(account: account, settings: settings, environment: ProcessInfo.processInfo.environment, secrets: secrets)
         }
         return try await withCheckedThrowingContinuation { continuation in
             let thread = Thread {
-                continuation.resume(with: Result { try authentication(account: account, settings: settings, environment: ProcessInfo.processInfo.environment) })
+                continuation.resume(with: Result {
+                    try authentication(account: account, settings: settings, environment: ProcessInfo.processInfo.environment, secrets: secrets)
+                })
             }
             thread.name = "mailsearch.credentials"
             thread.start()
@@ -24,7 +27,28 @@ enum CredentialSource {
     }
 
     static func authentication(account: String, settings: IMAPAccountSettings,
-                               environment: [String: String]) throws -> IMAPAuthentication {
+                               environment: [String: String], secrets: (any SecretVault)? = nil) throws -> IMAPAuthentication {
+        if settings.passwordStored {
+            guard let secrets else {
+                throw SyncError(.credentials, "the password of account \"\(account)\" is in the secret store, which this process has not opened",
+                                hint: "run `mailsearch serve` and unlock the store from the page, or set MAILSEARCH_SECRET_PASSPHRASE")
+            }
+            guard secrets.isUnlocked else {
+                throw SyncError(.credentials, "the secret store (\(secrets.summary)) is locked, so the password of account \"\(account)\" cannot be read",
+                                hint: "unlock it with your passphrase on the page")
+            }
+            let password: String?
+            do {
+                password = try secrets.password(account: account)
+            } catch {
+                throw SyncError(.credentials, "cannot read the password of account \"\(account)\" from \(secrets.summary): \(error)")
+            }
+            guard let password, !password.isEmpty else {
+                throw SyncError(.credentials, "\(secrets.summary) holds no password for account \"\(account)\"",
+                                hint: "enter the password again in the account's settings")
+            }
+            return .password(user: settings.username, password: password)
+        }
         if let command = settings.oauthTokenCommand {
             let token = try firstLine(ofCommand: command, account: account, what: "OAuth token")
             return .xoauth2(user: settings.username, accessToken: token)
@@ -93,7 +117,8 @@ enum CredentialSource {
 extension IMAPSyncEngine {
     /// The account's password or token, read now from its command or environment variable (for
     /// sending through the account's SMTP server with the same login). Never stored.
-    public static func credentials(accountName: String, settings: IMAPAccountSettings) async throws -> IMAPAuthentication {
-        try await CredentialSource.authentication(account: accountName, settings: settings)
+    public static func credentials(accountName: String, settings: IMAPAccountSettings,
+                                   secrets: (any SecretVault)? = nil) async throws -> IMAPAuthentication {
+        try await CredentialSource.authentication(account: accountName, settings: settings, secrets: secrets)
     }
 }

@@ -159,7 +159,7 @@ public final class IMAPSyncEngine: Sendable {
         let configuration = IMAPClientConfiguration(
             host: settings.host, port: settings.port, security: security, caFile: settings.caFile,
             responseTimeout: options.responseTimeout)
-        let authentication = try await CredentialSource.authentication(account: account.name, settings: settings)
+        let authentication = try await CredentialSource.authentication(account: account.name, settings: settings, secrets: service.secrets)
         let connection = try await IMAPConnection.connect(configuration)
         do {
             if showInStatus { board.update(account.name) { $0.state = .authenticating } }
@@ -738,31 +738,5 @@ extension IMAPSyncEngine {
         let board = SyncStatusBoard()
         service.register(syncStatus: board)
         return accounts.map { IMAPSyncEngine(service: service, account: $0.account, settings: $0.settings, options: options, board: board) }
-    }
-
-    /// Checks that the account's server can be reached and accepts its login (for `account add`).
-    public static func checkLogin(accountName: String, settings: IMAPAccountSettings, options: SyncOptions = SyncOptions()) async throws -> Set<String> {
-        guard let security = IMAPSecurity(rawValue: settings.security) else {
-            throw SyncError(.server, "unknown connection security \"\(settings.security)\"")
-        }
-        do {
-            let authentication = try await CredentialSource.authentication(account: accountName, settings: settings)
-            let connection = try await IMAPConnection.connect(IMAPClientConfiguration(
-                host: settings.host, port: settings.port, security: security, caFile: settings.caFile,
-                responseTimeout: options.responseTimeout))
-            do {
-                try await connection.login(authentication)
-                let capabilities = Set(connection.capabilities.map(\.rawValue))
-                await connection.logout()
-                return capabilities
-            } catch {
-                await connection.close()
-                throw error
-            }
-        } catch {
-            var failure = syncError(error, account: accountName, settings: settings)
-            if failure.kind == .connection { failure.hint = "check the host and port, and that the server is up" }
-            throw failure
-        }
     }
 }

@@ -140,7 +140,7 @@ public final class MessageSender: Sendable {
         let authentication: SMTPAuthentication
         do {
             configuration = try Self.smtpConfiguration(settings, responseTimeout: responseTimeout)
-            switch try await CredentialSource.authentication(account: account.name, settings: settings) {
+            switch try await CredentialSource.authentication(account: account.name, settings: settings, secrets: service.secrets) {
             case .password(let user, let password): authentication = .password(user: user, password: password)
             case .xoauth2(let user, let token): authentication = .xoauth2(user: user, accessToken: token)
             }

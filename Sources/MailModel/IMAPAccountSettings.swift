@@ -1,5 +1,6 @@
-/// How to reach an account's IMAP server. No secret is kept: the password (or OAuth token) is
-/// read when a sync starts, from a command's output or an environment variable.
+/// How to reach an account's IMAP server. No secret is kept here: the password (or OAuth token) is
+/// read when a sync starts, from a command's output, an environment variable, or the secret store
+/// (`passwordStored`: the desktop's Secret Service or the passphrase-encrypted file).
 public struct IMAPAccountSettings: Sendable, Hashable, Codable {
     public var host: String
     public var port: Int
@@ -12,6 +13,8 @@ public struct IMAPAccountSettings: Sendable, Hashable, Codable {
     public var passwordEnvironment: String?
     /// A shell command whose first line of output is an OAuth 2 access token (XOAUTH2, Gmail).
     public var oauthTokenCommand: String?
+    /// The password is in the secret store, under the account's name (added from the page).
+    public var passwordStored: Bool
     /// A PEM file of extra trusted roots, for a server with a self-signed certificate.
     public var caFile: String?
     /// Mail of the last N days is synced; nil syncs everything.
@@ -23,7 +26,7 @@ public struct IMAPAccountSettings: Sendable, Hashable, Codable {
     public var smtpSecurity: String?
 
     public init(host: String, port: Int, security: String, username: String, passwordCommand: String? = nil,
-                passwordEnvironment: String? = nil, oauthTokenCommand: String? = nil, caFile: String? = nil,
+                passwordEnvironment: String? = nil, oauthTokenCommand: String? = nil, passwordStored: Bool = false, caFile: String? = nil,
                 syncWindowDays: Int? = 30, smtpHost: String? = nil, smtpPort: Int? = nil, smtpSecurity: String? = nil) {
         self.host = host
         self.port = port
@@ -32,6 +35,7 @@ public struct IMAPAccountSettings: Sendable, Hashable, Codable {
         self.passwordCommand = passwordCommand
         self.passwordEnvironment = passwordEnvironment
         self.oauthTokenCommand = oauthTokenCommand
+        self.passwordStored = passwordStored
         self.caFile = caFile
         self.syncWindowDays = syncWindowDays
         self.smtpHost = smtpHost

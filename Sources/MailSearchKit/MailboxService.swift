@@ -84,13 +84,32 @@ public struct MailboxService: Sendable {
     }
 
     /// Adds an IMAP account; a conflict when an account of that name exists already.
-    public func addIMAPAccount(named name: String, email: String?, settings: IMAPAccountSettings) async throws -> Account {
+    public func addIMAPAccount(named name: String, email: String?, displayName: String? = nil,
+                               settings: IMAPAccountSettings) async throws -> Account {
         try await core.pool.run { [core] in
             guard !core.configuration.readOnly else { throw ServiceError(.unavailable, "the mailbox is open read-only") }
             guard try core.store.findAccount(named: name) == nil else {
                 throw ServiceError(.conflict, "an account named \"\(name)\" exists already", hint: "`mailsearch account list` shows the accounts")
             }
-            return try core.store.addIMAPAccount(named: name, email: email, settings: settings)
+            return try core.store.addIMAPAccount(named: name, email: email, displayName: displayName, settings: settings)
+        }
+    }
+
+    /// Changes an IMAP account's settings, address and display name.
+    public func updateIMAPAccount(id: Int64, email: String?, displayName: String?, settings: IMAPAccountSettings) async throws {
+        try await core.pool.run { [core] in
+            guard !core.configuration.readOnly else { throw ServiceError(.unavailable, "the mailbox is open read-only") }
+            try core.store.updateIMAPAccount(id: id, email: email, displayName: displayName, settings: settings)
+            core.mailChanged()
+        }
+    }
+
+    /// Makes one account the default sender (nil: none, the first that can send).
+    public func setDefaultSender(accountId: Int64?) async throws {
+        try await core.pool.run { [core] in
+            guard !core.configuration.readOnly else { throw ServiceError(.unavailable, "the mailbox is open read-only") }
+            try core.store.setDefaultSender(accountId: accountId)
+            core.mailChanged()
         }
     }
 

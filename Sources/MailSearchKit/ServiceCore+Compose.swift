@@ -115,9 +115,11 @@ extension ServiceCore {
 
     // MARK: Identities
 
-    /// The accounts that can send (IMAP accounts with an SMTP server), in account order.
+    /// The accounts that can send (IMAP accounts with an SMTP server): the default sender, then the rest in account order.
     public func sendingIdentities() throws -> [SendingIdentity] {
-        try store.imapAccounts().compactMap { account, settings in
+        // The default sender first: the one a new message is sent from unless another is chosen.
+        let accounts = try store.imapAccounts()
+        return (accounts.filter { $0.account.isDefaultSender } + accounts.filter { !$0.account.isDefaultSender }).compactMap { account, settings in
             guard settings.smtpHost != nil else { return nil }
             let address = account.email ?? (settings.username.contains("@") ? settings.username : nil)
             guard let address else { return nil }

@@ -104,6 +104,10 @@ final class ServiceCore: @unchecked Sendable {
     /// Where each syncing account stands: the boards the sync engines of this process write
     /// (`register(syncStatus:)`), shown in the status.
     let syncSources = LockedBox<[any SyncStatusSource]>([])
+    /// Where passwords added from the page are kept (`register(secrets:)`).
+    let secrets = LockedBox<(any SecretVault)?>(nil)
+    /// Tries servers and starts and stops syncs for the accounts API (`register(accountConnector:)`).
+    let accountConnector = LockedBox<(any AccountConnector)?>(nil)
     /// The send queue's undo window and the sender's state (`ServiceCore+Compose`).
     public let sending = SendQueueBoard()
     /// Rung when a mailbox action queues server operations (the outbox runners wake at once; a

@@ -147,6 +147,7 @@ struct MailSearchAPI: Sendable {
         registerCategories(on: api)
         registerActions(on: api)
         registerCompose(on: api)
+        registerAccounts(on: api)
         // Anything else under /api/ falls through to the router's 404, which ResponseMiddleware
         // words as JSON.
     }

@@ -15,24 +15,49 @@ extension MailStore {
     // MARK: Accounts
 
     /// Creates an IMAP account; fails when an account of that name exists already.
-    public func addIMAPAccount(named name: String, email: String?, settings: IMAPAccountSettings) throws -> Account {
+    public func addIMAPAccount(named name: String, email: String?, displayName: String? = nil,
+                               settings: IMAPAccountSettings) throws -> Account {
         try database.write { db in
             if try Row.fetchOne(db, sql: "SELECT id FROM accounts WHERE name = ?", arguments: [name]) != nil {
                 throw MailStoreError.accountExists(name: name)
             }
             try db.execute(
-                sql: "INSERT INTO accounts (name, email, imapHost, imapPort, createdAt) VALUES (?, ?, ?, ?, ?)",
-                arguments: [name, email, settings.host, settings.port, Date().timeIntervalSince1970])
+                sql: "INSERT INTO accounts (name, email, displayName, imapHost, imapPort, createdAt) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [name, email, displayName, settings.host, settings.port, Date().timeIntervalSince1970])
             let id = db.lastInsertedRowID
             try db.execute(sql: """
                 INSERT INTO imap_accounts (accountId, host, port, security, username, passwordCommand, passwordEnvironment,
-                    oauthTokenCommand, caFile, syncWindowDays, smtpHost, smtpPort, smtpSecurity)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    oauthTokenCommand, caFile, syncWindowDays, smtpHost, smtpPort, smtpSecurity, passwordStored)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [id, settings.host, settings.port, settings.security, settings.username,
                                  settings.passwordCommand, settings.passwordEnvironment, settings.oauthTokenCommand,
                                  settings.caFile, settings.syncWindowDays, settings.smtpHost, settings.smtpPort,
-                                 settings.smtpSecurity])
+                                 settings.smtpSecurity, settings.passwordStored])
             return Self.account(from: try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [id])!)
+        }
+    }
+
+    /// Changes an IMAP account's settings, address and display name (the name stays).
+    public func updateIMAPAccount(id: Int64, email: String?, displayName: String?, settings: IMAPAccountSettings) throws {
+        try database.write { db in
+            try db.execute(sql: "UPDATE accounts SET email = ?, displayName = ?, imapHost = ?, imapPort = ? WHERE id = ?",
+                           arguments: [email, displayName, settings.host, settings.port, id])
+            try db.execute(sql: """
+                UPDATE imap_accounts SET host = ?, port = ?, security = ?, username = ?, passwordCommand = ?,
+                    passwordEnvironment = ?, oauthTokenCommand = ?, caFile = ?, syncWindowDays = ?, smtpHost = ?,
+                    smtpPort = ?, smtpSecurity = ?, passwordStored = ?
+                WHERE accountId = ?
+                """, arguments: [settings.host, settings.port, settings.security, settings.username, settings.passwordCommand,
+                                 settings.passwordEnvironment, settings.oauthTokenCommand, settings.caFile, settings.syncWindowDays,
+                                 settings.smtpHost, settings.smtpPort, settings.smtpSecurity, settings.passwordStored, id])
+            guard db.changesCount == 1 else { throw MailStoreError.notFound("no IMAP account with id \(id)") }
+        }
+    }
+
+    /// Makes one account the default sender (nil: none).
+    public func setDefaultSender(accountId: Int64?) throws {
+        try database.write { db in
+            try db.execute(sql: "UPDATE accounts SET isDefaultSender = (id IS ?)", arguments: [accountId])
         }
     }
 
@@ -42,14 +67,15 @@ extension MailStore {
             try Row.fetchAll(db, sql: """
                 SELECT a.*, i.host AS iHost, i.port AS iPort, i.security, i.username, i.passwordCommand,
                     i.passwordEnvironment, i.oauthTokenCommand, i.caFile, i.syncWindowDays, i.smtpHost, i.smtpPort,
-                    i.smtpSecurity
+                    i.smtpSecurity, i.passwordStored
                 FROM accounts a JOIN imap_accounts i ON i.accountId = a.id ORDER BY a.id
                 """).map { row in
                 (Self.account(from: row),
                  IMAPAccountSettings(host: row["iHost"], port: row["iPort"], security: row["security"],
                                      username: row["username"], passwordCommand: row["passwordCommand"],
                                      passwordEnvironment: row["passwordEnvironment"],
-                                     oauthTokenCommand: row["oauthTokenCommand"], caFile: row["caFile"],
+                                     oauthTokenCommand: row["oauthTokenCommand"], passwordStored: row["passwordStored"],
+                                     caFile: row["caFile"],
                                      syncWindowDays: row["syncWindowDays"], smtpHost: row["smtpHost"],
                                      smtpPort: row["smtpPort"], smtpSecurity: row["smtpSecurity"]))
             }

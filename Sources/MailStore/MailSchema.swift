@@ -247,6 +247,14 @@ enum MailSchema {
         migrator.registerMigration("v-attachment-passages") { db in
             try AttachmentPassageTable.create(db)
         }
+        migrator.registerMigration("v-account-settings") { db in
+            // Accounts added from the page keep their password in the secret store (never here: this
+            // says only that it is there); one account may be the default sender.
+            try db.execute(sql: """
+                ALTER TABLE imap_accounts ADD COLUMN passwordStored INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE accounts ADD COLUMN isDefaultSender INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
     }
 }
@@ -259,6 +267,6 @@ extension MailStore {
         "v1-mail-store", "v2-recent-searches", "v3-embeddings", "v4-filter-indexes", "v5-sender-index", "v6-rethread",
         "v7-email-directory", "v-sender-name", "v-imap-sync", "v-categories", "v-smtp-accounts", "v-outbox", "v-drafts",
         "v-outbox-gmail-labels", "v-thread-summaries", "v-outbox-email", "v-attachment-text",
-        "v-attachment-passages",
+        "v-attachment-passages", "v-account-settings",
     ]
 }

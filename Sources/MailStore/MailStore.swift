@@ -260,7 +260,8 @@ public final class MailStore: Sendable {
             id: row["id"], name: row["name"], email: row["email"], displayName: row["displayName"],
             imapHost: row["imapHost"], imapPort: row["imapPort"],
             lastSyncDate: (row["lastSyncDate"] as Double?).map(Date.init(timeIntervalSince1970:)),
-            isActive: row["isActive"], createdAt: Date(timeIntervalSince1970: row["createdAt"]))
+            isActive: row["isActive"], createdAt: Date(timeIntervalSince1970: row["createdAt"]),
+            isDefaultSender: (row["isDefaultSender"] as Bool?) ?? false)
     }
 
     static func thread(from row: Row) -> MailThread {

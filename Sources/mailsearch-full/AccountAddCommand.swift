@@ -128,13 +128,9 @@ struct AccountAddCommand: AsyncParsableCommand {
             throw CLIError("an account named \"\(name)\" exists already; `mailsearch account list` shows the accounts")
         }
         if !noCheck {
-            do {
-                _ = try await IMAPSyncEngine.checkLogin(accountName: name, settings: settings)
-            } catch let error as SyncError {
-                throw CLIError("\(error.description); the account was not saved (--no-check saves it anyway)")
-            }
-            if let smtpServer {
-                try await checkSMTP(smtpServer, settings: settings)
+            let check = await AccountChecker.check(accountName: name, settings: settings)
+            if let problem = check.problem {
+                throw CLIError("\(problem.service == "smtp" ? "SMTP: " : "")\(problem); the account was not saved (--no-check saves it anyway)")
             }
         }
         let address = email ?? (user.contains("@") ? user : nil)
@@ -158,32 +154,6 @@ struct AccountAddCommand: AsyncParsableCommand {
         case .tls: return "TLS"
         case .startTLS: return "STARTTLS"
         case .plaintext: return "no TLS"
-        }
-    }
-
-    /// Connects to the SMTP server and logs in (nothing is sent): the account is saved only if that works.
-    private func checkSMTP(_ server: (host: String, port: Int, security: SMTPSecurity), settings: IMAPAccountSettings) async throws {
-        let authentication: SMTPAuthentication
-        do {
-            switch try await IMAPSyncEngine.credentials(accountName: name, settings: settings) {
-            case .password(let user, let password): authentication = .password(user: user, password: password)
-            case .xoauth2(let user, let token): authentication = .xoauth2(user: user, accessToken: token)
-            }
-        } catch {
-            throw CLIError("\(error); the account was not saved")
-        }
-        do {
-            let connection = try await SMTPConnection.connect(SMTPClientConfiguration(
-                host: server.host, port: server.port, security: server.security, caFile: settings.caFile))
-            do {
-                try await connection.authenticate(authentication)
-            } catch {
-                await connection.quit()
-                throw error
-            }
-            await connection.quit()
-        } catch {
-            throw CLIError("SMTP: \(error); the account was not saved (--no-check saves it anyway)")
         }
     }
 }

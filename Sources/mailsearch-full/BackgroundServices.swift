@@ -5,7 +5,7 @@ import ServiceLifecycle
 
 // The long-running work of `serve` and `sync --watch`, as services of the process's ServiceGroup.
 
-/// The sync engines of `serve` and `sync --watch`, as a service of the process's ServiceGroup:
+/// The sync engines of `sync --watch`, as a service of the process's ServiceGroup:
 /// each account watched in a task of its own, all cancelled on graceful shutdown.
 struct BackgroundSync: Service {
     let engines: [IMAPSyncEngine]
@@ -17,6 +17,17 @@ struct BackgroundSync: Service {
                     group.addTask { await engine.watch() }
                 }
             }
+        }
+    }
+}
+
+/// `serve`'s syncs (`SyncSupervisor`: every IMAP account, and those the page adds), until shutdown.
+struct SupervisedSync: Service {
+    let supervisor: SyncSupervisor
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            await supervisor.run()
         }
     }
 }

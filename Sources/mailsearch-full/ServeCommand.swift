@@ -126,10 +126,13 @@ struct ServeCommand: AsyncParsableCommand {
             FileHandle.standardOutput.write(Data("MailSearch is serving \(configuration.url(port: port)) (Ctrl-C to stop)\n".utf8))
         }
         var services: [any Service] = [app]
-        let engines = sync ? try await IMAPSyncEngine.engines(service: service) : []
-        if !engines.isEmpty {
-            services.append(BackgroundSync(engines: engines))
-            logger.info("syncing \(engines.count) IMAP account(s) in the background")
+        // The accounts' syncs, and the accounts API's tries and starts (an account added from the
+        // page syncs at once; with --no-sync it is only saved).
+        let supervisor = SyncSupervisor(service: service, syncing: sync)
+        service.register(accountConnector: supervisor)
+        services.append(SupervisedSync(supervisor: supervisor))
+        if sync, case let count = try await service.mailbox.imapAccounts().count, count > 0 {
+            logger.info("syncing \(count) IMAP account(s) in the background")
         }
         if send {
             services.append(BackgroundSending(sender: sender))

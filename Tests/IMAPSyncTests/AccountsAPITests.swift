@@ -1,0 +1,236 @@
+import Foundation
+import XCTest
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// `/api/accounts` as the page uses it: the built `mailsearch serve` against a real Dovecot (IMAP and
+/// its submission service). Each way a server can be wrong comes back as a problem the page can act on.
+final class AccountsAPITests: XCTestCase {
+    var work: URL!
+    var server: DovecotServer?
+    var serve: ChildProcess?
+    var port = 0
+
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: SyncCommandTests.binary.path) else {
+            throw XCTSkip("no built binary at \(SyncCommandTests.binary.path); run `swift build` first")
+        }
+        signal(SIGPIPE, SIG_IGN)
+        work = FileManager.default.temporaryDirectory.appendingPathComponent("accountsapi-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        if let serve, serve.isRunning {
+            kill(serve.processIdentifier, SIGKILL)
+            serve.waitUntilExit()
+        }
+        server?.stop()
+        if let work { try? FileManager.default.removeItem(at: work) }
+    }
+
+    /// The binary with the test's data directory and no model.
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
+        var env = ProcessInfo.processInfo.environment
+        env["MAILSEARCH_DATA_DIR"] = work.appendingPathComponent("data").path
+        env["MAILSEARCH_MODEL_DIR"] = work.appendingPathComponent("no-model").path
+        for (key, value) in environment { env[key] = value }
+        return try ChildProcess(binary: SyncCommandTests.binary, arguments: arguments, environment: env,
+                                outputDirectory: work.appendingPathComponent("out-\(UUID().uuidString)"))
+    }
+
+    func startServe(_ extra: [String] = [], environment: [String: String] = [:]) throws {
+        let process = try start(["serve", "--port", "0", "--no-background-embedding"] + extra, environment: environment)
+        serve = process
+        let line = try process.waitForStdoutLine(timeout: 60)
+        guard let url = line.split(separator: " ").first(where: { $0.hasPrefix("http://127.0.0.1:") }),
+              let found = Int(url.split(separator: ":").last ?? "") else {
+            throw NSError(domain: "AccountsAPITests", code: 1, userInfo: [NSLocalizedDescriptionKey: "no URL in \"\(line)\"; \(process.stderrText)"])
+        }
+        port = found
+    }
+
+    /// Tries a form and returns the first problem's kind and field (nil when the check passed).
+    func problem(_ form: [String: Any]) throws -> (kind: String?, field: String?, message: String, check: [String: Any]) {
+        let (status, body) = try request("POST", "/api/accounts/test", form)
+        XCTAssertEqual(status, 200, "\(body)")
+        let check = try XCTUnwrap(body as? [String: Any], "\(body)")
+        let steps = [check["imap"], check["smtp"]].compactMap { $0 as? [String: Any] }
+        let problem = steps.compactMap { $0["problem"] as? [String: Any] }.first
+        return (problem?["kind"] as? String, problem?["field"] as? String, problem?["message"] as? String ?? "", check)
+    }
+
+    func testEachServerMistakeIsNamedAndARightFormPasses() throws {
+        let server = try DovecotServer(submission: true)
+        self.server = server
+        try startServe()
+        let base: [String: Any] = [
+            "email": "alice@example.com", "username": "alice", "password": SyncCommandTests.password,
+            "imapHost": server.host, "imapPort": server.tlsPort, "imapSecurity": "tls", "caFile": server.caFile,
+            "smtpHost": server.host, "smtpPort": try XCTUnwrap(server.submissionPort), "smtpSecurity": "startTLS",
+        ]
+        func with(_ changes: [String: Any]) -> [String: Any] { base.merging(changes) { _, new in new } }
+
+        let right = try problem(base)
+        XCTAssertNil(right.kind, right.message)
+        XCTAssertEqual(right.check["ok"] as? Bool, true, "\(right.check)")
+        XCTAssertEqual((right.check["smtp"] as? [String: Any])?["ok"] as? Bool, true, "the SMTP login was tried too: \(right.check)")
+
+        let wrong = try problem(with(["password": "not-the-password"]))
+        XCTAssertEqual(wrong.kind, "wrongPassword", wrong.message)
+        XCTAssertEqual(wrong.field, "password")
+        XCTAssertFalse("\(wrong.check)".contains("not-the-password"), "never echoes the password")
+
+        let closed = try problem(with(["imapPort": try Self.closedPort()]))
+        XCTAssertEqual(closed.kind, "portClosed", closed.message)
+        XCTAssertEqual(closed.field, "imapPort")
+
+        let unknown = try problem(with(["imapHost": "no-such-host.invalid"]))
+        XCTAssertEqual(unknown.kind, "hostUnknown", unknown.message)
+        XCTAssertEqual(unknown.field, "imapHost")
+
+        var untrusted = with([:])
+        untrusted["caFile"] = nil
+        let certificate = try problem(untrusted)
+        XCTAssertEqual(certificate.kind, "certificate", certificate.message)
+        XCTAssertEqual(certificate.field, "caFile")
+
+        // The STARTTLS port asked for TLS at once (the server either closes or answers in clear).
+        for _ in 0..<3 {
+            let plainPort = try problem(with(["imapPort": server.port]))
+            XCTAssertEqual(plainPort.kind, "tls", plainPort.message)
+            XCTAssertEqual(plainPort.field, "imapSecurity")
+        }
+
+        let notPEM = try problem(with(["caFile": "/etc/hostname"]))
+        XCTAssertEqual(notPEM.field, "caFile", notPEM.message)
+
+        let noStartTLS = try Self.serverWithoutStartTLS()
+        let missing = try problem(with(["imapPort": noStartTLS, "imapSecurity": "startTLS"]))
+        XCTAssertEqual(missing.kind, "startTLSMissing", missing.message)
+        XCTAssertEqual(missing.field, "imapSecurity")
+
+        let smtpWrong = try problem(with(["smtpPort": server.port]))  // the IMAP port given as SMTP's
+        XCTAssertEqual(smtpWrong.field, "smtpPort", smtpWrong.message)
+        XCTAssertEqual((smtpWrong.check["imap"] as? [String: Any])?["ok"] as? Bool, true)
+        XCTAssertEqual((smtpWrong.check["smtp"] as? [String: Any])?["ok"] as? Bool, false)
+
+        // Bad forms are 400s that say what to send.
+        let (status, body) = try request("POST", "/api/accounts/test", ["email": "not an address"])
+        XCTAssertEqual(status, 400, "\(body)")
+        let (badSecurity, _) = try request("POST", "/api/accounts/test", with(["imapSecurity": "none"]))
+        XCTAssertEqual(badSecurity, 400)
+        let (badWindow, _) = try request("POST", "/api/accounts/test", with(["syncWindowDays": 5]))
+        XCTAssertEqual(badWindow, 400)
+    }
+
+    func testPresetsAndTheListWithoutAccounts() throws {
+        try startServe()
+        let (status, body) = try request("GET", "/api/accounts", nil)
+        XCTAssertEqual(status, 200)
+        let page = try XCTUnwrap(body as? [String: Any])
+        XCTAssertEqual((page["accounts"] as? [Any])?.count, 0)
+        let presets = try XCTUnwrap(page["presets"] as? [[String: Any]])
+        XCTAssertEqual(Set(presets.compactMap { $0["id"] as? String }), ["gmail", "outlook", "fastmail", "icloud", "yahoo"])
+        let (_, gmail) = try request("GET", "/api/accounts/presets?address=someone%40googlemail.com", nil)
+        XCTAssertEqual((gmail as? [[String: Any]])?.first?["imapHost"] as? String, "imap.gmail.com")
+        let (_, none) = try request("GET", "/api/accounts/presets?address=me%40example.org", nil)
+        XCTAssertEqual((none as? [Any])?.count, 0)
+    }
+
+    // MARK: Peers
+
+    /// A port nothing listens on (bound, then closed).
+    static func closedPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// An IMAP server that greets and answers CAPABILITY without STARTTLS (as an old or misconfigured
+    /// server does), on a thread of its own, for one connection.
+    static func serverWithoutStartTLS() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        listen(fd, 4)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        Thread.detachNewThread {
+            defer { close(fd) }
+            let client = accept(fd, nil, nil)
+            guard client >= 0 else { return }
+            defer { close(client) }
+            func say(_ text: String) { _ = Array(text.utf8).withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) } }
+            say("* OK IMAP4rev1 server ready\r\n")
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var pending = ""
+            while true {
+                let n = recv(client, &buffer, buffer.count, 0)
+                if n <= 0 { return }
+                pending += String(decoding: buffer[0..<n], as: UTF8.self)
+                while let end = pending.range(of: "\r\n") {
+                    let line = String(pending[..<end.lowerBound])
+                    pending = String(pending[end.upperBound...])
+                    let tag = line.split(separator: " ").first.map(String.init) ?? "*"
+                    if line.uppercased().contains("CAPABILITY") {
+                        say("* CAPABILITY IMAP4rev1 AUTH=PLAIN\r\n\(tag) OK done\r\n")
+                    } else {
+                        say("\(tag) BAD no\r\n")
+                    }
+                }
+            }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    // MARK: HTTP
+
+    /// `method path` with a JSON body to the server; the status and the decoded JSON answer.
+    func request(_ method: String, _ path: String, _ body: [String: Any]?) throws -> (Int, Any) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EIO) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 90, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
+        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if body != nil { head += "Content-Type: application/json\r\nContent-Length: \(payload.count)\r\n" }
+        let bytes = Array((head + "\r\n").utf8) + Array(payload)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+        var answer = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            answer += buffer[0..<n]
+        }
+        let text = String(decoding: answer, as: UTF8.self)
+        guard let split = text.range(of: "\r\n\r\n"), let status = Int(text.split(separator: " ").dropFirst().first ?? "") else {
+            throw NSError(domain: "AccountsAPITests", code: 2, userInfo: [NSLocalizedDescriptionKey: "no HTTP answer: \(text.prefix(300))"])
+        }
+        var content = String(text[split.upperBound...])
+        if text[..<split.lowerBound].lowercased().contains("transfer-encoding: chunked") { content = SyncCommandTests.dechunk(content) }
+        return (status, (try? JSONSerialization.jsonObject(with: Data(content.utf8), options: [.fragmentsAllowed])) ?? content)
+    }
+}
