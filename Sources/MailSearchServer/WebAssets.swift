@@ -8,6 +8,7 @@ struct WebAssets: Sendable {
     /// Every file of `Web/`. SwiftPM names each embedded file after its file name (`app.js` →
     /// `app_js`); a test checks that this list and the folder agree.
     static let embedded: [String: [UInt8]] = [
+        "accounts.js": PackageResources.accounts_js,
         "api.js": PackageResources.api_js,
         "app.js": PackageResources.app_js,
         "chips.js": PackageResources.chips_js,

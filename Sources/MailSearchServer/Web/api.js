@@ -60,14 +60,18 @@ async function send(path, { method = 'GET', body, signal, accept = 'application/
 async function failure(response) {
   let message = `The server answered ${response.status} ${response.statusText}`.trim();
   let hint = '';
+  let body = null;
   try {
-    const body = await response.json();
+    body = await response.json();
     if (body?.error) message = capitalizeFirst(body.error);
     if (body?.hint) hint = capitalizeFirst(body.hint);
   } catch {
     // Not JSON (a proxy's page, say): keep the status line.
   }
-  return new ApiError(response.status, message, hint);
+  const error = new ApiError(response.status, message, hint);
+  // The whole answer, for callers that read more than the message (the accounts form's check).
+  error.body = body;
+  return error;
 }
 
 const capitalizeFirst = (text) => String(text).charAt(0).toUpperCase() + String(text).slice(1);

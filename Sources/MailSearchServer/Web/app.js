@@ -11,6 +11,7 @@ import { ZeroState } from './zero.js';
 import { SyncStatus } from './sync.js';
 import { Composer } from './compose.js';
 import { FolderPicker } from './folderpicker.js';
+import { Accounts } from './accounts.js';
 
 const input = document.getElementById('search');
 const form = document.getElementById('search-form');
@@ -328,6 +329,7 @@ input.addEventListener('keydown', (event) => {
 
 document.addEventListener('keydown', (event) => {
   if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || !tokenForm.hidden) return;
+  if (accounts.isOpen) return;  // the dialog's own keys (Esc closes it)
   const typing = isTyping(event);
   if (event.key === '/' && !typing) {
     event.preventDefault();
@@ -374,11 +376,15 @@ composer.installKeys();
 // New mail from a sync: the folder counts follow (searches already see what is indexed).
 const syncStatus = new SyncStatus({ onProgress: () => folders.load() });
 
+// Accounts (accounts.js): the sidebar's "Accounts…", and the welcome on a first start with no account.
+const accounts = new Accounts({ onChange: () => folders.load(), onError: showError });
+
 async function start() {
   await folders.load();
   restoreFromURL();
   if (!thread.isOpen) input.focus();
   syncStatus.start();
+  accounts.welcomeIfNew();
 }
 
 start();
