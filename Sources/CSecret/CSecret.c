@@ -15,6 +15,8 @@ typedef void *gpointer;
 typedef const void *gconstpointer;
 typedef struct _GHashTable GHashTable;
 typedef struct _GCancellable GCancellable;
+typedef struct _GDBusConnection GDBusConnection;
+enum { G_BUS_TYPE_SESSION = 2 };
 typedef guint (*GHashFunc)(gconstpointer key);
 typedef gboolean (*GEqualFunc)(gconstpointer a, gconstpointer b);
 
@@ -62,6 +64,10 @@ struct ms_libsecret {
     void (*hash_table_unref)(GHashTable *);
     void (*error_free)(GError *);
     const gchar *(*quark_to_string)(GQuark);
+    GDBusConnection *(*bus_get_sync)(int bus_type, GCancellable *, GError **);
+    void (*set_exit_on_close)(GDBusConnection *, gboolean);
+    gboolean (*connection_is_closed)(GDBusConnection *);
+    void (*object_unref)(gpointer);
 };
 
 static const SecretSchema schema = {
@@ -130,8 +136,38 @@ ms_libsecret *ms_libsecret_open(const char *library, ms_secret_error *error) {
     FIND(hash_table_unref, "g_hash_table_unref");
     FIND(error_free, "g_error_free");
     FIND(quark_to_string, "g_quark_to_string");
+    FIND(bus_get_sync, "g_bus_get_sync");
+    FIND(set_exit_on_close, "g_dbus_connection_set_exit_on_close");
+    FIND(connection_is_closed, "g_dbus_connection_is_closed");
+    FIND(object_unref, "g_object_unref");
 #undef FIND
     return lib;
+}
+
+/* The session bus, before libsecret uses it: gio's shared connection to it has exit-on-close set,
+   which raises SIGTERM in this process when the bus goes away (a desktop session ending, a keyring
+   restarted with its bus) once the connection's "closed" signal is dispatched in glib's main
+   context. Nothing in MailSearch iterates that context today, so it would not fire; turned off all
+   the same, so that a server outlives its bus whatever else comes to run glib's main loop.
+   libsecret takes the same shared connection. Returns
+   0 and fills `error` when no session bus can be reached, or when the shared connection was closed:
+   gio keeps handing out the closed one while libsecret's cached service holds it, so a process
+   cannot reconnect (domain "mailsearch-bus-closed"). */
+static int prepare_bus(ms_libsecret *lib, ms_secret_error *error) {
+    GError *gerror = NULL;
+    GDBusConnection *bus = lib->bus_get_sync(G_BUS_TYPE_SESSION, NULL, &gerror);
+    if (!bus) {
+        take_gerror(lib, gerror, error);
+        return 0;
+    }
+    lib->set_exit_on_close(bus, 0);
+    gboolean closed = lib->connection_is_closed(bus);
+    lib->object_unref(bus);
+    if (closed) {
+        set_error(error, "mailsearch-bus-closed", 0, "the connection to the session bus was closed");
+        return 0;
+    }
+    return 1;
 }
 
 /* The attributes of one item. Keys and values are borrowed: the table must not outlive them. */
@@ -144,6 +180,7 @@ static GHashTable *attributes(ms_libsecret *lib, const char *account, const char
 
 int ms_secret_store(ms_libsecret *lib, const char *account, const char *purpose, const char *label,
                     const char *secret, ms_secret_error *error) {
+    if (!prepare_bus(lib, error)) return 0;
     GHashTable *table = attributes(lib, account, purpose);
     GError *gerror = NULL;
     gboolean ok = lib->storev_sync(&schema, table, NULL, label, secret, NULL, &gerror);
@@ -158,6 +195,8 @@ int ms_secret_store(ms_libsecret *lib, const char *account, const char *purpose,
 
 int ms_secret_lookup(ms_libsecret *lib, const char *account, const char *purpose, char **secret,
                      ms_secret_error *error) {
+    *secret = NULL;
+    if (!prepare_bus(lib, error)) return 0;
     GHashTable *table = attributes(lib, account, purpose);
     GError *gerror = NULL;
     gchar *found = lib->lookupv_sync(&schema, table, NULL, &gerror);
@@ -173,6 +212,7 @@ int ms_secret_lookup(ms_libsecret *lib, const char *account, const char *purpose
 }
 
 int ms_secret_clear(ms_libsecret *lib, const char *account, const char *purpose, ms_secret_error *error) {
+    if (!prepare_bus(lib, error)) return 0;
     GHashTable *table = attributes(lib, account, purpose);
     GError *gerror = NULL;
     (void) lib->clearv_sync(&schema, table, NULL, &gerror);

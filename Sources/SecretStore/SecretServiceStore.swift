@@ -12,6 +12,11 @@ import Foundation
 /// password of account "work"". The desktop login unlocks the collection; a locked one makes the
 /// service ask the user (a prompt on the desktop), and a call waits for the answer.
 ///
+/// When the session bus goes away while the process runs, the process is not stopped (gio's shared
+/// connection may raise SIGTERM then; CSecret turns that off), and every call fails with
+/// `unavailable` ("lost the session bus") until the process is started again: gio keeps handing
+/// libsecret the closed connection.
+///
 /// The trade-off, against `EncryptedFileStore`: the keyring's key never enters MailSearch's process,
 /// and no passphrase is typed into MailSearch; but any program of the same user on the same session
 /// bus can ask the service for the secret while the keyring is unlocked.
@@ -147,6 +152,9 @@ public final class SecretServiceStore: SecretStore, @unchecked Sendable {
         case "g-io-error-quark" where code == 19: // CANCELLED: a prompt dismissed
             return SecretStoreError(.refused, "Secret Service refused: the request to \(what) was cancelled (\(message))",
                                     hint: "accept the desktop's prompt to unlock the keyring")
+        case "mailsearch-bus-closed":
+            return SecretStoreError(.unavailable, "lost the session bus: the desktop session ended or its bus was restarted, and libsecret cannot connect again within one process",
+                                    hint: "restart MailSearch to reach the Secret Service of the current session, or use the encrypted file (MAILSEARCH_SECRET_STORE=file)")
         case "mailsearch-libsecret-missing":
             return SecretStoreError(.unavailable, "libsecret cannot be loaded: \(message)",
                                     hint: "install Debian's libsecret-1-0, or use the encrypted file (MAILSEARCH_SECRET_STORE=file)")

@@ -299,3 +299,68 @@ final class PrivateKeyring: @unchecked Sendable {
         return box.line
     }
 }
+
+/// The keyring and its bus going away while the process runs (a desktop session ending, a keyring
+/// restarted): calls fail with `unavailable`, never hang, and the process lives on. Run in a child
+/// process (this test binary again, with only this test), because afterwards libsecret cannot reach
+/// any bus in that process. (It passes without CSecret's exit-on-close safeguard too: gio's SIGTERM
+/// comes only from a main loop, which nothing here runs.)
+final class SecretServiceBusLossTests: XCTestCase {
+    static let childVariable = "MAILSEARCH_SECRET_BUS_LOSS_CHILD"
+
+    func testLosingTheBusNeitherStopsTheProcessNorLeavesItStuck() throws {
+        if ProcessInfo.processInfo.environment[Self.childVariable] == "1" { return try child() }
+        let executable = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["SecretStoreTests.SecretServiceBusLossTests/testLosingTheBusNeitherStopsTheProcessNorLeavesItStuck"]
+        var environment = ProcessInfo.processInfo.environment
+        environment[Self.childVariable] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let collected = DispatchQueue(label: "bus-loss-output")
+        nonisolated(unsafe) var data = Data()
+        let reading = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            let all = output.fileHandleForReading.readDataToEndOfFile()
+            collected.sync { data = all }
+            reading.signal()
+        }
+        if reading.wait(timeout: .now() + 120) == .timedOut {
+            process.terminate()
+            XCTFail("the child test gave no answer in 120 s")
+            return
+        }
+        process.waitUntilExit()
+        let text = collected.sync { String(decoding: data, as: UTF8.self) }
+        XCTAssertEqual(process.terminationReason, .exit, "the child was stopped by a signal: \(text)")
+        XCTAssertEqual(process.terminationStatus, 0, text)
+        XCTAssertTrue(text.contains("Executed 1 test, with 0 failures"), text)
+        if text.contains("skipped") { throw XCTSkip("the child skipped: no Secret Service could be started") }
+    }
+
+    private func child() throws {
+        let keyring: PrivateKeyring
+        do {
+            keyring = try PrivateKeyring.start()
+        } catch {
+            if ProcessInfo.processInfo.environment["MAILSEARCH_REQUIRE_SECRET_SERVICE"] == "1" { throw error }
+            throw XCTSkip("no Secret Service could be started (\(error))")
+        }
+        let store = try SecretServiceStore()
+        let key = SecretKey(account: "bus-loss", purpose: .password)
+        try store.store("before", for: key)
+        XCTAssertEqual(try store.secret(for: key), "before")
+        keyring.stop()
+        Thread.sleep(forTimeInterval: 1) // time for gio to see the connection closed (and, by default, raise SIGTERM)
+        XCTAssertThrowsError(try store.secret(for: key)) { error in
+            XCTAssertEqual((error as? SecretStoreError)?.kind, .unavailable, "\(error)")
+        }
+        XCTAssertThrowsError(try store.store("after", for: key))
+        Thread.sleep(forTimeInterval: 0.5)
+        XCTAssertFalse(SecretServiceStore.available(environment: keyring.environment))
+    }
+}

@@ -8,7 +8,9 @@
 /// Only the few functions needed are declared here (no libsecret or glib headers at build time):
 /// secret_password_storev_sync, secret_password_lookupv_sync, secret_password_clearv_sync and
 /// secret_password_free, with a GHashTable of attributes (g_hash_table_new, g_str_hash,
-/// g_str_equal, g_hash_table_insert, g_hash_table_unref), g_error_free and g_quark_to_string.
+/// g_str_equal, g_hash_table_insert, g_hash_table_unref), g_error_free and g_quark_to_string; and
+/// gio's g_bus_get_sync, g_dbus_connection_set_exit_on_close and g_object_unref, so that losing the
+/// session bus never raises SIGTERM in this process (gio's default for its shared connection).
 /// Every item is stored under the schema `org.mailsearch.Account` with two string attributes,
 /// `account` and `purpose`.
 
