@@ -195,6 +195,7 @@ final class PrivateKeyring: @unchecked Sendable {
         let line = Self.firstLine(of: busOutput.fileHandleForReading, timeout: 10)
         guard let line, line.hasPrefix("unix:") else {
             bus.terminate()
+            try? fileManager.removeItem(at: directory)
             throw Failure(description: "dbus-daemon printed no address (\(line ?? "nothing in 10 s"))")
         }
         address = line
@@ -213,6 +214,7 @@ final class PrivateKeyring: @unchecked Sendable {
             try keyring.run()
         } catch {
             bus.terminate()
+            try? fileManager.removeItem(at: directory)
             throw error
         }
         // The login keyring's password (created with it, in the temporary HOME), then end of input.
@@ -236,6 +238,7 @@ final class PrivateKeyring: @unchecked Sendable {
             let running = keyring.isRunning
             keyring.terminate()
             bus.terminate()
+            try? fileManager.removeItem(at: directory)
             throw Failure(description: running ? "gnome-keyring-daemon did not take org.freedesktop.secrets in 20 s"
                 : "gnome-keyring-daemon exited (status \(keyring.terminationStatus)) before it took org.freedesktop.secrets")
         }
