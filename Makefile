@@ -41,7 +41,7 @@ run: deps model release
 test: deps corpora model
 	python3 scripts/check-architecture.py --imports --swift "$(SWIFT)"
 	$(SWIFT) build --build-tests
-	MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
+	MAILSEARCH_REQUIRE_SECRET_SERVICE=1 MAILSEARCH_REQUIRE_MODEL=1 $(SWIFT) test --skip-build --disable-swift-testing 2>&1 | tee .build/test.log; status=$${PIPESTATUS[0]}; \
 	  python3 Tests/Browser/run_browser_tests.py --binary .build/debug/mailsearch --model-dir "$(MAILSEARCH_MODEL_DIR)" \
 	    --screenshots docs/screenshots 2>&1 | tee .build/browser-test.log; browser=$${PIPESTATUS[0]}; \
 	  python3 Tests/IMAP/test_dovecot_harness.py 2>&1 | tee .build/imap-test.log; imap=$${PIPESTATUS[0]}; \

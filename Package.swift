@@ -22,6 +22,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // AES-GCM and scrypt for SecretStore's encrypted file. 4.x is what swift-certificates and
+        // swift-nio-extras already bring; 3.12.3 is the oldest with the scrypt SecretStore calls.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // Value types shared by every layer, and the one lock box (`LockedBox`). No dependencies.
@@ -151,6 +154,19 @@ let package = Package(
                 "SMTPClient", "SMTPProtocol", "MailComposition",
             ]
         ),
+        // The freedesktop Secret Service through libsecret-1.so.0 loaded with dlopen (never linked): the few
+        // libsecret and glib functions SecretStore needs, declared here, so no -dev package is needed to build.
+        .target(name: "CSecret", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // Account passwords and OAuth tokens: the desktop's Secret Service when one answers, else secrets.enc
+        // (AES-GCM, the key derived with scrypt from the user's passphrase).
+        .target(
+            name: "SecretStore",
+            dependencies: [
+                "CSecret",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
         // `mailsearch search` once its arguments are read: options to output, shared by both front ends.
         // What every command prints with: JSON for --json, dates, byte counts, fixed decimals, and the error shown
         // as `Error: …`. Foundation only, so that both front ends link it.
@@ -230,6 +246,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // The encrypted file, and the Secret Service store against a real gnome-keyring-daemon on a private D-Bus.
+        .testTarget(name: "SecretStoreTests", dependencies: ["SecretStore"]),
         .testTarget(name: "MailStoreTests", dependencies: ["MailStore", "MailModel", "MailParsing"]),
         .testTarget(name: "ThreadInsightsTests", dependencies: ["ThreadInsights", "Embedding", "MailModel"]),
         .testTarget(name: "SearchIndexTests", dependencies: ["SearchIndex", "MailStore", "MailModel"]),

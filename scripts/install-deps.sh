@@ -9,9 +9,13 @@ have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok ins
 # through LMTP (Tests/IMAP/test_smtp_send.py; Postfix cannot run unprivileged).
 # poppler-utils (pdftotext) and unzip: reading the text of attached PDFs and office documents
 # (MailImport's AttachmentText, in a limited child process).
+# libsecret-1-0: the Secret Service store's library, loaded with dlopen (SecretStore, CSecret); dbus-daemon, dbus-bin,
+# gnome-keyring and libsecret-tools (secret-tool): the real Secret Service its tests run against, on a private bus
+# (Tests/SecretStoreTests); binutils (readelf): the test that libsecret is not linked.
+secret_packages=(libsecret-1-0 dbus-daemon dbus-bin gnome-keyring libsecret-tools binutils)
 dovecot_packages=(dovecot-imapd dovecot-submissiond dovecot-lmtpd)
 for pkg in libsqlite3-dev sqlite3 libopenblas-dev libgumbo-dev pkg-config zstd unzip poppler-utils chromium chromium-driver \
-           "${dovecot_packages[@]}" openssl; do
+           "${dovecot_packages[@]}" openssl "${secret_packages[@]}"; do
   have "$pkg" || need+=("$pkg")
 done
 new_dovecot=0
