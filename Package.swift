@@ -191,7 +191,7 @@ let package = Package(
             name: "mailsearch-full",
             dependencies: [
                 "MailModel", "SearchIndex", "Embedding", "SearchEngine",
-                "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer", "IMAPSync", "IMAPProtocol",
+                "MailImport", "DemoCorpus", "MailSearchKit", "MailSearchServer", "IMAPSync", "IMAPProtocol", "SecretStore",
                 "IMAPClient", "SMTPProtocol", "SMTPClient", "MailComposition", "CLIOutput", "SearchCLI", "ThreadInsights",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),

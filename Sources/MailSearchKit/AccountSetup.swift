@@ -12,6 +12,10 @@ public protocol SecretVault: Sendable {
     var summary: String { get }
     /// Whether it can be read and written now (an encrypted file waits for its passphrase).
     var isUnlocked: Bool { get }
+    /// The encrypted file does not exist yet: the first passphrase given creates it.
+    var needsNewPassphrase: Bool { get }
+    /// Unlocks an encrypted file (a first passphrase creates it); nothing for the Secret Service.
+    func unlock(passphrase: String) throws
 }
 
 /// What the server needs of the sync layer to set accounts up from the page (IMAPSync's

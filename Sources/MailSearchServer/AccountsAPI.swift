@@ -81,6 +81,12 @@ extension MailSearchAPI {
     struct SecretStoreInfo: Encodable {
         var summary: String
         var unlocked: Bool
+        /// No file yet: the first passphrase given creates it.
+        var needsNewPassphrase: Bool
+    }
+
+    struct UnlockBody: Decodable {
+        var passphrase: String
     }
 
     struct AddOutcome: Encodable {
@@ -112,6 +118,9 @@ extension MailSearchAPI {
         api.delete("accounts/:id") { request, context in
             try await removeAccount(id: try Self.id(context), request)
         }
+        api.post("secrets/unlock") { request, _ in
+            try await unlockSecrets(request)
+        }
     }
 
     static let formExample = #"{"email": "me@example.com", "password": "…", "preset": "fastmail"} or with "imapHost", "imapPort", "imapSecurity" ("tls" or "startTLS"), "smtpHost", "smtpPort", "smtpSecurity""#
@@ -126,7 +135,7 @@ extension MailSearchAPI {
     }
 
     var secretStoreInfo: SecretStoreInfo? {
-        service.secrets.map { SecretStoreInfo(summary: $0.summary, unlocked: $0.isUnlocked) }
+        service.secrets.map { SecretStoreInfo(summary: $0.summary, unlocked: $0.isUnlocked, needsNewPassphrase: $0.needsNewPassphrase) }
     }
 
     // MARK: Add, change, remove
@@ -223,6 +232,26 @@ extension MailSearchAPI {
         }
         struct Removed: Encodable { var account: String; var emailsRemoved: Int; var note: String? }
         return JSON.response(Removed(account: account.name, emailsRemoved: removed, note: passwordNote))
+    }
+
+    /// Unlocks the encrypted password file (a first passphrase creates it); the accounts that keep their
+    /// password there start syncing again.
+    func unlockSecrets(_ request: Request) async throws -> Response {
+        let body = try await Self.jsonBody(UnlockBody.self, request, example: #"{"passphrase": "…"}"#, limit: 4096)
+        guard let secrets = service.secrets else {
+            throw APIError(.serviceUnavailable, "this server has no secret store")
+        }
+        do {
+            try secrets.unlock(passphrase: body.passphrase)
+        } catch {
+            throw APIError(HTTPResponse.Status(code: 403, reasonPhrase: "Forbidden"), "\(error)")
+        }
+        if let connector = service.accountConnector {
+            for (account, settings) in try await service.mailbox.imapAccounts() where settings.passwordStored {
+                await connector.accountChanged(named: account.name)
+            }
+        }
+        return JSON.response(secretStoreInfo)
     }
 
     // MARK: Reading

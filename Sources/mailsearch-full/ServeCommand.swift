@@ -128,6 +128,12 @@ struct ServeCommand: AsyncParsableCommand {
         var services: [any Service] = [app]
         // The accounts' syncs, and the accounts API's tries and starts (an account added from the
         // page syncs at once; with --no-sync it is only saved).
+        // Passwords added from the page: the desktop's Secret Service, else secrets.enc (unlocked from the page).
+        do {
+            service.register(secrets: try StoreVault.open(dataDirectory: global.dataDirectory.url))
+        } catch {
+            logger.warning("no password store: \(error); accounts with a stored password cannot sync until it opens")
+        }
         let supervisor = SyncSupervisor(service: service, syncing: sync)
         service.register(accountConnector: supervisor)
         services.append(SupervisedSync(supervisor: supervisor))

@@ -32,6 +32,11 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let service = try global.openService(backgroundEmbedding: watch)
         defer { service.shutdown() }
+        do {
+            try await StoreVault.register(for: service, dataDirectory: global.dataDirectory.url)
+        } catch {
+            throw CLIError("cannot open the password store: \(error)")
+        }
         let engines = try await IMAPSyncEngine.engines(service: service, accountNamed: name)
         if engines.isEmpty {
             if let name {

@@ -127,6 +127,110 @@ final class AccountsAPITests: XCTestCase {
         XCTAssertEqual(badWindow, 400)
     }
 
+    /// The whole life of an account added from the page: the password store unlocked with a first
+    /// passphrase, a wrong password refused with nothing saved, the right one saved (in secrets.enc,
+    /// never in mail.sqlite), the account synced at once and its new mail searchable, its settings
+    /// changed, and its removal asking for its name and taking its mail and password with it.
+    func testAnAccountAddedFromThePageSyncsAndIsRemovedWithItsPassword() throws {
+        let server = try DovecotServer(submission: true)
+        self.server = server
+        for n in 0..<5 { _ = try server.append(message: SyncCommandTests.message(n)) }
+        try startServe(environment: ["MAILSEARCH_SECRET_STORE": "file"])
+        let form: [String: Any] = [
+            "email": "alice@example.com", "username": "alice", "password": SyncCommandTests.password, "displayName": "Alice Example",
+            "imapHost": server.host, "imapPort": server.tlsPort, "imapSecurity": "tls", "caFile": server.caFile,
+            "smtpHost": server.host, "smtpPort": try XCTUnwrap(server.submissionPort), "smtpSecurity": "startTLS", "name": "work",
+        ]
+
+        let (_, before) = try request("GET", "/api/accounts", nil)
+        let store = try XCTUnwrap((before as? [String: Any])?["secretStore"] as? [String: Any], "\(before)")
+        XCTAssertEqual(store["unlocked"] as? Bool, false)
+        XCTAssertEqual(store["needsNewPassphrase"] as? Bool, true)
+        let (locked, lockedBody) = try request("POST", "/api/accounts", form)
+        XCTAssertEqual(locked, 423, "a locked store keeps nothing: \(lockedBody)")
+        let (short, _) = try request("POST", "/api/secrets/unlock", ["passphrase": "short"])
+        XCTAssertEqual(short, 403, "a first passphrase under 8 characters is refused")
+        let (unlocked, unlockedBody) = try request("POST", "/api/secrets/unlock", ["passphrase": "correct horse battery"])
+        XCTAssertEqual(unlocked, 200, "\(unlockedBody)")
+
+        let (refused, refusedBody) = try request("POST", "/api/accounts", form.merging(["password": "not-the-password"]) { _, new in new })
+        XCTAssertEqual(refused, 422, "\(refusedBody)")
+        XCTAssertEqual(((refusedBody as? [String: Any])?["check"] as? [String: Any]).flatMap { ($0["imap"] as? [String: Any])?["problem"] as? [String: Any] }?["kind"] as? String,
+                       "wrongPassword", "\(refusedBody)")
+        XCTAssertEqual(try accountNames(), [], "nothing saved after a refused login")
+
+        let (created, createdBody) = try request("POST", "/api/accounts", form)
+        XCTAssertEqual(created, 201, "\(createdBody)")
+        XCTAssertEqual(try accountNames(), ["work"])
+        let (again, _) = try request("POST", "/api/accounts", form)
+        XCTAssertEqual(again, 409, "the same name twice")
+
+        // The password is in secrets.enc, encrypted, and nowhere in mail.sqlite.
+        let data = work.appendingPathComponent("data")
+        let secrets = try Data(contentsOf: data.appendingPathComponent("secrets.enc"))
+        XCTAssertNil(secrets.range(of: Data(SyncCommandTests.password.utf8)), "secrets.enc holds the password in clear")
+        for file in try FileManager.default.contentsOfDirectory(atPath: data.path) where file.hasPrefix("mail.sqlite") {
+            let bytes = try Data(contentsOf: data.appendingPathComponent(file))
+            XCTAssertNil(bytes.range(of: Data(SyncCommandTests.password.utf8)), "\(file) holds the password")
+        }
+
+        // Synced at once: the five messages, and one delivered now is searchable.
+        XCTAssertTrue(try waitFor(seconds: 30) { try self.emails(of: "work") == 5 }, "the account's mail was not synced; \(self.serve?.stderrText ?? "")")
+        try server.deliver(message: SyncCommandTests.message(4000, body: "Delivered after adding from the page: the quokka ledger."))
+        XCTAssertTrue(try waitFor(seconds: 15) {
+            let (_, page) = try self.request("GET", "/api/search?q=\(SyncCommandTests.word(4000))&record=0&mode=keyword", nil)
+            return ((page as? [String: Any])?["results"] as? [Any])?.isEmpty == false
+        }, "delivered mail never became searchable")
+
+        // Changes: the sync window, and the default sender.
+        let id = try XCTUnwrap(try account("work")?["id"] as? Int)
+        let (patched, patchedBody) = try request("PATCH", "/api/accounts/\(id)", ["syncWindowDays": 90, "isDefaultSender": true])
+        XCTAssertEqual(patched, 200, "\(patchedBody)")
+        let changed = try XCTUnwrap(try account("work"))
+        XCTAssertEqual((changed["imap"] as? [String: Any])?["syncWindowDays"] as? Int, 90)
+        XCTAssertEqual(changed["isDefaultSender"] as? Bool, true)
+        XCTAssertEqual((changed["imap"] as? [String: Any])?["credential"] as? String, "stored")
+        XCTAssertEqual(changed["displayName"] as? String, "Alice Example")
+
+        // Removal: the name must be repeated; then the mail and the password go, the server keeps its mail.
+        let (unconfirmed, _) = try request("DELETE", "/api/accounts/\(id)", nil)
+        XCTAssertEqual(unconfirmed, 409)
+        XCTAssertEqual(try emails(of: "work"), 6)
+        let (removed, removedBody) = try request("DELETE", "/api/accounts/\(id)?confirm=work", nil)
+        XCTAssertEqual(removed, 200, "\(removedBody)")
+        XCTAssertEqual((removedBody as? [String: Any])?["emailsRemoved"] as? Int, 6, "\(removedBody)")
+        XCTAssertEqual(try accountNames(), [])
+        let (_, status) = try request("GET", "/api/status", nil)
+        XCTAssertEqual((status as? [String: Any])?["emails"] as? Int, 0, "\(status)")
+        XCTAssertEqual(((status as? [String: Any])?["sync"] as? [Any])?.count, 0, "its sync stopped: \(status)")
+        XCTAssertEqual(try server.status()["messages"] as? Int, 6, "nothing deleted on the server")
+
+        // A second account under the same name starts from nothing: the old password is gone from the store.
+        let (readded, readdedBody) = try request("POST", "/api/accounts", form.merging(["password": "not-the-password"]) { _, new in new })
+        XCTAssertEqual(readded, 422, "\(readdedBody)")
+    }
+
+    func accountNames() throws -> [String] {
+        let (_, page) = try request("GET", "/api/accounts", nil)
+        return ((page as? [String: Any])?["accounts"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+    }
+
+    func account(_ name: String) throws -> [String: Any]? {
+        let (_, page) = try request("GET", "/api/accounts", nil)
+        return ((page as? [String: Any])?["accounts"] as? [[String: Any]] ?? []).first { $0["name"] as? String == name }
+    }
+
+    func emails(of name: String) throws -> Int { try account(name)?["emails"] as? Int ?? -1 }
+
+    func waitFor(seconds: TimeInterval, _ condition: () throws -> Bool) throws -> Bool {
+        let start = Date()
+        while Date().timeIntervalSince(start) < seconds {
+            if try condition() { return true }
+            usleep(100_000)
+        }
+        return try condition()
+    }
+
     func testPresetsAndTheListWithoutAccounts() throws {
         try startServe()
         let (status, body) = try request("GET", "/api/accounts", nil)

@@ -83,6 +83,13 @@ export class Accounts {
       this.storeLine.textContent = `Passwords you type here are kept in ${secretStore.summary}${secretStore.unlocked ? '' : ' (locked)'}, never in the mail database.`;
     }
     this.unlockForm.hidden = !secretStore || secretStore.unlocked;
+    if (secretStore && !secretStore.unlocked) {
+      this.unlockForm.querySelector('label').textContent = secretStore.needsNewPassphrase
+        ? 'Choose a passphrase for the password store (8 characters or more)' : 'Passphrase of the password store';
+      this.unlockForm.querySelector('.secret-unlock-note').textContent = secretStore.needsNewPassphrase
+        ? 'It encrypts the passwords you add here. MailSearch asks for it again each time it starts; it cannot be recovered.'
+        : 'Accounts whose password is kept there sync once it is unlocked.';
+    }
   }
 
   item(account) {
