@@ -201,8 +201,10 @@ def seed(binary, model_dir, work, hit_host, log, reuse_dir=None):
 # MARK: mailsearch serve
 
 class Server:
-    def __init__(self, binary, data_dir, model_dir, log_path, web_dir=None, extra_args=(), background_embedding=False):
+    def __init__(self, binary, data_dir, model_dir, log_path, web_dir=None, extra_args=(), background_embedding=False, env=None):
+        """env: variables added to serve's environment (MAILSEARCH_SECRET_STORE=file, say)."""
         self.binary, self.data_dir, self.model_dir = binary, data_dir, model_dir
+        self.extra_env = dict(env or {})
         self.background_embedding = background_embedding
         self.log_path, self.web_dir, self.extra_args = log_path, web_dir, list(extra_args)
         self.process = None
@@ -211,6 +213,7 @@ class Server:
     def start(self, timeout=60):
         env = dict(os.environ, MAILSEARCH_DATA_DIR=self.data_dir, MAILSEARCH_MODEL_DIR=self.model_dir)
         env.pop("MAILSEARCH_TOKEN", None)
+        env.update(self.extra_env)
         cmd = [self.binary, "serve", "--port", "0"] + ([] if self.background_embedding else ["--no-background-embedding"])
         if self.web_dir:
             cmd += ["--web-dir", self.web_dir]

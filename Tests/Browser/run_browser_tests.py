@@ -27,7 +27,7 @@ import harness  # noqa: E402
 from support import Context  # noqa: E402
 
 # Run order: the search screen first (it expects the recent searches it makes itself), the sync
-# status and the compose panel (mailboxes of their own, with a real Dovecot), then the hostile mail,
+# status, the compose panel and the Accounts dialog (mailboxes of their own, with a real Dovecot), then the hostile mail,
 # then the screenshots.
 ORDER = [
     ("test_search", "SearchScreenTests", [
@@ -43,6 +43,9 @@ ORDER = [
                                       "test_compose_a_new_message", "test_reply_threads_on_the_server",
                                       "test_reply_all_and_forward_with_the_attachment", "test_replying_to_html_mail_loads_nothing_remote",
                                       "test_an_attachment_over_the_servers_size_is_refused", "test_undo_send_never_arrives"]),
+    ("test_accounts", "AccountsTests", ["test_first_start_welcomes_and_adds_an_account", "test_test_connection_names_the_field",
+                                        "test_remove_asks_for_the_name", "test_change_sync_window_and_default_sender",
+                                        "test_keyboard_and_accessibility"]),
     ("test_xss", "XSSTests", [
         "test_xss_vectors_run_nothing", "test_xss_vectors_load_nothing_remote", "test_xss_frames_are_inert",
         "test_xss_console_has_no_violations", "test_xss_in_text_fields", "test_plain_text_fallback",
@@ -105,7 +108,8 @@ def build_suite(only, with_screenshots):
         if missing:
             raise RuntimeError(f"ORDER and {class_name} disagree on {sorted(missing)}")
         for m in methods:
-            if not only or any(o in f"{class_name}.{m}" for o in only):
+            # --only matches the module too: `--only test_accounts` runs that file's tests.
+            if not only or any(o in f"{module_name}.{class_name}.{m}" for o in only):
                 suite.addTest(cls(m))
     return suite
 
@@ -114,9 +118,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", required=True, help="the mailsearch binary (with the web UI)")
     ap.add_argument("--model-dir", default=None, help="all-MiniLM-L6-v2 (default: $MAILSEARCH_MODEL_DIR or ~/.cache/mailsearch/models/all-MiniLM-L6-v2)")
-    ap.add_argument("--screenshots", default=None, help="write search.png and thread.png (1280×900) here")
+    ap.add_argument("--screenshots", default=None, help="write search.png, thread.png and accounts.png (1280×900) here")
     ap.add_argument("--web-dir", default=None, help="serve the front end from this folder (serve --web-dir)")
-    ap.add_argument("--only", action="append", default=[], help="run only tests whose name contains this (repeatable)")
+    ap.add_argument("--only", action="append", default=[], help="run only tests whose module.Class.method contains this (repeatable)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory (data, logs)")
     ap.add_argument("--reuse-data", default=None, help="development: keep the embedded demo account here between runs")
     args = ap.parse_args()

@@ -2,7 +2,9 @@
 // (a provider's servers filled in from the address, the login tried before anything is saved, each
 // problem shown at the field to fix), changes its sync window, display name and default sender,
 // unlocks the password store, and removes an account with everything local of it. On a first start
-// with no account at all it opens by itself, with a short welcome.
+// with no account at all it opens by itself, with a short welcome. While it is open the list is read
+// again every 2 seconds (an account's sync state follows), without moving the focus; the page's keys
+// (/, j/k, c…) do nothing behind it.
 
 import { getJSON, sendJSON } from './api.js';
 import { el, clear } from './dom.js';
@@ -12,6 +14,15 @@ const STATE_WORDS = {
   idle: 'waiting', connecting: 'connecting', authenticating: 'logging in', syncingFolders: 'reading folders',
   syncingHeaders: 'fetching headers', syncingBodies: 'fetching mail', indexing: 'indexing', listening: 'up to date', error: 'error',
 };
+const BUSY = new Set(['connecting', 'authenticating', 'syncingFolders', 'syncingHeaders', 'syncingBodies', 'indexing']);
+const REFRESH_MS = 2000;
+
+/** "Sync: up to date", "Sync: fetching mail (40 of 300)": idle after a finished pass is up to date too. */
+function syncWords(sync) {
+  const state = sync.state === 'idle' && sync.lastSync ? 'up to date' : STATE_WORDS[sync.state] || sync.state;
+  const progress = BUSY.has(sync.state) && sync.messagesTotal ? ` (${sync.messagesDone} of ${sync.messagesTotal})` : '';
+  return `Sync: ${state}${progress}`;
+}
 
 export class Accounts {
   constructor({ onChange = () => {}, onError = () => {} } = {}) {
@@ -25,6 +36,10 @@ export class Accounts {
     this.unlockForm = this.dialog.querySelector('.secret-unlock');
     this.form = this.dialog.querySelector('.account-form');
     this.problem = this.form.querySelector('.account-problem');
+    this.message = this.dialog.querySelector('.accounts-message');
+    this.unlockProblem = this.unlockForm.querySelector('.secret-unlock-problem');
+    this.refreshTimer = null;
+    this.listKey = '';
     this.state = this.form.querySelector('.account-state');
     this.presetNote = this.form.querySelector('.preset-note');
     this.presets = [];
@@ -32,12 +47,34 @@ export class Accounts {
     this.serversTouched = false;
 
     this.dialog.querySelector('.accounts-close').addEventListener('click', () => this.dialog.close());
+    this.dialog.addEventListener('close', () => {
+      this.stopRefresh();
+      // Back where the person was. (Chromium's own return of the focus to a text field leaves it
+      // unable to take typing until it is focused again: the field is blurred on open and focused here.)
+      if (this.returnFocus?.isConnected) this.returnFocus.focus();
+      this.returnFocus = null;
+    });
+    // The page's own keys (/, j/k, c, …) listen on the document: none of them acts behind the dialog.
+    // Esc still reaches the dialog (its cancel closes it).
+    this.dialog.addEventListener('keydown', (event) => { if (event.key !== 'Escape') event.stopPropagation(); });
+    document.addEventListener('keydown', (event) => {
+      if (this.isOpen && event.key !== 'Escape' && !this.dialog.contains(event.target)) event.stopPropagation();
+    }, true);
     document.getElementById('accounts-button')?.addEventListener('click', () => this.open());
     this.form.elements.email.addEventListener('input', () => this.fillFromPreset());
     for (const name of ['imapHost', 'imapPort', 'imapSecurity', 'smtpHost', 'smtpPort', 'smtpSecurity']) {
       this.form.elements[name].addEventListener('input', () => { this.serversTouched = true; });
     }
     this.form.addEventListener('input', (event) => this.clearProblem(event.target?.name));
+    this.unlockForm.addEventListener('input', () => this.showUnlockProblem(null));
+    // Each field is described by its problem (read out with the field once shown).
+    for (const node of this.form.querySelectorAll('.field-problem')) {
+      node.id = `account-problem-${node.dataset.for}`;
+      this.form.elements[node.dataset.for]?.setAttribute('aria-describedby', node.id);
+    }
+    this.unlockProblem.id = 'secret-unlock-problem';
+    this.unlockForm.querySelector('.secret-unlock-note').id = 'secret-unlock-note';
+    this.unlockForm.querySelector('input').setAttribute('aria-describedby', 'secret-unlock-problem secret-unlock-note');
     this.form.querySelector('.account-test').addEventListener('click', () => this.submit('test'));
     this.form.addEventListener('submit', (event) => { event.preventDefault(); this.submit('add'); });
     this.unlockForm.addEventListener('submit', (event) => { event.preventDefault(); this.unlock(); });
@@ -57,13 +94,30 @@ export class Accounts {
 
   async open({ welcome = false } = {}) {
     this.welcome.hidden = !welcome;
-    if (!this.dialog.open) this.dialog.showModal();
+    this.say(null);
+    if (!this.dialog.open) {
+      this.returnFocus = document.activeElement !== document.body ? document.activeElement : null;
+      this.returnFocus?.blur?.();
+      this.dialog.showModal();
+    }
+    // The list read last time is shown at once (and its first field focused), then read again.
+    if (this.page) this.firstField().focus();
+    const before = document.activeElement;
     try {
       await this.load();
     } catch (error) {
-      this.onError(error);
+      this.say(error);
     }
-    this.form.elements.email.focus();
+    // Unless the person has moved on meanwhile, the first field (it may have changed: a store unlocked).
+    if (document.activeElement === before || !this.dialog.contains(document.activeElement)) {
+      this.firstField().focus();
+    }
+    this.scheduleRefresh();
+  }
+
+  /** What comes first: a locked password store's passphrase, else the new account's address. */
+  firstField() {
+    return this.unlockForm.hidden ? this.form.elements.email : this.unlockForm.querySelector('input');
   }
 
   async load() {
@@ -72,11 +126,42 @@ export class Accounts {
     this.render();
   }
 
+  // While open, the list follows the syncs (a new account's state, its count of emails).
+  scheduleRefresh() {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = setTimeout(async () => {
+      if (!this.isOpen) return;
+      try {
+        await this.load();
+      } catch {
+        // A failed read is tried again at the next tick.
+      }
+      this.scheduleRefresh();
+    }, REFRESH_MS);
+  }
+
+  stopRefresh() {
+    clearTimeout(this.refreshTimer);
+    this.refreshTimer = null;
+  }
+
+  /** A line in the dialog itself (the page's banner is behind it): an error, or what was done. */
+  say(what) {
+    if (!what) {
+      this.message.hidden = true;
+      this.message.textContent = '';
+      return;
+    }
+    const text = typeof what === 'string' ? what : what.hint ? `${what.message}. ${what.hint}` : what.message;
+    this.message.textContent = text;
+    this.message.classList.toggle('is-error', typeof what !== 'string');
+    this.message.hidden = false;
+  }
+
   render() {
     const { accounts, secretStore } = this.page;
-    clear(this.list);
     this.none.hidden = accounts.length > 0;
-    for (const account of accounts) this.list.append(this.item(account));
+    this.renderList(accounts);
     if (!secretStore) {
       this.storeLine.textContent = 'This server has no password store: add accounts with `mailsearch account add` on the command line.';
     } else {
@@ -86,15 +171,39 @@ export class Accounts {
     if (secretStore && !secretStore.unlocked) {
       this.unlockForm.querySelector('label').textContent = secretStore.needsNewPassphrase
         ? 'Choose a passphrase for the password store (8 characters or more)' : 'Passphrase of the password store';
+      this.unlockForm.querySelector('button').textContent = secretStore.needsNewPassphrase ? 'Create' : 'Unlock';
+      this.unlockForm.querySelector('input').autocomplete = secretStore.needsNewPassphrase ? 'new-password' : 'current-password';
       this.unlockForm.querySelector('.secret-unlock-note').textContent = secretStore.needsNewPassphrase
         ? 'It encrypts the passwords you add here. MailSearch asks for it again each time it starts; it cannot be recovered.'
         : 'Accounts whose password is kept there sync once it is unlocked.';
     }
   }
 
-  item(account) {
+  /** The list, rebuilt only when an account or a setting changed (a refresh that only moves a sync state
+   *  replaces the text, not the controls), with the focus kept on the same control. */
+  renderList(accounts) {
+    const key = JSON.stringify(accounts.map((a) => [a.id, a.name, a.displayName, a.email, a.isDefaultSender, a.imap]));
+    if (key === this.listKey) {
+      for (const account of accounts) {
+        const item = this.list.querySelector(`.account-item[data-account-id="${account.id}"]`);
+        item?.querySelector('.account-main').replaceWith(this.itemMain(account));
+      }
+      return;
+    }
+    const focused = this.list.contains(document.activeElement) ? document.activeElement : null;
+    const where = focused && [focused.closest('.account-item')?.dataset.accountId, focused.dataset.control];
+    clear(this.list);
+    for (const account of accounts) this.list.append(this.item(account));
+    this.listKey = key;
+    if (where) {
+      const again = this.list.querySelector(`.account-item[data-account-id="${where[0]}"] [data-control="${where[1]}"]`);
+      (again || this.form.elements.email).focus();
+    }
+  }
+
+  itemMain(account) {
     const detail = [];
-    if (account.email) detail.push(account.email);
+    if (account.email && account.email !== account.name) detail.push(account.email);
     if (account.imap) {
       detail.push(`${account.imap.host}:${account.imap.port}`);
       detail.push(account.imap.syncWindowDays ? WINDOW_WORDS[account.imap.syncWindowDays] || `last ${account.imap.syncWindowDays} days` : 'all mail');
@@ -102,28 +211,41 @@ export class Accounts {
     } else {
       detail.push('imported mail');
     }
-    detail.push(`${account.emails.toLocaleString()} emails`);
+    detail.push(`${account.emails.toLocaleString()} ${account.emails === 1 ? 'email' : 'emails'}`);
     const sync = account.sync;
-    const syncText = sync ? `Sync: ${STATE_WORDS[sync.state] || sync.state}${sync.messagesTotal ? ` (${sync.messagesDone} of ${sync.messagesTotal})` : ''}` : '';
+    return el('div', { class: 'account-main' },
+      el('div', { class: 'account-name', text: account.displayName ? `${account.name} · ${account.displayName}` : account.name }),
+      el('div', { class: 'account-detail', text: detail.join(' · ') }),
+      sync ? el('div', { class: 'account-detail account-sync', dataset: { state: sync.state }, text: syncWords(sync) }) : null,
+      sync?.lastError ? el('div', { class: 'account-error', text: sync.lastError }) : null);
+  }
+
+  /** One account: what it is and how it syncs, then its controls (each named with the account's name). */
+  item(account) {
     const controls = [];
     if (account.imap) {
-      const window = el('select', { 'aria-label': `Sync window of ${account.name}`, onchange: (event) => this.change(account, { syncWindowDays: Number(event.target.value) }) },
-        ...[7, 14, 30, 60, 90, 0].map((days) => el('option', { value: String(days), selected: (account.imap.syncWindowDays || 0) === days, text: days ? WINDOW_WORDS[days] : 'all mail' })));
-      controls.push(window);
+      controls.push(el('select', {
+        'aria-label': `Sync window of ${account.name}`, title: 'How much mail to keep on this computer', dataset: { control: 'window' },
+        onchange: (event) => this.change(account, { syncWindowDays: Number(event.target.value) }),
+      }, ...[7, 14, 30, 60, 90, 0].map((days) => el('option', {
+        value: String(days), selected: (account.imap.syncWindowDays || 0) === days, text: days ? WINDOW_WORDS[days] : 'all mail',
+      }))));
       if (account.imap.smtpHost) {
-        controls.push(el('label', { class: 'small' },
-          el('input', { type: 'radio', name: 'default-sender', checked: account.isDefaultSender, onchange: () => this.change(account, { isDefaultSender: true }) }),
-          ' Send from this by default'));
+        controls.push(el('label', { class: 'account-default small' },
+          el('input', {
+            type: 'radio', name: 'default-sender', checked: account.isDefaultSender, dataset: { control: 'default' },
+            'aria-label': `Default sender: ${account.name}`,
+            onchange: () => this.change(account, { isDefaultSender: true }),
+          }),
+          ' Default sender'));
       }
     }
-    controls.push(el('button', { type: 'button', class: 'secondary small', onclick: () => this.remove(account) }, 'Remove…'));
-    return el('li', { class: 'account-item', dataset: { account: account.name } },
-      el('div', { class: 'account-main' },
-        el('div', { class: 'account-name', text: account.displayName ? `${account.name} · ${account.displayName}` : account.name }),
-        el('div', { class: 'account-detail', text: detail.join(' · ') }),
-        syncText ? el('div', { class: 'account-detail account-sync', text: syncText }) : null,
-        sync?.lastError ? el('div', { class: 'account-error', text: sync.lastError }) : null),
-      ...controls);
+    controls.push(el('button', {
+      type: 'button', class: 'secondary small account-remove', dataset: { control: 'remove' },
+      'aria-label': `Remove ${account.name}…`, onclick: () => this.remove(account),
+    }, 'Remove…'));
+    return el('li', { class: 'account-item', dataset: { account: account.name, accountId: String(account.id) } },
+      this.itemMain(account), el('div', { class: 'account-controls' }, ...controls));
   }
 
   // ---- The form ------------------------------------------------------------------------
@@ -166,8 +288,11 @@ export class Accounts {
     }
   }
 
-  showProblem(problem) {
-    const text = problem.hint ? `${problem.message}. ${problem.hint.charAt(0).toUpperCase()}${problem.hint.slice(1)}.` : problem.message;
+  showProblem(problem, { service = true } = {}) {
+    const sentence = (words) => String(words).trim().replace(/[.\s]+$/, '');
+    const text = problem.hint
+      ? `${sentence(problem.message)}. ${problem.hint.charAt(0).toUpperCase()}${sentence(problem.hint.slice(1))}.`
+      : problem.message;
     const at = problem.field && this.form.querySelector(`.field-problem[data-for="${problem.field}"]`);
     if (at) {
       if (at.closest('details')) at.closest('details').open = true;
@@ -177,22 +302,33 @@ export class Accounts {
       input?.setAttribute('aria-invalid', 'true');
       input?.focus();
     }
-    this.problem.textContent = (problem.service === 'smtp' ? 'Sending (SMTP): ' : 'Receiving (IMAP): ') + text;
+    // The server's check says which service failed; other refusals (a locked store, a bad form) are the form's.
+    const prefix = !service ? '' : problem.service === 'smtp' ? 'Sending (SMTP): ' : 'Receiving (IMAP): ';
+    this.problem.textContent = prefix + text;
     this.problem.hidden = false;
+  }
+
+  /** The first failed step of a server check. */
+  static checkProblem(check) {
+    return check.imap?.problem || check.smtp?.problem || { service: 'imap', message: 'The servers refused the account' };
   }
 
   async submit(kind) {
     this.clearProblem();
+    this.say(null);
     const body = this.formBody();
-    if (!body.email.includes('@')) return this.showProblem({ service: 'imap', message: 'Enter your email address', field: 'email' });
-    if (!body.password) return this.showProblem({ service: 'imap', message: 'Enter the password', field: 'password' });
+    if (!body.email.includes('@')) return this.showProblem({ message: 'Enter your email address', field: 'email' }, { service: false });
+    if (!body.password) return this.showProblem({ message: 'Enter the password', field: 'password' }, { service: false });
     this.state.textContent = kind === 'test' ? 'Trying the servers…' : 'Trying the servers, then adding…';
+    const focused = document.activeElement;
     for (const button of this.form.querySelectorAll('button')) button.disabled = true;
     try {
       if (kind === 'test') {
         const check = await sendJSON('POST', '/api/accounts/test', body);
-        this.state.textContent = check.ok ? `Both servers accepted the login${check.smtp ? '' : ' (no SMTP server: this account will only receive)'}.` : '';
-        if (!check.ok) this.showProblem(check.imap.problem || check.smtp.problem);
+        this.state.textContent = !check.ok ? ''
+          : check.smtp ? 'Both servers accepted the login.'
+            : 'The IMAP server accepted the login (no SMTP server: this account will only receive).';
+        if (!check.ok) this.showProblem(Accounts.checkProblem(check));
         return;
       }
       const outcome = await sendJSON('POST', '/api/accounts', body);
@@ -200,53 +336,86 @@ export class Accounts {
       this.form.reset();
       this.serversTouched = false;
       this.presetNote.textContent = '';
+      this.form.querySelector('details.account-servers').open = false;
+      this.welcome.hidden = true;  // its "to begin, add an account" is done
       await this.load();
       this.onChange();
     } catch (error) {
       this.state.textContent = '';
       const check = error.body?.check;
-      if (check && !check.ok) this.showProblem(check.imap.problem || check.smtp.problem);
-      else this.showProblem({ service: 'imap', message: error.message, hint: error.hint });
+      if (check && !check.ok) {
+        this.showProblem(Accounts.checkProblem(check));
+      } else if (error.status === 423) {
+        // The password store is locked: its passphrase is what to give first.
+        this.showProblem({ message: error.message, hint: error.hint }, { service: false });
+        await this.load().catch(() => {});
+        this.unlockForm.querySelector('input').focus();
+      } else {
+        this.showProblem({ message: error.message, hint: error.hint }, { service: false });
+      }
     } finally {
       for (const button of this.form.querySelectorAll('button')) button.disabled = false;
+      // A disabled button loses the focus: give it back unless a field to fix took it.
+      if (this.isOpen && (document.activeElement === document.body || !document.activeElement)) {
+        (focused && this.form.contains(focused) && kind === 'test' ? focused : this.form.elements.email).focus();
+      }
     }
   }
 
   async change(account, change) {
+    this.say(null);
     try {
       await sendJSON('PATCH', `/api/accounts/${account.id}`, change);
       await this.load();
       this.onChange();
     } catch (error) {
-      this.onError(error);
+      this.say(error);
+      await this.load().catch(() => {});
     }
   }
 
   async remove(account) {
-    const typed = window.prompt(`Remove "${account.name}" and its ${account.emails} emails from this computer? `
+    this.say(null);
+    const typed = window.prompt(`Remove "${account.name}" and its ${account.emails.toLocaleString()} emails from this computer? `
       + 'Nothing on the mail server is deleted. Type the account\'s name to confirm.');
     if (typed === null) return;
     if (typed.trim() !== account.name) {
-      this.onError({ message: 'The account was not removed', hint: `Type its name exactly: ${account.name}` });
+      this.say({ message: `"${account.name}" was not removed`, hint: `To remove it, type its name exactly: ${account.name}` });
       return;
     }
     try {
-      await sendJSON('DELETE', `/api/accounts/${account.id}?confirm=${encodeURIComponent(account.name)}`);
+      const removed = await sendJSON('DELETE', `/api/accounts/${account.id}?confirm=${encodeURIComponent(account.name)}`);
       await this.load();
+      this.say(`Removed ${account.name} and its ${(removed?.emailsRemoved ?? account.emails).toLocaleString()} emails from this computer.`
+        + (removed?.note ? ` Note: ${removed.note}.` : ''));
       this.onChange();
     } catch (error) {
-      this.onError(error);
+      this.say(error);
     }
+    if (!this.list.contains(document.activeElement)) this.firstField().focus();
+  }
+
+  showUnlockProblem(text) {
+    const input = this.unlockForm.querySelector('input');
+    this.unlockProblem.textContent = text || '';
+    this.unlockProblem.hidden = !text;
+    if (text) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
   }
 
   async unlock() {
     const input = this.unlockForm.querySelector('input');
+    this.showUnlockProblem(null);
     try {
       await sendJSON('POST', '/api/secrets/unlock', { passphrase: input.value });
       input.value = '';
       await this.load();
+      this.firstField().focus();
+      this.onChange();
     } catch (error) {
-      this.unlockForm.querySelector('.secret-unlock-note').textContent = error.hint ? `${error.message}. ${error.hint}` : error.message;
+      this.showUnlockProblem(error.hint ? `${error.message}. ${error.hint}` : error.message);
+      input.focus();
+      input.select();
     }
   }
 }

@@ -377,7 +377,9 @@ composer.installKeys();
 const syncStatus = new SyncStatus({ onProgress: () => folders.load() });
 
 // Accounts (accounts.js): the sidebar's "Accounts…", and the welcome on a first start with no account.
-const accounts = new Accounts({ onChange: () => folders.load(), onError: showError });
+// An account added, changed or removed: the folders follow, and the sync status looks at once
+// (not at its next quarter-minute tick) so that a new account's first pass is followed.
+const accounts = new Accounts({ onChange: () => { folders.load(); syncStatus.poll(); }, onError: showError });
 
 async function start() {
   await folders.load();
