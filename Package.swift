@@ -115,6 +115,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         // The IMAP client on SwiftNIO + NIOSSL: implicit TLS or STARTTLS, commands and their
@@ -151,7 +152,8 @@ let package = Package(
             name: "IMAPSync",
             dependencies: [
                 "IMAPClient", "IMAPProtocol", "MailSearchKit", "MailModel", "MailImport",
-                "SMTPClient", "SMTPProtocol", "MailComposition",
+                "SMTPClient", "SMTPProtocol", "MailComposition", "ClientSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The freedesktop Secret Service through libsecret-1.so.0 loaded with dlopen (never linked): the few
@@ -244,6 +246,7 @@ let package = Package(
                 "MailParsing", "Embedding", "SMTPClient", "SMTPProtocol", "MailComposition", grdb,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                "SecretStore",
             ]
         ),
         // The encrypted file, and the Secret Service store against a real gnome-keyring-daemon on a private D-Bus.

@@ -11,7 +11,23 @@ enum CredentialSource {
 
     /// `authentication(account:settings:)` on a thread of its own: a password command may take
     /// up to `commandTimeout`, which no cooperative thread may spend waiting.
-    static func authentication(account: String, settings: IMAPAccountSettings, secrets: (any SecretVault)?) async throws -> IMAPAuthentication {
+    static func authentication(account: String, settings: IMAPAccountSettings, secrets: (any SecretVault)?,
+                               refusedToken: String? = nil) async throws -> IMAPAuthentication {
+        if let oauth = settings.oauth {
+            do {
+                let token = try await OAuthSessions.shared.accessToken(account: account, settings: oauth, secrets: secrets, refused: refusedToken)
+                return .xoauth2(user: settings.username, accessToken: token)
+            } catch let error as OAuthError {
+                switch error.kind {
+                case .signInAgain:
+                    throw SyncError(.authentication, "account \"\(account)\" must sign in again: \(error.message)",
+                                    hint: "open Accounts on the page and choose Sign in again")
+                case .provider, .network:
+                    throw SyncError(.credentials, "cannot get an access token for account \"\(account)\": \(error.message)",
+                                    hint: "the sync tries again")
+                }
+            }
+        }
         guard settings.oauthTokenCommand != nil || settings.passwordCommand != nil || settings.passwordStored else {
             return try authentication(account: account, settings: settings, environment: ProcessInfo.processInfo.environment, secrets: secrets)
         }

@@ -159,11 +159,21 @@ public final class IMAPSyncEngine: Sendable {
         let configuration = IMAPClientConfiguration(
             host: settings.host, port: settings.port, security: security, caFile: settings.caFile,
             responseTimeout: options.responseTimeout)
-        let authentication = try await CredentialSource.authentication(account: account.name, settings: settings, secrets: service.secrets)
-        let connection = try await IMAPConnection.connect(configuration)
+        var authentication = try await CredentialSource.authentication(account: account.name, settings: settings, secrets: service.secrets)
+        var connection = try await IMAPConnection.connect(configuration)
         do {
             if showInStatus { board.update(account.name) { $0.state = .authenticating } }
-            try await connection.login(authentication)
+            do {
+                try await connection.login(authentication)
+            } catch let error as IMAPClientError where error.kind == .authenticationFailed && settings.oauth != nil {
+                // The token expired early or was revoked (the TokenRefresh state): one refresh, one more try.
+                await connection.close()
+                guard case .xoauth2(_, let refused) = authentication else { throw error }
+                authentication = try await CredentialSource.authentication(account: account.name, settings: settings, secrets: service.secrets,
+                                                                           refusedToken: refused)
+                connection = try await IMAPConnection.connect(configuration)
+                try await connection.login(authentication)
+            }
             if options.useQResync, connection.capabilities.contains(.qresync), connection.capabilities.contains(.enable) {
                 _ = try await connection.run(.enable([.qresync]))
             }

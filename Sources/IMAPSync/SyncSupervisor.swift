@@ -15,6 +15,10 @@ public actor SyncSupervisor: AccountConnector {
     private let board = SyncStatusBoard()
     private var tasks: [String: Task<Void, Never>] = [:]
     private var running = false
+    /// Sign-ins waiting for the provider's redirect, by `state`.
+    private var signIns: [String: (request: OAuthSignIn, pkce: PKCE, started: Date)] = [:]
+    /// How long a sign-in may take in the browser.
+    static let signInLifetime: TimeInterval = 600
 
     public init(service: MailSearchService, options: SyncOptions = SyncOptions(), syncing: Bool = true) {
         self.service = service
@@ -73,5 +77,89 @@ public actor SyncSupervisor: AccountConnector {
 
     public func accountRemoved(named name: String) async {
         await stop(name)
+    }
+
+    // MARK: OAuth 2.0
+
+    public func beginOAuth(_ request: OAuthSignIn) async throws -> String {
+        guard let oauth = request.settings.oauth, var components = URLComponents(string: oauth.authorizeURL) else {
+            throw OAuthError(kind: .provider, message: "the provider's authorization address is not valid")
+        }
+        signIns = signIns.filter { Date().timeIntervalSince($0.value.started) < Self.signInLifetime }
+        let pkce = PKCE()
+        let state = PKCE.randomState()
+        signIns[state] = (request, pkce, Date())
+        components.queryItems = (components.queryItems ?? []) + [
+            URLQueryItem(name: "response_type", value: "code"),
+            URLQueryItem(name: "client_id", value: oauth.clientId),
+            URLQueryItem(name: "redirect_uri", value: request.redirectURI),
+            URLQueryItem(name: "scope", value: oauth.scope),
+            URLQueryItem(name: "state", value: state),
+            URLQueryItem(name: "code_challenge", value: pkce.challenge),
+            URLQueryItem(name: "code_challenge_method", value: "S256"),
+            URLQueryItem(name: "login_hint", value: request.settings.username),
+            // Google: a refresh token, and the consent screen again when signing in again.
+            URLQueryItem(name: "access_type", value: "offline"),
+            URLQueryItem(name: "prompt", value: "consent"),
+        ]
+        // "+" would be read as a space by some servers in a query: spell it out.
+        components.percentEncodedQuery = components.percentEncodedQuery?.replacingOccurrences(of: "+", with: "%2B")
+        guard let url = components.url else { throw OAuthError(kind: .provider, message: "cannot build the authorization address") }
+        return url.absoluteString
+    }
+
+    public func completeOAuth(state: String, code: String?, error: String?, errorDescription: String?) async -> OAuthOutcome {
+        guard let pending = signIns.removeValue(forKey: state),
+              Date().timeIntervalSince(pending.started) < Self.signInLifetime else {
+            return OAuthOutcome(ok: false, account: nil, message: "This sign-in is unknown or took longer than 10 minutes. Start it again from MailSearch.")
+        }
+        let request = pending.request
+        if let error {
+            let words = error == "access_denied" ? "access was not allowed" : (errorDescription.map { "\(error): \($0)" } ?? error)
+            return OAuthOutcome(ok: false, account: request.name, message: "The provider says \(words). Nothing was saved.")
+        }
+        guard let code, let oauth = request.settings.oauth else {
+            return OAuthOutcome(ok: false, account: request.name, message: "The provider sent no code back. Nothing was saved.")
+        }
+        guard let secrets = service.secrets, secrets.isUnlocked else {
+            return OAuthOutcome(ok: false, account: request.name, message: "The password store is locked: unlock it, then sign in again.")
+        }
+        let tokens: OAuthTokens
+        // Signing in again without a new client secret: the one kept with the account.
+        let clientSecret = request.clientSecret
+            ?? (oauth.hasClientSecret ? try? secrets.secret(account: request.name, purpose: OAuthSessions.clientSecretPurpose) : nil)
+        do {
+            tokens = try await OAuthTokenEndpoint.exchange(code: code, verifier: pending.pkce.verifier, redirectURI: request.redirectURI,
+                                                           settings: oauth, clientSecret: clientSecret)
+        } catch {
+            return OAuthOutcome(ok: false, account: request.name, message: "The sign-in could not be finished: \(error). Nothing was saved.")
+        }
+        let check = await AccountChecker.check(accountName: request.name, settings: request.settings,
+                                               authentication: .xoauth2(user: request.settings.username, accessToken: tokens.accessToken))
+        guard check.ok else {
+            return OAuthOutcome(ok: false, account: request.name,
+                                message: "Signed in, but the mail server refused the token: \(check.problem?.description ?? ""). Nothing was saved.",
+                                check: check)
+        }
+        do {
+            try secrets.store(try OAuthSessions.encode(tokens), account: request.name, purpose: OAuthSessions.purpose)
+            if let clientSecret = request.clientSecret {
+                try secrets.store(clientSecret, account: request.name, purpose: OAuthSessions.clientSecretPurpose)
+            }
+            if request.again, let existing = try await service.mailbox.imapAccounts().first(where: { $0.account.name == request.name }) {
+                try await service.mailbox.updateIMAPAccount(id: existing.account.id, email: existing.account.email,
+                                                            displayName: existing.account.displayName, settings: request.settings)
+            } else {
+                _ = try await service.mailbox.addIMAPAccount(named: request.name, email: request.address, displayName: request.displayName,
+                                                             settings: request.settings)
+            }
+        } catch {
+            if !request.again { try? secrets.deleteAll(account: request.name) }
+            return OAuthOutcome(ok: false, account: request.name, message: "The account could not be saved: \(error)")
+        }
+        await accountChanged(named: request.name)
+        return OAuthOutcome(ok: true, account: request.name,
+                            message: request.again ? "Signed in again: \(request.name) syncs." : "Signed in: \(request.name) was added and its mail is being synced.",
+                            check: check)
     }
 }

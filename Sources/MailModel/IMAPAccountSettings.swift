@@ -15,6 +15,8 @@ public struct IMAPAccountSettings: Sendable, Hashable, Codable {
     public var oauthTokenCommand: String?
     /// The password is in the secret store, under the account's name (added from the page).
     public var passwordStored: Bool
+    /// The account signs in with OAuth 2.0 (its tokens in the secret store); nil for a password.
+    public var oauth: OAuthSettings?
     /// A PEM file of extra trusted roots, for a server with a self-signed certificate.
     public var caFile: String?
     /// Mail of the last N days is synced; nil syncs everything.
@@ -26,7 +28,7 @@ public struct IMAPAccountSettings: Sendable, Hashable, Codable {
     public var smtpSecurity: String?
 
     public init(host: String, port: Int, security: String, username: String, passwordCommand: String? = nil,
-                passwordEnvironment: String? = nil, oauthTokenCommand: String? = nil, passwordStored: Bool = false, caFile: String? = nil,
+                passwordEnvironment: String? = nil, oauthTokenCommand: String? = nil, passwordStored: Bool = false, oauth: OAuthSettings? = nil, caFile: String? = nil,
                 syncWindowDays: Int? = 30, smtpHost: String? = nil, smtpPort: Int? = nil, smtpSecurity: String? = nil) {
         self.host = host
         self.port = port
@@ -36,6 +38,7 @@ public struct IMAPAccountSettings: Sendable, Hashable, Codable {
         self.passwordEnvironment = passwordEnvironment
         self.oauthTokenCommand = oauthTokenCommand
         self.passwordStored = passwordStored
+        self.oauth = oauth
         self.caFile = caFile
         self.syncWindowDays = syncWindowDays
         self.smtpHost = smtpHost

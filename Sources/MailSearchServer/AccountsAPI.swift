@@ -66,8 +66,11 @@ extension MailSearchAPI {
             var smtpSecurity: String?
             /// nil: all mail.
             var syncWindowDays: Int?
-            /// `stored` (the secret store), `command`, `environment` or `oauthCommand`.
+            /// `oauth` (signed in; tokens in the secret store), `stored` (a password in the secret store), `command`,
+            /// `environment` or `oauthCommand`.
             var credential: String
+            /// The OAuth provider (`google`, `microsoft`, `custom`), for "Sign in again".
+            var oauthProvider: String?
         }
     }
 
@@ -76,6 +79,8 @@ extension MailSearchAPI {
         /// Where passwords typed here are kept, and whether it can be written now.
         var secretStore: SecretStoreInfo?
         var presets: [AccountPreset]
+        /// The OAuth 2.0 providers whose endpoints are known, with how to get a client id.
+        var oauthProviders: [OAuthProvider]
     }
 
     struct SecretStoreInfo: Encodable {
@@ -89,6 +94,21 @@ extension MailSearchAPI {
         var passphrase: String
     }
 
+    /// `POST /api/accounts/oauth/start`: the account form without a password, and how to sign in.
+    struct OAuthForm: Decodable {
+        var account: AccountForm?
+        /// `google`, `microsoft`, or `custom` with the endpoints below.
+        var provider: String?
+        var clientId: String?
+        var clientSecret: String?
+        var authorizeURL: String?
+        var tokenURL: String?
+        var revokeURL: String?
+        var scope: String?
+        /// Sign in again to this existing account (its grant was revoked or expired).
+        var accountId: Int64?
+    }
+
     struct AddOutcome: Encodable {
         var account: AccountInfo?
         var check: AccountCheck
@@ -96,7 +116,8 @@ extension MailSearchAPI {
 
     func registerAccounts(on api: RouterGroup<BasicRequestContext>) {
         api.get("accounts") { _, _ in
-            JSON.response(AccountsPage(accounts: try await accountInfos(), secretStore: secretStoreInfo, presets: AccountPreset.all))
+            JSON.response(AccountsPage(accounts: try await accountInfos(), secretStore: secretStoreInfo, presets: AccountPreset.all,
+                                       oauthProviders: OAuthProvider.all))
         }
         api.get("accounts/presets") { request, _ in
             let query = try QueryString(request.uri.query)
@@ -120,6 +141,9 @@ extension MailSearchAPI {
         }
         api.post("secrets/unlock") { request, _ in
             try await unlockSecrets(request)
+        }
+        api.post("accounts/oauth/start") { request, _ in
+            try await startOAuth(request)
         }
     }
 
@@ -166,6 +190,11 @@ extension MailSearchAPI {
         } catch {
             try? secrets.deletePassword(account: name)
             throw error
+        }
+        // The first account that can send is the default sender until the person picks another.
+        let accounts = try await service.mailbox.imapAccounts()
+        if settings.smtpHost != nil, !accounts.contains(where: { $0.account.isDefaultSender }) {
+            try await service.mailbox.setDefaultSender(accountId: account.id)
         }
         try await connector.accountChanged(named: name)
         let info = try await accountInfos().first { $0.id == account.id }
@@ -223,9 +252,9 @@ extension MailSearchAPI {
         let settings = try await service.mailbox.imapAccounts().first { $0.account.id == id }?.settings
         let removed = try await service.mailbox.deleteAccount(named: account.name)
         var passwordNote: String?
-        if settings?.passwordStored == true, let secrets = service.secrets {
+        if settings?.passwordStored == true || settings?.oauth != nil, let secrets = service.secrets {
             do {
-                try secrets.deletePassword(account: account.name)
+                try secrets.deleteAll(account: account.name)
             } catch {
                 passwordNote = "its password could not be removed from \(secrets.summary): \(error)"
             }
@@ -254,6 +283,106 @@ extension MailSearchAPI {
         return JSON.response(secretStoreInfo)
     }
 
+    // MARK: OAuth 2.0
+
+    /// Starts a sign-in: answers the provider's address, which the page opens; the provider sends the
+    /// person back to `/oauth/callback` on this server (RFC 8252's loopback redirect).
+    func startOAuth(_ request: Request) async throws -> Response {
+        let form = try await Self.jsonBody(OAuthForm.self, request, example: #"{"account": {"email": "me@gmail.com"}, "provider": "google", "clientId": "…", "clientSecret": "…"} or {"accountId": 3} to sign in again"#)
+        _ = try unlockedSecrets()
+        let secret = form.clientSecret.flatMap { Self.trimmed($0) }
+        let name: String
+        let address: String
+        var settings: IMAPAccountSettings
+        let again = form.accountId != nil
+        if let id = form.accountId {
+            // Sign in again: the account's own provider, client and servers.
+            let (account, current) = try await imapAccount(id: id)
+            guard current.oauth != nil else {
+                throw APIError(.conflict, "\"\(account.name)\" signs in with a password", hint: "change its password instead")
+            }
+            (name, address, settings) = (account.name, account.email ?? current.username, current)
+        } else {
+            guard let accountForm = form.account, let provider = form.provider else {
+                throw APIError.badRequest("send the account (\"account\": {\"email\": …}) and the provider")
+            }
+            var parsed = try Self.settings(from: accountForm)
+            let clientId = (form.clientId ?? "").trimmingCharacters(in: .whitespaces)
+            guard !clientId.isEmpty, clientId.count <= 512 else {
+                throw APIError.badRequest("the client id is missing",
+                                          hint: OAuthProvider.named(provider)?.clientIdHelp ?? "register MailSearch as a desktop app with the provider",
+                                          field: "clientId")
+            }
+            var endpoints: (authorize: String, token: String, revoke: String?, scope: String)
+            if let known = OAuthProvider.named(provider) {
+                endpoints = (known.authorizeURL, known.tokenURL, known.revokeURL, known.scope)
+            } else if provider == "custom", let authorize = form.authorizeURL, let token = form.tokenURL {
+                endpoints = (authorize, token, form.revokeURL, form.scope ?? "")
+            } else {
+                throw APIError.badRequest("unknown provider \"\(provider.prefix(40))\"", hint: "google, microsoft, or custom with authorizeURL and tokenURL")
+            }
+            if let scope = form.scope, !scope.isEmpty { endpoints.scope = scope }
+            for endpoint in [endpoints.authorize, endpoints.token] {
+                guard let url = URL(string: endpoint), let scheme = url.scheme?.lowercased(),
+                      scheme == "https" || (scheme == "http" && ["127.0.0.1", "::1", "localhost"].contains(url.host ?? "")) else {
+                    throw APIError.badRequest("\(endpoint.prefix(200)) is not an https address",
+                                              hint: "a provider's endpoints are https (http only on this machine, for testing)")
+                }
+            }
+            parsed.settings.passwordStored = false
+            parsed.settings.oauth = OAuthSettings(provider: provider, clientId: clientId, authorizeURL: endpoints.authorize,
+                                                  tokenURL: endpoints.token, revokeURL: endpoints.revoke, scope: endpoints.scope,
+                                                  hasClientSecret: secret != nil)
+            (name, address, settings) = (parsed.name, parsed.address, parsed.settings)
+            if try await service.mailbox.account(named: name) != nil {
+                throw APIError(.conflict, "an account named \"\(name.prefix(80))\" exists already", hint: "choose another name, or sign in again to that account")
+            }
+        }
+        let redirect = "http://127.0.0.1:\(try Self.loopbackPort(request))/oauth/callback"
+        let url = try await connector.beginOAuth(OAuthSignIn(name: name, address: address, displayName: Self.trimmed(form.account?.displayName),
+                                                             settings: settings, clientSecret: secret, redirectURI: redirect, again: again))
+        struct Started: Encodable { var authorizationURL: String; var redirectURI: String }
+        return JSON.response(Started(authorizationURL: url, redirectURI: redirect))
+    }
+
+    /// The port the page reached this server on (its Host), for the loopback redirect.
+    static func loopbackPort(_ request: Request) throws -> Int {
+        let host = request.head.authority ?? ""
+        guard let colon = host.lastIndex(of: ":"), let port = Int(host[host.index(after: colon)...]) else {
+            throw APIError.badRequest("the request's Host has no port", hint: "open the page at http://127.0.0.1:PORT/")
+        }
+        return port
+    }
+
+    /// `GET /oauth/callback?state=…&code=…` (or `error=…`): where the provider sends the person back.
+    /// A page of its own with the outcome in words; the accounts dialog sees the account appear.
+    func oauthCallback(_ request: Request) async throws -> Response {
+        let query = try QueryString(request.uri.query)
+        let outcome: OAuthOutcome
+        if let state = query["state"], let connector = service.accountConnector {
+            outcome = await connector.completeOAuth(state: state, code: query["code"], error: query["error"],
+                                                    errorDescription: query["error_description"])
+        } else {
+            outcome = OAuthOutcome(ok: false, account: nil, message: "This address is where a sign-in comes back to MailSearch; this one carries none.")
+        }
+        let title = outcome.ok ? "Signed in" : "Not signed in"
+        let html = """
+            <!doctype html><html lang="en"><head><meta charset="utf-8"><title>MailSearch: \(title)</title>
+            <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/style.css"></head>
+            <body class="oauth-done"><main><h1>\(title)</h1><p id="oauth-outcome">\(Self.escapeHTML(outcome.message))</p>
+            <p>You can close this tab and go back to <a href="/">MailSearch</a>.</p></main></body></html>
+            """
+        return Response(status: outcome.ok ? .ok : .badRequest,
+                        headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: "default-src 'none'; style-src 'self'",
+                                  .cacheControl: "no-store"],
+                        body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+
+    static func escapeHTML(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
     // MARK: Reading
 
     func accountInfos() async throws -> [AccountInfo] {
@@ -265,8 +394,9 @@ extension MailSearchAPI {
             let servers = settings.map {
                 AccountInfo.Servers(host: $0.host, port: $0.port, security: $0.security, username: $0.username, smtpHost: $0.smtpHost,
                                     smtpPort: $0.smtpPort, smtpSecurity: $0.smtpSecurity, syncWindowDays: $0.syncWindowDays,
-                                    credential: $0.passwordStored ? "stored" : $0.oauthTokenCommand != nil ? "oauthCommand"
-                                        : $0.passwordCommand != nil ? "command" : "environment")
+                                    credential: $0.oauth != nil ? "oauth" : $0.passwordStored ? "stored" : $0.oauthTokenCommand != nil ? "oauthCommand"
+                                        : $0.passwordCommand != nil ? "command" : "environment",
+                                    oauthProvider: $0.oauth?.provider)
             }
             infos.append(AccountInfo(id: account.id, name: account.name, email: account.email, displayName: account.displayName,
                                      kind: settings == nil ? "imported" : "imap",
@@ -304,7 +434,7 @@ extension MailSearchAPI {
     static func settings(from form: AccountForm) throws -> (name: String, settings: IMAPAccountSettings, address: String) {
         let address = form.email.trimmingCharacters(in: .whitespaces)
         guard isAddress(address) else {
-            throw APIError.badRequest("\"\(address.prefix(80))\" is not an email address", hint: "send \"email\": \"me@example.com\"")
+            throw APIError.badRequest("\"\(address.prefix(80))\" is not an email address", hint: "send \"email\": \"me@example.com\"", field: "email")
         }
         var preset: AccountPreset?
         if let id = form.preset, !id.isEmpty {
@@ -316,14 +446,15 @@ extension MailSearchAPI {
             preset = AccountPreset.forAddress(address)
         }
         guard let host = trimmed(form.imapHost) ?? preset?.imapHost else {
-            throw APIError.badRequest("the IMAP server is missing", hint: "send \"imapHost\" (no preset knows \(address.split(separator: "@").last ?? ""))")
+            throw APIError.badRequest("the IMAP server is missing", hint: "send \"imapHost\" (no preset knows \(address.split(separator: "@").last ?? ""))",
+                                      field: "imapHost")
         }
         let security = form.imapSecurity ?? preset?.imapSecurity ?? "tls"
         guard ["tls", "startTLS"].contains(security) else {
-            throw APIError.badRequest("imapSecurity must be tls or startTLS (got \"\(security.prefix(20))\")")
+            throw APIError.badRequest("imapSecurity must be tls or startTLS (got \"\(security.prefix(20))\")", field: "imapSecurity")
         }
         let port = form.imapPort ?? (form.imapHost == nil ? preset?.imapPort : nil) ?? (security == "tls" ? 993 : 143)
-        guard (1...65_535).contains(port) else { throw APIError.badRequest("imapPort must be from 1 to 65535") }
+        guard (1...65_535).contains(port) else { throw APIError.badRequest("imapPort must be from 1 to 65535", field: "imapPort") }
         var smtpHost = trimmed(form.smtpHost) ?? (form.receiveOnly == true ? nil : preset?.smtpHost)
         if form.receiveOnly == true { smtpHost = nil }
         var smtpSecurity: String?
@@ -332,14 +463,15 @@ extension MailSearchAPI {
             let chosen = form.smtpSecurity ?? (form.smtpHost == nil ? preset?.smtpSecurity : nil) ?? "startTLS"
             guard ["tls", "startTLS"].contains(chosen) else {
                 throw APIError.badRequest("smtpSecurity must be tls or startTLS (got \"\(chosen.prefix(20))\")",
-                                          hint: "MailSearch never logs in to a mail server unencrypted")
+                                          hint: "MailSearch never logs in to a mail server unencrypted", field: "smtpSecurity")
             }
             smtpSecurity = chosen
             smtpPort = form.smtpPort ?? (form.smtpHost == nil ? preset?.smtpPort : nil) ?? (chosen == "tls" ? 465 : 587)
-            guard (1...65_535).contains(smtpPort!) else { throw APIError.badRequest("smtpPort must be from 1 to 65535") }
+            guard (1...65_535).contains(smtpPort!) else { throw APIError.badRequest("smtpPort must be from 1 to 65535", field: "smtpPort") }
         }
         if let caFile = form.caFile, !FileManager.default.isReadableFile(atPath: caFile) {
-            throw APIError.badRequest("cannot read the CA file \(caFile.prefix(200))", hint: "give the path of a PEM file this server can read")
+            throw APIError.badRequest("cannot read the CA file \(caFile.prefix(200))", hint: "give the path of a PEM file this server can read",
+                                      field: "caFile")
         }
         let name = trimmed(form.name) ?? address
         guard name.count <= 200, !name.contains(where: \.isNewline) else {
@@ -354,9 +486,9 @@ extension MailSearchAPI {
 
     static func password(_ form: AccountForm) throws -> String? {
         guard let password = form.password else { return nil }
-        guard !password.isEmpty else { throw APIError.badRequest("the password is empty") }
+        guard !password.isEmpty else { throw APIError.badRequest("the password is empty", field: "password") }
         guard password.count <= 1024, !password.contains(where: { $0 == "\r" || $0 == "\n" }) else {
-            throw APIError.badRequest("the password must be one line of at most 1024 characters")
+            throw APIError.badRequest("the password must be one line of at most 1024 characters", field: "password")
         }
         return password
     }

@@ -148,6 +148,7 @@ struct MailSearchAPI: Sendable {
         registerActions(on: api)
         registerCompose(on: api)
         registerAccounts(on: api)
+        router.get("oauth/callback") { request, _ in try await oauthCallback(request) }
         // Anything else under /api/ falls through to the router's 404, which ResponseMiddleware
         // words as JSON.
     }

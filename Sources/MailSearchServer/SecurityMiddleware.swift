@@ -47,10 +47,11 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// `/` or `/assets/NAME` exactly (an allowlist, so that no spelling of an /api/ path such as
+    /// `/`, `/oauth/callback` or `/assets/NAME` exactly (an allowlist, so that no spelling of an /api/ path such as
     /// `//api/search` can pass for the page).
     static func isPagePath(_ path: String) -> Bool {
-        if path == "/" { return true }
+        // The provider's redirect back (a sign-in, carrying its unguessable state): a browser cannot add the token to it.
+        if path == "/" || path == "/oauth/callback" { return true }
         guard path.hasPrefix("/assets/") else { return false }
         return WebAssets.isValidName(String(path.dropFirst("/assets/".count)))
     }

@@ -27,12 +27,12 @@ extension MailStore {
             let id = db.lastInsertedRowID
             try db.execute(sql: """
                 INSERT INTO imap_accounts (accountId, host, port, security, username, passwordCommand, passwordEnvironment,
-                    oauthTokenCommand, caFile, syncWindowDays, smtpHost, smtpPort, smtpSecurity, passwordStored)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    oauthTokenCommand, caFile, syncWindowDays, smtpHost, smtpPort, smtpSecurity, passwordStored, oauth)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [id, settings.host, settings.port, settings.security, settings.username,
                                  settings.passwordCommand, settings.passwordEnvironment, settings.oauthTokenCommand,
                                  settings.caFile, settings.syncWindowDays, settings.smtpHost, settings.smtpPort,
-                                 settings.smtpSecurity, settings.passwordStored])
+                                 settings.smtpSecurity, settings.passwordStored, Self.oauthJSON(settings.oauth)])
             return Self.account(from: try Row.fetchOne(db, sql: "SELECT * FROM accounts WHERE id = ?", arguments: [id])!)
         }
     }
@@ -45,13 +45,24 @@ extension MailStore {
             try db.execute(sql: """
                 UPDATE imap_accounts SET host = ?, port = ?, security = ?, username = ?, passwordCommand = ?,
                     passwordEnvironment = ?, oauthTokenCommand = ?, caFile = ?, syncWindowDays = ?, smtpHost = ?,
-                    smtpPort = ?, smtpSecurity = ?, passwordStored = ?
+                    smtpPort = ?, smtpSecurity = ?, passwordStored = ?, oauth = ?
                 WHERE accountId = ?
                 """, arguments: [settings.host, settings.port, settings.security, settings.username, settings.passwordCommand,
                                  settings.passwordEnvironment, settings.oauthTokenCommand, settings.caFile, settings.syncWindowDays,
-                                 settings.smtpHost, settings.smtpPort, settings.smtpSecurity, settings.passwordStored, id])
+                                 settings.smtpHost, settings.smtpPort, settings.smtpSecurity, settings.passwordStored,
+                                 Self.oauthJSON(settings.oauth), id])
             guard db.changesCount == 1 else { throw MailStoreError.notFound("no IMAP account with id \(id)") }
         }
+    }
+
+    static func oauthJSON(_ oauth: OAuthSettings?) -> String? {
+        guard let oauth, let data = try? JSONEncoder().encode(oauth) else { return nil }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func oauth(fromJSON text: String?) -> OAuthSettings? {
+        guard let text else { return nil }
+        return try? JSONDecoder().decode(OAuthSettings.self, from: Data(text.utf8))
     }
 
     /// Makes one account the default sender (nil: none).
@@ -67,7 +78,7 @@ extension MailStore {
             try Row.fetchAll(db, sql: """
                 SELECT a.*, i.host AS iHost, i.port AS iPort, i.security, i.username, i.passwordCommand,
                     i.passwordEnvironment, i.oauthTokenCommand, i.caFile, i.syncWindowDays, i.smtpHost, i.smtpPort,
-                    i.smtpSecurity, i.passwordStored
+                    i.smtpSecurity, i.passwordStored, i.oauth
                 FROM accounts a JOIN imap_accounts i ON i.accountId = a.id ORDER BY a.id
                 """).map { row in
                 (Self.account(from: row),
@@ -75,6 +86,7 @@ extension MailStore {
                                      username: row["username"], passwordCommand: row["passwordCommand"],
                                      passwordEnvironment: row["passwordEnvironment"],
                                      oauthTokenCommand: row["oauthTokenCommand"], passwordStored: row["passwordStored"],
+                                     oauth: Self.oauth(fromJSON: row["oauth"]),
                                      caFile: row["caFile"],
                                      syncWindowDays: row["syncWindowDays"], smtpHost: row["smtpHost"],
                                      smtpPort: row["smtpPort"], smtpSecurity: row["smtpSecurity"]))

@@ -255,6 +255,11 @@ enum MailSchema {
                 ALTER TABLE accounts ADD COLUMN isDefaultSender INTEGER NOT NULL DEFAULT 0;
                 """)
         }
+        migrator.registerMigration("v-account-oauth") { db in
+            // An account that signs in with OAuth 2.0: its provider's endpoints and client id, as JSON
+            // (OAuthSettings). Its tokens are in the secret store, never here.
+            try db.execute(sql: "ALTER TABLE imap_accounts ADD COLUMN oauth TEXT")
+        }
         return migrator
     }
 }
@@ -267,6 +272,6 @@ extension MailStore {
         "v1-mail-store", "v2-recent-searches", "v3-embeddings", "v4-filter-indexes", "v5-sender-index", "v6-rethread",
         "v7-email-directory", "v-sender-name", "v-imap-sync", "v-categories", "v-smtp-accounts", "v-outbox", "v-drafts",
         "v-outbox-gmail-labels", "v-thread-summaries", "v-outbox-email", "v-attachment-text",
-        "v-attachment-passages", "v-account-settings",
+        "v-attachment-passages", "v-account-settings", "v-account-oauth",
     ]
 }

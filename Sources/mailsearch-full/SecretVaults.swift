@@ -25,16 +25,16 @@ final class StoreVault: SecretVault, @unchecked Sendable {
         return vault
     }
 
-    func storePassword(_ password: String, account: String) throws {
-        try store.store(password, for: SecretKey(account: account, purpose: .password))
+    func store(_ secret: String, account: String, purpose: String) throws {
+        try store.store(secret, for: SecretKey(account: account, purpose: SecretPurpose(rawValue: purpose)))
     }
 
-    func password(account: String) throws -> String? {
-        try store.secret(for: SecretKey(account: account, purpose: .password))
+    func secret(account: String, purpose: String) throws -> String? {
+        try store.secret(for: SecretKey(account: account, purpose: SecretPurpose(rawValue: purpose)))
     }
 
-    func deletePassword(account: String) throws {
-        try store.delete(SecretKey(account: account, purpose: .password))
+    func delete(account: String, purpose: String) throws {
+        try store.delete(SecretKey(account: account, purpose: SecretPurpose(rawValue: purpose)))
     }
 
     var summary: String {

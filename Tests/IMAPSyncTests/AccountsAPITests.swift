@@ -42,6 +42,13 @@ final class AccountsAPITests: XCTestCase {
                                 outputDirectory: work.appendingPathComponent("out-\(UUID().uuidString)"))
     }
 
+    /// A command of the binary beside serve, with the password store (the file, its passphrase given).
+    func cli(_ arguments: [String], passphrase: String = "correct horse battery") throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = try start(arguments, environment: ["MAILSEARCH_SECRET_STORE": "file", "MAILSEARCH_SECRET_PASSPHRASE": passphrase])
+        process.waitForExit(orKillAfter: 300)
+        return (process.terminationStatus, process.stdoutText, process.stderrText)
+    }
+
     func startServe(_ extra: [String] = [], environment: [String: String] = [:]) throws {
         let process = try start(["serve", "--port", "0", "--no-background-embedding"] + extra, environment: environment)
         serve = process

@@ -66,6 +66,8 @@ export class Accounts {
       this.form.elements[name].addEventListener('input', () => { this.serversTouched = true; });
     }
     this.form.addEventListener('input', (event) => this.clearProblem(event.target?.name));
+    this.form.elements.oauthProvider.addEventListener('change', () => this.showOAuthProvider());
+    this.form.querySelector('.account-signin').addEventListener('click', () => this.signIn());
     this.unlockForm.addEventListener('input', () => this.showUnlockProblem(null));
     // Each field is described by its problem (read out with the field once shown).
     for (const node of this.form.querySelectorAll('.field-problem')) {
@@ -161,6 +163,7 @@ export class Accounts {
   render() {
     const { accounts, secretStore } = this.page;
     this.none.hidden = accounts.length > 0;
+    this.showOAuthProvider();
     this.renderList(accounts);
     if (!secretStore) {
       this.storeLine.textContent = 'This server has no password store: add accounts with `mailsearch account add` on the command line.';
@@ -240,6 +243,12 @@ export class Accounts {
           ' Default sender'));
       }
     }
+    if (account.imap?.credential === 'oauth') {
+      controls.push(el('button', {
+        type: 'button', class: 'secondary small account-signin-again', dataset: { control: 'signin' },
+        'aria-label': `Sign in again: ${account.name}`, onclick: () => this.signIn(account),
+      }, 'Sign in again'));
+    }
     controls.push(el('button', {
       type: 'button', class: 'secondary small account-remove', dataset: { control: 'remove' },
       'aria-label': `Remove ${account.name}…`, onclick: () => this.remove(account),
@@ -277,6 +286,41 @@ export class Accounts {
       smtpHost: text('smtpHost'), smtpPort: number('smtpPort'), smtpSecurity: f.smtpSecurity.value,
       syncWindowDays: Number(f.syncWindowDays.value), caFile: text('caFile'),
     };
+  }
+
+  // ---- OAuth 2.0 ---------------------------------------------------------------------------
+
+  showOAuthProvider() {
+    const provider = this.form.elements.oauthProvider.value;
+    this.form.querySelector('.oauth-custom').hidden = provider !== 'custom';
+    const known = (this.page?.oauthProviders || []).find((p) => p.id === provider);
+    this.form.querySelector('.oauth-help').textContent = known ? `How to get a client id: ${known.clientIdHelp}` : '';
+  }
+
+  /** Starts a sign-in in a new tab; the provider sends the person back to this server, and the list
+   *  (refreshed while the dialog is open) shows the account once it is added. `account`: sign in again. */
+  async signIn(account = null) {
+    this.clearProblem();
+    const f = this.form.elements;
+    let body;
+    if (account) {
+      body = { accountId: account.id };
+    } else {
+      const { password, ...fields } = this.formBody();
+      if (!fields.email.includes('@')) return this.showProblem({ message: 'Enter your email address', field: 'email' }, { service: false });
+      const text = (name) => f[name].value.trim() || undefined;
+      body = {
+        account: fields, provider: f.oauthProvider.value, clientId: text('clientId'), clientSecret: text('clientSecret'),
+        authorizeURL: text('authorizeURL'), tokenURL: text('tokenURL'), scope: text('scope'),
+      };
+    }
+    try {
+      const started = await sendJSON('POST', '/api/accounts/oauth/start', body);
+      this.state.textContent = 'Finish signing in on the provider\'s page (a new tab); the account shows here once it is added.';
+      window.open(started.authorizationURL, '_blank', 'noopener');
+    } catch (error) {
+      this.showProblem({ message: error.message, hint: error.hint, field: error.body?.field }, { service: false });
+    }
   }
 
   clearProblem(field) {
@@ -351,7 +395,7 @@ export class Accounts {
         await this.load().catch(() => {});
         this.unlockForm.querySelector('input').focus();
       } else {
-        this.showProblem({ message: error.message, hint: error.hint }, { service: false });
+        this.showProblem({ message: error.message, hint: error.hint, field: error.body?.field }, { service: false });
       }
     } finally {
       for (const button of this.form.querySelectorAll('button')) button.disabled = false;
