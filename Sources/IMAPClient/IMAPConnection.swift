@@ -126,9 +126,12 @@ public final class IMAPConnection: Sendable {
     // MARK: Login
 
     /// Logs in: for a password AUTHENTICATE PLAIN when the server offers AUTH=PLAIN, else LOGIN;
-    /// for a token AUTHENTICATE XOAUTH2. A refusal is `.authenticationFailed` with the server's
-    /// text and code. Then the capabilities are refreshed, and ID is sent when the server offers
-    /// it and `clientID` is set (its failure is ignored). Does nothing after a PREAUTH greeting.
+    /// for a token AUTHENTICATE OAUTHBEARER (RFC 7628) when offered, else XOAUTH2 (or the one
+    /// `mechanism` names). A refusal is `.authenticationFailed` with the server's text and code, and
+    /// for a token the JSON error it sent first (`oauth`, `oauthStatus`); a server offering neither
+    /// token mechanism is `.authenticationFailed` before anything is sent. Then the capabilities are
+    /// refreshed, and ID is sent when the server offers it and `clientID` is set (its failure is
+    /// ignored). Does nothing after a PREAUTH greeting.
     public func login(_ authentication: IMAPAuthentication) async throws {
         try await session.withGate { () async throws(IMAPClientError) in try await self.authenticate(authentication) }
     }
@@ -137,12 +140,30 @@ public final class IMAPConnection: Sendable {
         guard !session.isAuthenticated else { return }
         let usable = state.withLockedValue { $0.usable }
         let command: IMAPCommand
+        // The answer to a challenge after the credentials (a refused token's error): it ends the exchange.
+        var errorAnswer = IMAPCommandEncoder.emptyResponse
+        var secret = ""
         switch authentication {
         case .password(let user, let password):
             command = usable.contains(.authPlain) ? .authenticatePlain(username: user, password: password)
                 : .login(username: user, password: password)
-        case .xoauth2(let user, let accessToken):
-            command = .authenticateXOAuth2(username: user, accessToken: accessToken)
+        case .oauth(let user, let accessToken, let mechanism):
+            secret = accessToken
+            let bearer = usable.contains(.authOAuthBearer), xoauth2 = usable.contains(.authXOAuth2)
+            switch mechanism {
+            case .oauthBearer where bearer, .automatic where bearer:
+                command = .authenticateOAuthBearer(username: user, accessToken: accessToken,
+                                                   host: configuration.host, port: configuration.port)
+                errorAnswer = IMAPCommandEncoder.oauthBearerErrorResponse
+            case .xoauth2 where xoauth2, .automatic where xoauth2:
+                command = .authenticateXOAuth2(username: user, accessToken: accessToken)
+            default:
+                let missing = mechanism == .automatic ? "offers neither OAUTHBEARER nor XOAUTH2" : "does not offer \(mechanism.rawValue)"
+                let offered = usable.compactMap(\.authenticationMechanism).sorted()
+                throw IMAPClientError(kind: .authenticationFailed,
+                                      message: "the server \(endpoint) \(missing), so \(user) cannot log in with an OAuth access token "
+                                          + "(it offers \(offered.isEmpty ? "no AUTHENTICATE mechanism" : offered.joined(separator: " ")))")
+            }
         }
         let encoded: IMAPEncodedCommand
         do {
@@ -150,8 +171,16 @@ public final class IMAPConnection: Sendable {
         } catch {
             throw IMAPClientError(kind: .authenticationFailed, message: "cannot log in to \(endpoint) as \(authentication.user): \(error.description)")
         }
-        let response = try await execute(encoded)
+        let (response, challenges) = try await exchange(encoded, responseTimeout: nil, saslErrorAnswer: errorAnswer)
         guard response.status.status == .ok else {
+            if case .oauth = authentication {
+                let oauth = challenges.first.flatMap { IMAPClientError.OAuthError(challenge: $0, hiding: secret) }
+                let reason = oauth?.status.map { " (\($0.prefix(40)))" } ?? ""
+                throw IMAPClientError(kind: .authenticationFailed,
+                                      message: "the server \(endpoint) refused the OAuth access token for \(authentication.user)\(reason): "
+                                          + "it may have expired or been revoked; get a new one (refresh it or sign in again)",
+                                      serverText: response.status.text, code: response.status.code, oauth: oauth)
+            }
             throw IMAPClientError(kind: .authenticationFailed,
                                   message: "the server \(endpoint) refused the user name or password for \(authentication.user)",
                                   serverText: response.status.text, code: response.status.code)
@@ -314,6 +343,15 @@ public final class IMAPConnection: Sendable {
     /// Sends a command's parts, waiting for `+` between them, and collects responses up to its
     /// tagged answer, whatever its status.
     func execute(_ encoded: IMAPEncodedCommand, responseTimeout timeout: TimeAmount? = nil) async throws(IMAPClientError) -> IMAPCommandResponse {
+        try await exchange(encoded, responseTimeout: timeout, saslErrorAnswer: nil).response
+    }
+
+    /// `execute`, and for AUTHENTICATE (`saslErrorAnswer` set) the challenges the server sent after
+    /// the credentials: the first (a refused token's JSON error, RFC 7628 §3.2.2) is answered with
+    /// `saslErrorAnswer` to get the tagged NO, a second with `*` (the client cancels, RFC 3501
+    /// §6.2.2); a third is a protocol violation. The challenges' texts come back, still base64.
+    private func exchange(_ encoded: IMAPEncodedCommand, responseTimeout timeout: TimeAmount?,
+                          saslErrorAnswer: [UInt8]?) async throws(IMAPClientError) -> (response: IMAPCommandResponse, challenges: [String]) {
         try session.checkOpen()
         session.record("\(encoded) (\(encoded.parts.count) part\(encoded.parts.count == 1 ? "" : "s"))")
         let waitingFor = "waiting for the answer to \(encoded)"
@@ -321,17 +359,19 @@ public final class IMAPConnection: Sendable {
         try await send(encoded.parts[0], responseTimeout: timeout, waitingFor: waitingFor)
         var nextPart = 1
         var untagged: [IMAPUntaggedResponse] = []
+        var challenges: [String] = []
         while true {
             switch try await session.next(waitingFor: "\(encoded)") {
             case .untagged(let response):
                 untagged.append(response)
-            case .continuation:
+            case .continuation(let text):
                 if nextPart < encoded.parts.count {
                     try await send(encoded.parts[nextPart], responseTimeout: timeout, waitingFor: waitingFor)
                     nextPart += 1
-                } else if encoded.name == "AUTHENTICATE" {
-                    // A SASL challenge after the credentials (XOAUTH2's error): an empty answer gets the NO.
-                    try await send(IMAPCommandEncoder.emptyResponse, responseTimeout: timeout, waitingFor: waitingFor)
+                } else if let saslErrorAnswer, challenges.count < 2 {
+                    challenges.append(text)
+                    let answer = challenges.count == 1 ? saslErrorAnswer : Self.cancelAuthentication
+                    try await send(answer, responseTimeout: timeout, waitingFor: waitingFor)
                 } else {
                     throw await violation("the server \(endpoint) asked for more of \(encoded) than there is")
                 }
@@ -340,10 +380,13 @@ public final class IMAPConnection: Sendable {
                     throw await violation("the server \(endpoint) answered a command that was not sent (tag \(tag.prefix(20)) while waiting for \(encoded))")
                 }
                 session.disarm()
-                return IMAPCommandResponse(untagged: untagged, status: status)
+                return (IMAPCommandResponse(untagged: untagged, status: status), challenges)
             }
         }
     }
+
+    /// Ends an AUTHENTICATE exchange from the client's side (RFC 3501 §6.2.2): the server answers BAD.
+    private static let cancelAuthentication: [UInt8] = Array("*\r\n".utf8)
 
     private func check(_ response: IMAPCommandResponse, _ encoded: IMAPEncodedCommand) throws(IMAPClientError) {
         guard response.status.status != .ok else { return }

@@ -27,6 +27,8 @@ public struct IMAPCapability: Hashable, Sendable, CustomStringConvertible, Expre
     public static let loginDisabled: IMAPCapability = "LOGINDISABLED"
     public static let authPlain: IMAPCapability = "AUTH=PLAIN"
     public static let authXOAuth2: IMAPCapability = "AUTH=XOAUTH2"
+    /// RFC 7628's OAuth 2.0 mechanism.
+    public static let authOAuthBearer: IMAPCapability = "AUTH=OAUTHBEARER"
     /// An initial response may travel with AUTHENTICATE (RFC 4959), saving a round trip.
     public static let saslIR: IMAPCapability = "SASL-IR"
     /// Non-synchronising literals `{N+}` of any size (RFC 7888).

@@ -19,6 +19,11 @@ public enum IMAPCommand: Hashable, Sendable {
     /// `+` with an error in base64 first: answer it with `IMAPCommandEncoder.emptyResponse` to
     /// get the tagged NO.
     case authenticateXOAuth2(username: String, accessToken: String)
+    /// RFC 7628's OAuth 2.0 mechanism: `n,a=USER,^Ahost=HOST^Aport=PORT^Aauth=Bearer TOKEN^A^A`
+    /// (host and port when given, as §3.1 recommends). When the token is refused the server sends a
+    /// `+` with a JSON error in base64 first: answer it with
+    /// `IMAPCommandEncoder.oauthBearerErrorResponse` (a lone ^A, §3.2.3) to get the tagged NO.
+    case authenticateOAuthBearer(username: String, accessToken: String, host: String? = nil, port: Int? = nil)
     /// RFC 5161: `ENABLE CONDSTORE QRESYNC`.
     case enable([IMAPCapability])
     /// `LIST reference pattern [RETURN (…)]`; return options need LIST-EXTENDED (RFC 5258),

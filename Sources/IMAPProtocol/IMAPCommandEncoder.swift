@@ -25,6 +25,8 @@ public struct IMAPCommandEncoder: Sendable {
     public static let idleDone: [UInt8] = Array("DONE\r\n".utf8)
     /// An empty answer to a continuation request (XOAUTH2's error challenge).
     public static let emptyResponse: [UInt8] = Array("\r\n".utf8)
+    /// OAUTHBEARER's answer to the error challenge (RFC 7628 §3.2.3): a lone ^A, in base64.
+    public static let oauthBearerErrorResponse: [UInt8] = Array("AQ==\r\n".utf8)
 
     /// The tag the next command will get.
     public var nextTag: String { "\(tagPrefix)\(counter + 1)" }
@@ -111,6 +113,21 @@ public struct IMAPCommandEncoder: Sendable {
             }
             let response = Data("user=\(username)\u{01}auth=Bearer \(accessToken)\u{01}\u{01}".utf8).base64EncodedString()
             saslInitialResponse("XOAUTH2", response, into: &w)
+            return "AUTHENTICATE"
+
+        case .authenticateOAuthBearer(let username, let accessToken, let host, let port):
+            for (value, field) in [(username, "user name"), (accessToken, "access token"), (host ?? "", "host")]
+            where value.utf8.contains(where: { $0 == 0x01 || $0 == 0 || $0 == 0x0D || $0 == 0x0A }) {
+                throw IMAPEncodingError(kind: .invalidArgument, field: "AUTHENTICATE OAUTHBEARER \(field)",
+                                        message: "it holds a control byte (\\x01, NUL, CR or LF) that OAUTHBEARER uses as a separator")
+            }
+            // The GS2 header's authzid is a saslname (RFC 5801): "=" and "," escaped as =3D and =2C.
+            let authzid = username.replacingOccurrences(of: "=", with: "=3D").replacingOccurrences(of: ",", with: "=2C")
+            var message = "n,a=\(authzid),\u{01}"
+            if let host, !host.isEmpty { message += "host=\(host)\u{01}" }
+            if let port { message += "port=\(port)\u{01}" }
+            message += "auth=Bearer \(accessToken)\u{01}\u{01}"
+            saslInitialResponse("OAUTHBEARER", Data(message.utf8).base64EncodedString(), into: &w)
             return "AUTHENTICATE"
 
         case .enable(let extensions):

@@ -70,7 +70,7 @@ public enum AccountChecker {
         let login: SMTPAuthentication
         switch authentication {
         case .password(let user, let password): login = .password(user: user, password: password)
-        case .xoauth2(let user, let token): login = .xoauth2(user: user, accessToken: token)
+        case .oauth(let user, let token, _): login = .oauth(user: user, accessToken: token)
         }
         do {
             var configuration = SMTPClientConfiguration(host: host, port: port, security: security, caFile: caFile)

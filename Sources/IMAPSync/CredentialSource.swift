@@ -67,7 +67,7 @@ enum CredentialSource {
         }
         if let command = settings.oauthTokenCommand {
             let token = try firstLine(ofCommand: command, account: account, what: "OAuth token")
-            return .xoauth2(user: settings.username, accessToken: token)
+            return .oauth(user: settings.username, accessToken: token)
         }
         if let command = settings.passwordCommand {
             let password = try firstLine(ofCommand: command, account: account, what: "password")

@@ -142,7 +142,7 @@ public final class MessageSender: Sendable {
             configuration = try Self.smtpConfiguration(settings, responseTimeout: responseTimeout)
             switch try await CredentialSource.authentication(account: account.name, settings: settings, secrets: service.secrets) {
             case .password(let user, let password): authentication = .password(user: user, password: password)
-            case .xoauth2(let user, let token): authentication = .xoauth2(user: user, accessToken: token)
+            case .oauth(let user, let token, _): authentication = .oauth(user: user, accessToken: token)
             }
         } catch {
             // A password command that failed may work later (a keyring unlocked): try again.

@@ -73,12 +73,34 @@ public struct SMTPClientConfiguration: Sendable {
 public enum SMTPAuthentication: Sendable {
     /// AUTH PLAIN when the server offers it, else AUTH LOGIN.
     case password(user: String, password: String)
-    /// AUTH XOAUTH2 (Gmail, Outlook).
-    case xoauth2(user: String, accessToken: String)
+    /// An OAuth 2.0 access token. `.automatic` (the default): AUTH OAUTHBEARER (RFC 7628) when the
+    /// server offers it, else XOAUTH2 (Gmail, Outlook); neither offered is `.authenticationFailed`.
+    case oauth(user: String, accessToken: String, mechanism: OAuthMechanism = .automatic)
+
+    /// The SASL mechanism that carries an OAuth 2.0 access token.
+    public enum OAuthMechanism: String, Sendable, Hashable, Codable {
+        /// OAUTHBEARER when the server offers it, else XOAUTH2.
+        case automatic
+        /// RFC 7628's OAUTHBEARER only.
+        case oauthBearer = "OAUTHBEARER"
+        /// Google's and Microsoft's XOAUTH2 only.
+        case xoauth2 = "XOAUTH2"
+    }
+
+    /// A token sent with OAUTHBEARER only (refused with `.authenticationFailed` when the server does not offer it).
+    public static func oauthBearer(user: String, accessToken: String) -> SMTPAuthentication {
+        .oauth(user: user, accessToken: accessToken, mechanism: .oauthBearer)
+    }
+
+    /// A token sent with XOAUTH2 only (refused with `.authenticationFailed` when the server does not
+    /// offer it). `.oauth` picks the mechanism from the server's EHLO.
+    public static func xoauth2(user: String, accessToken: String) -> SMTPAuthentication {
+        .oauth(user: user, accessToken: accessToken, mechanism: .xoauth2)
+    }
 
     var user: String {
         switch self {
-        case .password(let user, _), .xoauth2(let user, _): return user
+        case .password(let user, _), .oauth(let user, _, _): return user
         }
     }
 }

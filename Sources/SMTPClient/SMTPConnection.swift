@@ -94,8 +94,10 @@ public final class SMTPConnection: Sendable {
 
     // MARK: Authentication
 
-    /// AUTH: for a password PLAIN when offered, else LOGIN; for a token XOAUTH2. A refusal is
-    /// `.authenticationFailed` with the server's reply.
+    /// AUTH: for a password PLAIN when offered, else LOGIN; for a token OAUTHBEARER (RFC 7628) when
+    /// offered, else XOAUTH2 (or the one `mechanism` names). A refusal is `.authenticationFailed` with
+    /// the server's reply, and for a token the JSON error it sent first (`oauth`, `oauthStatus`); a
+    /// server offering no mechanism for the credentials is `.authenticationFailed` before AUTH is sent.
     public func authenticate(_ authentication: SMTPAuthentication) async throws(SMTPClientError) {
         try await session.withGate { () async throws(SMTPClientError) in try await self.login(authentication) }
     }
@@ -111,6 +113,7 @@ public final class SMTPConnection: Sendable {
                                       + "; leave out --user to send without logging in")
         }
         let reply: SMTPReply
+        var oauthError: SMTPClientError.OAuthError?
         do {
             switch authentication {
             case .password(let user, let password):
@@ -127,14 +130,34 @@ public final class SMTPConnection: Sendable {
                                           message: "the server \(endpoint) offers no password login this client knows "
                                               + "(it offers \(offered.sorted().joined(separator: " ")); PLAIN or LOGIN is needed)")
                 }
-            case .xoauth2(let user, let accessToken):
-                guard offered.contains("XOAUTH2") else {
+            case .oauth(let user, let accessToken, let mechanism):
+                let chosen: SMTPAuthentication.OAuthMechanism
+                switch mechanism {
+                case .oauthBearer where offered.contains("OAUTHBEARER"), .automatic where offered.contains("OAUTHBEARER"):
+                    chosen = .oauthBearer
+                case .xoauth2 where offered.contains("XOAUTH2"), .automatic where offered.contains("XOAUTH2"):
+                    chosen = .xoauth2
+                default:
+                    let missing = mechanism == .automatic ? "offers neither OAUTHBEARER nor XOAUTH2" : "does not offer \(mechanism.rawValue)"
                     throw SMTPClientError(kind: .authenticationFailed,
-                                          message: "the server \(endpoint) does not offer XOAUTH2 (it offers \(offered.sorted().joined(separator: " ")))")
+                                          message: "the server \(endpoint) \(missing), so \(user) cannot log in with an OAuth access token "
+                                              + "(it offers \(offered.sorted().joined(separator: " ")))")
                 }
-                var step = try await command(.auth(mechanism: "XOAUTH2", initialResponse: try SMTPSASL.xoauth2(username: user, accessToken: accessToken)))
-                // A failure comes as a 334 with a JSON error: an empty answer gets the final reply.
-                if step.code == 334 { step = try await command(.authResponse("")) }
+                let initial = chosen == .oauthBearer
+                    ? try SMTPSASL.oauthBearer(username: user, accessToken: accessToken, host: configuration.host, port: configuration.port)
+                    : try SMTPSASL.xoauth2(username: user, accessToken: accessToken)
+                var step = try await command(.auth(mechanism: chosen.rawValue, initialResponse: initial))
+                // A refused token comes as a 334 with a JSON error (RFC 7628 §3.2.2): the answer that ends
+                // the exchange (empty for XOAUTH2, a lone ^A for OAUTHBEARER) gets the final reply; should
+                // the server ask again, `*` cancels (RFC 4954 §4).
+                if step.code == 334 {
+                    oauthError = SMTPClientError.OAuthError(challenge: step, hiding: accessToken)
+                    step = try await command(.authResponse(chosen == .oauthBearer ? SMTPSASL.oauthBearerErrorResponse : ""))
+                    if step.code == 334 { step = try await command(.authResponse("*")) }
+                    if step.code == 334 {
+                        throw await violation("the server \(endpoint) went on asking after AUTH \(chosen.rawValue) was cancelled", reply: step)
+                    }
+                }
                 reply = step
             }
         } catch let error as SMTPEncodingError {
@@ -145,6 +168,13 @@ public final class SMTPConnection: Sendable {
             throw SMTPClientError(kind: .authenticationFailed, message: "cannot log in to \(endpoint) as \(user): \(error)")
         }
         guard reply.code == 235 else {
+            if case .oauth = authentication {
+                let reason = oauthError?.status.map { " (\($0.prefix(40)))" } ?? ""
+                throw SMTPClientError(kind: .authenticationFailed,
+                                      message: "the server \(endpoint) refused the OAuth access token for \(user)\(reason): "
+                                          + "it may have expired or been revoked; get a new one (refresh it or sign in again)",
+                                      reply: reply, oauth: oauthError)
+            }
             throw SMTPClientError(kind: .authenticationFailed,
                                   message: "the server \(endpoint) refused the login of \(user); check the user name and password", reply: reply)
         }

@@ -277,7 +277,7 @@ struct SendCommand: AsyncParsableCommand {
             do {
                 switch try await IMAPSyncEngine.credentials(accountName: account, settings: settings) {
                 case .password(let user, let password): return .password(user: user, password: password)
-                case .xoauth2(let user, let token): return .xoauth2(user: user, accessToken: token)
+                case .oauth(let user, let token, _): return .oauth(user: user, accessToken: token)
                 }
             } catch {
                 throw CLIError("\(error)")

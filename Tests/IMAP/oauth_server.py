@@ -80,7 +80,7 @@ try:
 except ImportError as error:  # reported when a server is made, so that importing this module never fails
     _AUTHLIB_ERROR = error
     _AuthorizationServerBase = ClientMixin = AuthorizationCodeMixin = TokenMixin = CodeChallenge = object
-    RevocationEndpoint = IntrospectionEndpoint = object
+    RevocationEndpoint = IntrospectionEndpoint = OAuth2Payload = OAuth2Request = object
 
     class grants:  # noqa: N801 (placeholders so that the classes below can be defined)
         AuthorizationCodeGrant = RefreshTokenGrant = object

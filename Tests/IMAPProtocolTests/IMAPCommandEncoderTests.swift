@@ -113,6 +113,16 @@ final class IMAPCommandEncoderTests: XCTestCase {
             XCTAssertEqual(($0 as? IMAPEncodingError)?.kind, .invalidArgument)
         }
         XCTAssertEqual(IMAPCommandEncoder.emptyResponse, [0x0D, 0x0A])
+
+        let bearer = Data("n,a=a=3Db=2Cc,\u{1}host=imap.example.com\u{1}port=993\u{1}auth=Bearer tok\u{1}\u{1}".utf8).base64EncodedString()
+        XCTAssertEqual(try wire(.authenticateOAuthBearer(username: "a=b,c", accessToken: "tok", host: "imap.example.com", port: 993),
+                                capabilities: [.saslIR]), ["A1 AUTHENTICATE OAUTHBEARER \(bearer)\r\n"])
+        let bare = Data("n,a=a,\u{1}auth=Bearer tok\u{1}\u{1}".utf8).base64EncodedString()
+        XCTAssertEqual(try wire(.authenticateOAuthBearer(username: "a", accessToken: "tok")), ["A1 AUTHENTICATE OAUTHBEARER\r\n", "\(bare)\r\n"])
+        XCTAssertThrowsError(try encode(.authenticateOAuthBearer(username: "a", accessToken: "t\u{1}auth=x"))) {
+            XCTAssertEqual(($0 as? IMAPEncodingError)?.kind, .invalidArgument)
+        }
+        XCTAssertEqual(IMAPCommandEncoder.oauthBearerErrorResponse, Array("\(Data([1]).base64EncodedString())\r\n".utf8))
     }
 
     func testSelectListStatusAndID() throws {

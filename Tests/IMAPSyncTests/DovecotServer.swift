@@ -41,16 +41,19 @@ final class DovecotServer: @unchecked Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// With `submission`, also an SMTP server (`submissionPort`: STARTTLS, `submissionsPort`: implicit
-    /// TLS, SIZE `maxMailSize`) that delivers into the users' INBOX (see dovecot.py).
+    /// TLS, SIZE `maxMailSize`) that delivers into the users' INBOX (see dovecot.py). With
+    /// `oauthIntrospectionURL` (`OAuthServer.dovecotIntrospectionURL`), IMAP and submission also take
+    /// OAuth 2.0 bearer tokens (XOAUTH2 and OAUTHBEARER), checked there by RFC 7662 introspection.
     init(users: [String: String] = ["alice": "alice-password", "bob": "bob-password"], submission: Bool = false,
-         maxMailSize: Int = 2_000_000) throws {
+         maxMailSize: Int = 2_000_000, oauthIntrospectionURL: String? = nil) throws {
         let script = Self.repositoryRoot.appendingPathComponent("Tests/IMAP/dovecot.py").path
         var arguments = ["python3", script, "--control"]
         if submission { arguments += ["--submission", "--max-mail-size", String(maxMailSize)] }
+        if let oauthIntrospectionURL { arguments += ["--oauth-introspection-url", oauthIntrospectionURL] }
         for name in users.keys.sorted() {
             arguments += ["--user", "\(name):\(users[name] ?? "")"]
         }
-        let harness = try Harness(arguments: arguments, directory: Self.repositoryRoot)
+        let harness = try Harness(name: "dovecot.py", arguments: arguments, directory: Self.repositoryRoot)
         let line: String
         do {
             guard let first = try harness.readLine(timeout: Self.requestTimeout) else {
@@ -165,27 +168,12 @@ final class DovecotServer: @unchecked Sendable {
     private func call(_ request: [String: Any]) throws -> Any? {
         lock.lock()
         defer { lock.unlock() }
-        let op = request["op"] as? String ?? "?"
-        guard !harness.stopped else { throw HarnessError(message: "\(op): the server was stopped") }
-        var data = try JSONSerialization.data(withJSONObject: request)
-        data.append(UInt8(ascii: "\n"))
-        try harness.writeAll(data)
-        guard let line = try harness.readLine(timeout: Self.requestTimeout) else {
-            throw HarnessError(message: "\(op): dovecot.py exited: " + harness.stderrText.currentText())
-        }
-        guard let answer = try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any] else {
-            throw HarnessError(message: "\(op): unexpected answer from dovecot.py: \(line.prefix(500))")
-        }
-        guard answer["ok"] as? Bool == true else {
-            throw HarnessError(message: "\(op) failed: \(answer["error"] as? String ?? line)")
-        }
-        let result = answer["result"]
-        return result is NSNull ? nil : result
+        return try harness.call(request, timeout: Self.requestTimeout)
     }
 }
 
-/// The harness process and its pipes. Not locked: `DovecotServer` serialises every use.
-private final class Harness {
+/// A harness process (dovecot.py, oauth_server.py) and its pipes. Not locked: its owner serialises every use.
+final class Harness {
     private let process = Process()
     private let stdinPipe = Pipe()
     private let stdoutPipe = Pipe()
@@ -193,8 +181,11 @@ private final class Harness {
     private var stdoutBuffer: [UInt8] = []
     private(set) var stopped = false
     let stderrText = StderrCollector()
+    /// The script's name, for messages.
+    let name: String
 
-    init(arguments: [String], directory: URL) throws {
+    init(name: String, arguments: [String], directory: URL) throws {
+        self.name = name
         // A write to a harness that died must be an error, not a SIGPIPE that kills the test run.
         signal(SIGPIPE, SIG_IGN)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -211,6 +202,26 @@ private final class Harness {
         stderrText.drain(stderrPipe.fileHandleForReading)
     }
 
+    /// Sends one JSON request (`{"op": …}`) and returns its `result`, or throws the harness's `error` text.
+    func call(_ request: [String: Any], timeout: TimeInterval) throws -> Any? {
+        let op = request["op"] as? String ?? "?"
+        guard !stopped else { throw DovecotServer.HarnessError(message: "\(op): the \(name) server was stopped") }
+        var data = try JSONSerialization.data(withJSONObject: request)
+        data.append(UInt8(ascii: "\n"))
+        try writeAll(data)
+        guard let line = try readLine(timeout: timeout) else {
+            throw DovecotServer.HarnessError(message: "\(op): \(name) exited: " + stderrText.currentText())
+        }
+        guard let answer = try? JSONSerialization.jsonObject(with: Data(line.utf8), options: [.fragmentsAllowed]) as? [String: Any] else {
+            throw DovecotServer.HarnessError(message: "\(op): unexpected answer from \(name): \(line.prefix(500))")
+        }
+        guard answer["ok"] as? Bool == true else {
+            throw DovecotServer.HarnessError(message: "\(op) failed: \(answer["error"] as? String ?? line)")
+        }
+        let result = answer["result"]
+        return result is NSNull ? nil : result
+    }
+
     func waitForExit() -> Int32 {
         process.waitUntilExit()
         return process.terminationStatus
@@ -224,7 +235,7 @@ private final class Harness {
                 let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw DovecotServer.HarnessError(message: "cannot write to dovecot.py (errno \(errno)): " + stderrText.currentText())
+                    throw DovecotServer.HarnessError(message: "cannot write to \(name) (errno \(errno)): " + stderrText.currentText())
                 }
                 offset += n
             }
@@ -243,20 +254,20 @@ private final class Harness {
             }
             let remaining = deadline.timeIntervalSinceNow
             guard remaining > 0 else {
-                throw DovecotServer.HarnessError(message: "no answer from dovecot.py within \(Int(timeout)) s")
+                throw DovecotServer.HarnessError(message: "no answer from \(name) within \(Int(timeout)) s")
             }
             var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&pfd, 1, Int32(min(remaining, 1) * 1000))
             if ready < 0 {
                 if errno == EINTR { continue }
-                throw DovecotServer.HarnessError(message: "poll on dovecot.py's output failed (errno \(errno))")
+                throw DovecotServer.HarnessError(message: "poll on \(name)'s output failed (errno \(errno))")
             }
             if ready == 0 { continue }
             var chunk = [UInt8](repeating: 0, count: 65536)
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
-                throw DovecotServer.HarnessError(message: "cannot read dovecot.py's output (errno \(errno))")
+                throw DovecotServer.HarnessError(message: "cannot read \(name)'s output (errno \(errno))")
             }
             if n == 0 {
                 if stdoutBuffer.isEmpty { return nil }
@@ -284,7 +295,7 @@ private final class Harness {
 }
 
 /// Collects the harness's standard error on a thread of its own (so that it never blocks on a full pipe).
-private final class StderrCollector: @unchecked Sendable {
+final class StderrCollector: @unchecked Sendable {
     private let lock = NSLock()
     private var bytes: [UInt8] = []
     private let done = DispatchSemaphore(value: 0)

@@ -77,6 +77,11 @@ final class SMTPCommandTests: XCTestCase {
                        Base64.encode(Array("user=a@b.c\u{01}auth=Bearer tok\u{01}\u{01}".utf8)))
         XCTAssertThrowsError(try SMTPSASL.plain(username: "a\0b", password: "x"))
         XCTAssertThrowsError(try SMTPSASL.xoauth2(username: "a", accessToken: "t\r\nQUIT"))
+        XCTAssertEqual(try SMTPSASL.oauthBearer(username: "a=b,c", accessToken: "tok", host: "smtp.example.com", port: 587),
+                       Base64.encode(Array("n,a=a=3Db=2Cc,\u{01}host=smtp.example.com\u{01}port=587\u{01}auth=Bearer tok\u{01}\u{01}".utf8)))
+        XCTAssertEqual(try SMTPSASL.oauthBearer(username: "a", accessToken: "tok"), Base64.encode(Array("n,a=a,\u{01}auth=Bearer tok\u{01}\u{01}".utf8)))
+        XCTAssertThrowsError(try SMTPSASL.oauthBearer(username: "a", accessToken: "t\u{01}x"))
+        XCTAssertEqual(SMTPSASL.oauthBearerErrorResponse, Base64.encode([0x01]))
         let challenge = SMTPReply(code: 334, lines: [Base64.encode(Array("{\"status\":\"401\"}".utf8))])
         XCTAssertEqual(SMTPSASL.decodeChallenge(challenge), "{\"status\":\"401\"}")
     }
