@@ -16,7 +16,7 @@ enum CredentialSource {
         if let oauth = settings.oauth {
             do {
                 let token = try await OAuthSessions.shared.accessToken(account: account, settings: oauth, secrets: secrets, refused: refusedToken)
-                return .xoauth2(user: settings.username, accessToken: token)
+                return .oauth(user: settings.username, accessToken: token)
             } catch let error as OAuthError {
                 switch error.kind {
                 case .signInAgain:

@@ -60,7 +60,8 @@ public final class IMAPSyncEngine: Sendable {
             await self.watchServer()
             group.cancelAll()
         }
-        board.update(account.name) { $0.state = .idle; $0.folder = nil }
+        // Stopped (not cancelled): the account must sign in again, and its status keeps saying so.
+        if Task.isCancelled { board.update(account.name) { $0.state = .idle; $0.folder = nil } }
     }
 
     /// Passes and IDLE, again after errors, until the task is cancelled.
@@ -75,6 +76,12 @@ public final class IMAPSyncEngine: Sendable {
                 break
             } catch {
                 if Task.isCancelled { break }
+                // A signed-in account whose grant is gone: trying again cannot mend it (and would ask the
+                // provider for tokens over and over). It waits for "Sign in again", which restarts it.
+                if settings.oauth != nil, let failure = error as? SyncError, failure.kind == .authentication {
+                    board.update(account.name) { $0.nextAttempt = nil }
+                    break
+                }
                 let next = options.now().addingTimeInterval(Self.seconds(options.errorRetryInterval))
                 board.update(account.name) { $0.nextAttempt = next }
                 do { try await Task.sleep(for: options.errorRetryInterval) } catch { break }
@@ -168,7 +175,7 @@ public final class IMAPSyncEngine: Sendable {
             } catch let error as IMAPClientError where error.kind == .authenticationFailed && settings.oauth != nil {
                 // The token expired early or was revoked (the TokenRefresh state): one refresh, one more try.
                 await connection.close()
-                guard case .xoauth2(_, let refused) = authentication else { throw error }
+                guard case .oauth(_, let refused, _) = authentication else { throw error }
                 authentication = try await CredentialSource.authentication(account: account.name, settings: settings, secrets: service.secrets,
                                                                            refusedToken: refused)
                 connection = try await IMAPConnection.connect(configuration)

@@ -135,7 +135,7 @@ public actor SyncSupervisor: AccountConnector {
             return OAuthOutcome(ok: false, account: request.name, message: "The sign-in could not be finished: \(error). Nothing was saved.")
         }
         let check = await AccountChecker.check(accountName: request.name, settings: request.settings,
-                                               authentication: .xoauth2(user: request.settings.username, accessToken: tokens.accessToken))
+                                               authentication: .oauth(user: request.settings.username, accessToken: tokens.accessToken))
         guard check.ok else {
             return OAuthOutcome(ok: false, account: request.name,
                                 message: "Signed in, but the mail server refused the token: \(check.problem?.description ?? ""). Nothing was saved.",

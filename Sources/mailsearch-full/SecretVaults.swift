@@ -58,10 +58,10 @@ final class StoreVault: SecretVault, @unchecked Sendable {
 }
 
 extension StoreVault {
-    /// For a command that logs in (`sync`, `send`): opens the store when an account keeps its password
+    /// For a command that logs in (`sync`): opens the store when an account keeps its password or tokens
     /// there, asking for the passphrase on the terminal when the file is locked and one is at hand.
     static func register(for service: MailSearchService, dataDirectory: URL) async throws {
-        guard try await service.mailbox.imapAccounts().contains(where: { $0.settings.passwordStored }) else { return }
+        guard try await service.mailbox.imapAccounts().contains(where: { $0.settings.passwordStored || $0.settings.oauth != nil }) else { return }
         let vault = try open(dataDirectory: dataDirectory)
         if !vault.isUnlocked, isatty(STDIN_FILENO) != 0, let typed = getpass("Passphrase of \(EncryptedFileStore.fileName): ") {
             try vault.unlock(passphrase: String(cString: typed))
