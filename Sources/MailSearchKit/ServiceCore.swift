@@ -104,6 +104,8 @@ final class ServiceCore: @unchecked Sendable {
     /// Where each syncing account stands: the boards the sync engines of this process write
     /// (`register(syncStatus:)`), shown in the status.
     let syncSources = LockedBox<[any SyncStatusSource]>([])
+    /// A model download started from the page (`startModelInstall`).
+    let modelInstallation = ModelInstallation()
     /// Where passwords added from the page are kept (`register(secrets:)`).
     let secrets = LockedBox<(any SecretVault)?>(nil)
     /// Tries servers and starts and stops syncs for the accounts API (`register(accountConnector:)`).

