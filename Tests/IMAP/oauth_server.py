@@ -14,6 +14,7 @@ with a live access token and refuse an expired or revoked one.
         oauth.authorize_url, oauth.token_url, oauth.revoke_url, oauth.introspect_url, oauth.metadata_url
         oauth.revoke(tokens["refresh_token"])          # as the revocation endpoint: its access tokens die too
         oauth.expire_now(tokens["access_token"])       # the access token is past its lifetime from now on
+        oauth.revoke_user("alice")                     # every grant alice gave (as "remove access" in an account page)
 
 What it is:
 - http://127.0.0.1:PORT on a free port (`issuer`); plain HTTP, which RFC 8252 allows on loopback. Everything is
@@ -604,6 +605,17 @@ class OAuthServer:
             self.store.revoke(found)
             return True
 
+    def revoke_user(self, user):
+        """Revokes every live grant of `user` (all its access and refresh tokens), as a person removing the app's
+        access in their account settings would; for tests that cannot see the tokens a client holds. Returns
+        the number of grants revoked (0 if none)."""
+        with self.lock:
+            grant_ids = {token.grant_id for table in (self.store.access_tokens, self.store.refresh_tokens)
+                         for token in table.values() if token.user == user and not token.revoked}
+            for grant_id in grant_ids:
+                self.store.revoke_grant(grant_id)
+            return len(grant_ids)
+
     def expire_now(self, token):
         """Make a token (access or refresh) expired from now on. False if unknown."""
         with self.lock:
@@ -785,6 +797,7 @@ The first line printed is the server's description ({"issuer", "port", "authoriz
   describe
   issue_tokens  {"user", "scope"?, "refresh"?}  -> {"access_token", "refresh_token", "expires_in", ...}
   revoke        {"token"}                         (a refresh token: its whole grant)
+  revoke_user   {"user"}                          -> how many grants of the user were revoked
   expire_now    {"token"}
   introspect    {"token"}                         -> what Dovecot would be told
   add_user      {"user", "password"}
@@ -803,6 +816,7 @@ def _control_loop(server):
         "describe": lambda r: server.describe(),
         "issue_tokens": lambda r: server.issue_tokens(r["user"], r.get("scope", DEFAULT_SCOPE), r.get("refresh", True)),
         "revoke": lambda r: server.revoke(r["token"]),
+        "revoke_user": lambda r: server.revoke_user(r["user"]),
         "expire_now": lambda r: server.expire_now(r["token"]),
         "introspect": lambda r: server.introspect(r["token"]),
         "add_user": lambda r: server.add_user(r["user"], r["password"]),

@@ -463,6 +463,25 @@ class MailTests(OAuthTestCase):
         self.assertIMAPAccepts(fresh["access_token"])
 
 
+    def test_revoke_user_revokes_every_grant_of_that_user_only(self):
+        OAUTH.add_user("dave", "dave-password")
+        first, second = self.code_flow(), OAUTH.issue_tokens("alice")
+        other = OAUTH.issue_tokens("bob")
+        dave = OAUTH.issue_tokens("dave")
+        OAUTH.revoke(dave["refresh_token"])
+        self.assertEqual(OAUTH.revoke_user("dave"), 0, "a revoked grant is not counted again")
+        self.assertGreaterEqual(OAUTH.revoke_user("alice"), 2)
+        for tokens in (first, second):
+            self.assertIMAPRefuses(tokens["access_token"])
+            status, answer = self.refresh(tokens["refresh_token"])
+            self.assertEqual((status, answer.get("error")), (400, "invalid_grant"))
+        self.assertEqual(OAUTH.revoke_user("alice"), 0)
+        self.assertIMAPAccepts(other["access_token"], user="bob")
+        self.assertEqual(self.refresh(other["refresh_token"])[0], 200, "bob's grant is untouched")
+        # A new sign-in after it works again.
+        self.assertIMAPAccepts(self.code_flow()["access_token"])
+
+
 class IntrospectionTests(OAuthTestCase):
     def test_only_dovecots_client_may_introspect(self):
         token = OAUTH.issue_tokens("alice")["access_token"]
@@ -524,6 +543,9 @@ class CommandLineTests(unittest.TestCase):
             self.assertEqual(json.loads(body)["username"], "carol")
             self.assertTrue(ask(op="revoke", token=tokens["refresh_token"])["result"])
             self.assertFalse(ask(op="introspect", token=tokens["access_token"])["result"]["active"])
+            again = ask(op="issue_tokens", user="carol")["result"]
+            self.assertEqual(ask(op="revoke_user", user="carol")["result"], 1)
+            self.assertFalse(ask(op="introspect", token=again["access_token"])["result"]["active"])
             self.assertFalse(ask(op="bogus")["ok"])
             proc.stdin.close()
             self.assertEqual(proc.wait(timeout=20), 0)
