@@ -1,4 +1,5 @@
 import Foundation
+import ClientSupport
 import IMAPClient
 import MailModel
 import MailSearchKit
@@ -57,8 +58,12 @@ public enum AccountChecker {
             }
         } catch let error as IMAPClientError {
             let wrongPassword = error.kind == .authenticationFailed
-            return problem(service: "imap", server: server, kind: "\(error.kind)", message: error.message,
-                           serverText: wrongPassword ? error.serverText : nil, user: authentication.user, startTLS: security == .startTLS)
+            var found = problem(service: "imap", server: server, kind: "\(error.kind)", message: error.message,
+                                serverText: wrongPassword ? error.serverText : nil, user: authentication.user, startTLS: security == .startTLS)
+            if found.kind == .certificate {
+                await describeCertificate(&found, host: settings.host, port: settings.port, start: security == .startTLS ? .imapStartTLS : .implicit)
+            }
+            return found
         } catch {
             return AccountProblem(.server, service: "imap", message: "\(server): \(error)")
         }
@@ -85,12 +90,23 @@ public enum AccountChecker {
             await connection.quit()
             return nil
         } catch let error as SMTPClientError {
-            return problem(service: "smtp", server: server, kind: "\(error.kind)", message: error.message,
+            var found = problem(service: "smtp", server: server, kind: "\(error.kind)", message: error.message,
                            serverText: error.kind == .authenticationFailed ? error.reply.map { "\($0.code) \($0.lines.joined(separator: " "))" } : nil,
                            user: authentication.user, startTLS: security == .startTLS)
+            if found.kind == .certificate {
+                await describeCertificate(&found, host: host, port: port, start: security == .startTLS ? .smtpStartTLS : .implicit)
+            }
+            return found
         } catch {
             return AccountProblem(.server, service: "smtp", message: "\(server): \(error)")
         }
+    }
+
+    /// Adds what the refused certificate says (its names, its issuer, its expiry) to the problem.
+    static func describeCertificate(_ problem: inout AccountProblem, host: String, port: Int, start: CertificateProbe.Start) async {
+        guard let certificate = await CertificateProbe.certificate(host: host, port: port, start: start) else { return }
+        problem.message += ": \(certificate)"
+        problem.certificate = certificate.description
     }
 
     /// A client error (its kind's name and message, as both clients word them) as a problem to act on.
@@ -105,7 +121,10 @@ public enum AccountChecker {
                                   hint: "check the user name and the password; many providers want an app password here, not the account's own",
                                   field: "password")
         case "certificateRejected":
-            return AccountProblem(.certificate, service: service, message: message,
+            // The page's words (the client's carry the TLS library's error and the CLI's option).
+            let words = message.contains("does not name") ? "presented a TLS certificate that is not for that host name"
+                : "presented a TLS certificate that is not signed by an authority this computer trusts"
+            return AccountProblem(.certificate, service: service, message: "the \(name) server \(server) \(words)",
                                   hint: "if the server uses its own certificate authority, give that CA's certificate (a PEM file)",
                                   field: "caFile")
         case "tlsFailed" where message.contains("STARTTLS"):

@@ -29,6 +29,8 @@ public struct AccountProblem: Error, Sendable, Codable, Hashable, CustomStringCo
     public var hint: String?
     /// The form field to look at: `password`, `imapHost`, `imapPort`, `imapSecurity`, `smtpHost`, `smtpPort`, `smtpSecurity`, `caFile`.
     public var field: String?
+    /// For a refused certificate: what it says (the names it is for, its issuer, its expiry).
+    public var certificate: String?
 
     public init(_ kind: Kind, service: String, message: String, hint: String? = nil, field: String? = nil) {
         self.kind = kind

@@ -104,6 +104,15 @@ final class AccountsAPITests: XCTestCase {
         let certificate = try problem(untrusted)
         XCTAssertEqual(certificate.kind, "certificate", certificate.message)
         XCTAssertEqual(certificate.field, "caFile")
+        // The refused certificate is described: the names it is for and who issued it.
+        XCTAssertTrue(certificate.message.contains("localhost, 127.0.0.1"), certificate.message)
+        XCTAssertTrue(certificate.message.contains("issued by CN=MailSearch Test CA"), certificate.message)
+        var untrustedStartTLS = with(["imapPort": server.port, "imapSecurity": "startTLS"])
+        untrustedStartTLS["caFile"] = nil
+        let viaStartTLS = try problem(untrustedStartTLS)
+        XCTAssertEqual(viaStartTLS.kind, "certificate", viaStartTLS.message)
+        XCTAssertTrue(viaStartTLS.message.contains("issued by CN=MailSearch Test CA"), "after STARTTLS too: \(viaStartTLS.message)")
+        print("certificate problem as the page shows it: \(viaStartTLS.message)")
 
         // The STARTTLS port asked for TLS at once (the server either closes or answers in clear).
         for _ in 0..<3 {
