@@ -824,6 +824,9 @@ final class SemanticState: @unchecked Sendable {
     /// Whether the query encoder (the model) has been loaded.
     var encoderLoaded: Bool { lock.withLock { embedder != nil } }
 
+    /// Forgets the loaded encoder (its files were removed): the next search finds the model missing.
+    func dropEncoder() { lock.withLock { embedder = nil } }
+
     /// Why semantic search cannot run now, or nil when it can.
     func availability() throws -> SemanticSkipReason? {
         guard ModelStore(directory: modelDirectory, model: model).status().isInstalled else { return .modelNotInstalled }

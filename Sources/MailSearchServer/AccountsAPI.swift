@@ -151,6 +151,18 @@ extension MailSearchAPI {
             try service.startModelInstall()
             return JSON.response(service.modelSetupStatus(), status: .accepted)
         }
+        api.delete("model") { _, _ in
+            try service.removeModel()
+            return JSON.response(service.modelSetupStatus())
+        }
+        // Settings the server applies (001 §5.8); the page keeps its own (theme, categories shown).
+        api.get("settings") { _, _ in JSON.response(settingsAnswer) }
+        api.patch("settings") { request, _ in
+            struct Change: Decodable { var undoSeconds: Int? }
+            let change = try await Self.jsonBody(Change.self, request, example: #"{"undoSeconds": 10}"#)
+            if let seconds = change.undoSeconds { try service.setUndoSeconds(seconds) }
+            return JSON.response(settingsAnswer)
+        }
     }
 
     static let formExample = #"{"email": "me@example.com", "password": "…", "preset": "fastmail"} or with "imapHost", "imapPort", "imapSecurity" ("tls" or "startTLS"), "smtpHost", "smtpPort", "smtpSecurity""#
@@ -387,6 +399,17 @@ extension MailSearchAPI {
     static func escapeHTML(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+
+    struct SettingsAnswer: Encodable {
+        var undoSeconds: Int
+        var dataDirectory: String
+        var version: String
+    }
+
+    var settingsAnswer: SettingsAnswer {
+        SettingsAnswer(undoSeconds: Int(service.sending.undoWindow), dataDirectory: service.configuration.dataDirectory.url.path,
+                       version: MailSearchVersion.current)
     }
 
     // MARK: Reading

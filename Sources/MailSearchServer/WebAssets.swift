@@ -22,6 +22,7 @@ struct WebAssets: Sendable {
         "querytext.js": PackageResources.querytext_js,
         "results.js": PackageResources.results_js,
         "search.js": PackageResources.search_js,
+        "settings.js": PackageResources.settings_js,
         "style.css": PackageResources.style_css,
         "sync.js": PackageResources.sync_js,
         "thread.js": PackageResources.thread_js,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import MailModel
 import Foundation
 
 @main
@@ -12,6 +13,7 @@ struct MailSearchCommand: AsyncParsableCommand {
               mailsearch stats
             Data lives in --data-dir, $MAILSEARCH_DATA_DIR, or ~/.local/share/mailsearch.
             """,
+        version: MailSearchVersion.current,
         subcommands: [
             ImportCommand.self, SearchCommand.self, ParseCommand.self, StatsCommand.self, AccountsCommand.self,
             AccountCommand.self, FoldersCommand.self, ShowCommand.self, ExportCommand.self, IndexCommand.self,

@@ -53,9 +53,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Send queued mail (after its undo window) and keep drafts in the accounts' Drafts folders; the queue's state is in /api/status.")
     var send = true
 
-    @Option(help: ArgumentHelp("Seconds between Send and the SMTP transaction, during which Undo takes the message back (0 to 300).",
-                               valueName: "seconds"))
-    var undoSeconds = 5
+    @Option(help: ArgumentHelp("Seconds between Send and the SMTP transaction, during which Undo takes the message back (0 to 300; "
+                               + "default: the page's setting, else 5).", valueName: "seconds"))
+    var undoSeconds: Int?
 
     @Flag(inversion: .prefixedNo, help: "Opening a conversation on the page (or GET /api/threads/ID) marks it read.")
     var markReadOnOpen = true
@@ -71,7 +71,7 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func validate() throws {
-        guard (0...300).contains(undoSeconds) else { throw ValidationError("--undo-seconds must be 0 to 300") }
+        if let undoSeconds, !(0...300).contains(undoSeconds) { throw ValidationError("--undo-seconds must be 0 to 300") }
         guard cacheEntries >= 0 else { throw ValidationError("--cache-entries must be 0 or more") }
         guard Logger.Level(rawValue: logLevel.lowercased()) != nil else {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
@@ -103,7 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
         let service = try global.openService(backgroundEmbedding: backgroundEmbedding, cacheEntries: cacheEntries,
                                              backgroundSummaries: backgroundSummaries, llm: llm.configuration)
         defer { service.shutdown() }
-        service.sending.undoWindow = TimeInterval(undoSeconds)
+        service.sending.undoWindow = TimeInterval(undoSeconds ?? UserSettings.load(from: global.dataDirectory).undoSeconds ?? 5)
         // The send queue a previous process left, settled before anything new can be queued: a
         // message cut off in its undo window is a draft again, one handed to the server is never resent.
         let sender = MessageSender(service: service)

@@ -12,6 +12,9 @@ import { SyncStatus } from './sync.js';
 import { Composer } from './compose.js';
 import { FolderPicker } from './folderpicker.js';
 import { Accounts } from './accounts.js';
+import { Settings, applyLocalSettings } from './settings.js';
+
+applyLocalSettings();  // the theme and the category badges chosen in Settings, before anything is drawn
 
 const input = document.getElementById('search');
 const form = document.getElementById('search-form');
@@ -329,7 +332,7 @@ input.addEventListener('keydown', (event) => {
 
 document.addEventListener('keydown', (event) => {
   if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || !tokenForm.hidden) return;
-  if (accounts.isOpen) return;  // the dialog's own keys (Esc closes it)
+  if (accounts.isOpen || settings.isOpen) return;  // the dialog's own keys (Esc closes it)
   const typing = isTyping(event);
   if (event.key === '/' && !typing) {
     event.preventDefault();
@@ -380,6 +383,8 @@ const syncStatus = new SyncStatus({ onProgress: () => folders.load() });
 // An account added, changed or removed: the folders follow, and the sync status looks at once
 // (not at its next quarter-minute tick) so that a new account's first pass is followed.
 const accounts = new Accounts({ onChange: () => { folders.load(); syncStatus.poll(); }, onError: showError });
+// Settings (settings.js, 001 §5.8): the sidebar's "Settings…".
+const settings = new Settings({ openAccounts: () => accounts.open(), onError: showError });
 
 async function start() {
   await folders.load();

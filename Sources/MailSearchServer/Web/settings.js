@@ -1,0 +1,132 @@
+// Settings (001 §5.8): the <dialog id="settings">. What the server applies (the undo-send delay) goes
+// through /api/settings; what only this page uses (the theme, the category badges shown) is kept in
+// localStorage and applied at once, here and at every start (applyLocalSettings).
+
+import { getJSON, sendJSON } from './api.js';
+import { el } from './dom.js';
+
+const THEME_KEY = 'mailsearch.theme';
+const HIDDEN_KEY = 'mailsearch.hiddenCategories';
+const BADGE_CATEGORIES = ['social', 'promotions', 'updates', 'forums'];
+
+/** The theme and hidden category badges, from localStorage, on <html> (style.css reads them). */
+export function applyLocalSettings() {
+  const theme = localStorage.getItem(THEME_KEY) || 'system';
+  if (theme === 'system') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  document.documentElement.dataset.hideCategories = localStorage.getItem(HIDDEN_KEY) || '';
+}
+
+const megabytes = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
+
+export class Settings {
+  constructor({ openAccounts = () => {}, onError = () => {} } = {}) {
+    this.openAccounts = openAccounts;
+    this.onError = onError;
+    this.dialog = document.getElementById('settings');
+    this.undo = this.dialog.querySelector('#settings-undo');
+    this.theme = this.dialog.querySelector('#settings-theme');
+    document.getElementById('settings-button')?.addEventListener('click', () => this.open());
+    this.dialog.querySelector('.settings-close').addEventListener('click', () => this.dialog.close());
+    this.dialog.addEventListener('keydown', (event) => { if (event.key !== 'Escape') event.stopPropagation(); });
+    this.dialog.querySelector('.settings-open-accounts').addEventListener('click', () => {
+      this.dialog.close();
+      this.openAccounts();
+    });
+    this.undo.addEventListener('change', () => this.save({ undoSeconds: Number(this.undo.value) }));
+    this.theme.addEventListener('change', () => {
+      localStorage.setItem(THEME_KEY, this.theme.value);
+      applyLocalSettings();
+    });
+    const fieldset = this.dialog.querySelector('.settings-categories');
+    const hidden = () => (localStorage.getItem(HIDDEN_KEY) || '').split(' ').filter(Boolean);
+    for (const name of BADGE_CATEGORIES) {
+      const box = el('input', {
+        type: 'checkbox', name: `show-${name}`, checked: !hidden().includes(name),
+        onchange: (event) => {
+          const now = new Set(hidden());
+          if (event.target.checked) now.delete(name); else now.add(name);
+          localStorage.setItem(HIDDEN_KEY, [...now].join(' '));
+          applyLocalSettings();
+        },
+      });
+      fieldset.append(el('label', { class: 'small settings-category' }, box, ` ${name.charAt(0).toUpperCase()}${name.slice(1)}`));
+    }
+    this.dialog.querySelector('.settings-model-download').addEventListener('click', () => this.model('install'));
+    this.dialog.querySelector('.settings-model-delete').addEventListener('click', () => this.model('delete'));
+    this.dialog.querySelector('.settings-clear-recent').addEventListener('click', async () => {
+      const state = this.dialog.querySelector('.settings-data-state');
+      try {
+        await sendJSON('DELETE', '/api/recent');
+        state.textContent = 'Recent searches cleared.';
+      } catch (error) {
+        state.textContent = error.message;
+      }
+    });
+  }
+
+  get isOpen() { return this.dialog.open; }
+
+  async open() {
+    if (!this.dialog.open) this.dialog.showModal();
+    this.theme.value = localStorage.getItem(THEME_KEY) || 'system';
+    try {
+      const [settings, status] = await Promise.all([getJSON('/api/settings'), getJSON('/api/status')]);
+      const undo = String(settings.undoSeconds);
+      if (![...this.undo.options].some((o) => o.value === undo)) this.undo.append(el('option', { value: undo, text: `${undo} seconds` }));
+      this.undo.value = undo;
+      this.dialog.querySelector('.settings-version').textContent = `MailSearch ${settings.version}.`;
+      this.showStorage(settings, status);
+      await this.showModel();
+    } catch (error) {
+      this.onError(error);
+    }
+    this.undo.focus();
+  }
+
+  showStorage(settings, status) {
+    const sizes = status.sizes || {};
+    const parts = [];
+    for (const [key, words] of [['mailDatabase', 'mail'], ['fts5', 'search index'], ['embeddings', 'vectors'], ['model', 'AI model']]) {
+      if (typeof sizes[key] === 'number') parts.push(`${words} ${megabytes(sizes[key])}`);
+    }
+    const emails = typeof status.emails === 'number' ? `${status.emails.toLocaleString()} emails` : '';
+    this.dialog.querySelector('.settings-storage').textContent =
+      [`In ${settings.dataDirectory}`, emails, parts.join(', ')].filter(Boolean).join(' · ');
+  }
+
+  async showModel() {
+    const model = await getJSON('/api/model');
+    const text = this.dialog.querySelector('.settings-model-text');
+    const state = this.dialog.querySelector('.settings-model-state');
+    text.textContent = `${model.model} (${model.license}), ${megabytes(model.sizeBytes)}: search by meaning, summaries and suggested replies. `
+      + (model.state === 'installed' ? 'Installed.' : model.state === 'downloading' ? 'Downloading…' : 'Not installed: keyword search only.');
+    this.dialog.querySelector('.settings-model-download').hidden = model.state !== 'missing' && model.state !== 'failed' || !model.downloadable;
+    this.dialog.querySelector('.settings-model-delete').hidden = model.state !== 'installed';
+    state.textContent = model.state === 'downloading' ? `${megabytes(model.downloadedBytes || 0)} so far`
+      : model.state === 'failed' ? `The download failed: ${model.message}` : '';
+    clearTimeout(this.modelTimer);
+    if (model.state === 'downloading' && this.isOpen) this.modelTimer = setTimeout(() => this.showModel().catch(() => {}), 1000);
+  }
+
+  async model(action) {
+    const state = this.dialog.querySelector('.settings-model-state');
+    if (action === 'delete' && !window.confirm('Delete the AI model? Search by meaning, summaries and suggested replies stop until it is downloaded again.')) return;
+    try {
+      if (action === 'install') await sendJSON('POST', '/api/model/install');
+      else await sendJSON('DELETE', '/api/model');
+      await this.showModel();
+    } catch (error) {
+      state.textContent = error.hint ? `${error.message}. ${error.hint}` : error.message;
+    }
+  }
+
+  async save(change) {
+    try {
+      await sendJSON('PATCH', '/api/settings', change);
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+}
+
