@@ -274,6 +274,32 @@ final class AccountsAPITests: XCTestCase {
         XCTAssertNotNil(page as? [String: Any], "a semantic search answers once the model is in place: \(page)")
         let (_, after) = try request("GET", "/api/model", nil)
         XCTAssertEqual((after as? [String: Any])?["state"] as? String, "installed")
+        // Deleted from Settings: keyword search only again, and it says so.
+        let (deleted, gone) = try request("DELETE", "/api/model", nil)
+        XCTAssertEqual(deleted, 200, "\(gone)")
+        XCTAssertEqual((gone as? [String: Any])?["state"] as? String, "missing")
+        let (_, status) = try request("GET", "/api/status", nil)
+        XCTAssertEqual((status as? [String: Any])?["semanticAvailable"] as? Bool, false, "\(status)")
+    }
+
+    /// Settings the server applies: the undo delay changes now, is kept in settings.json and read at
+    /// the next start; out of range is a 400.
+    func testSettingsAreKeptForTheNextStart() throws {
+        try startServe()
+        let (_, first) = try request("GET", "/api/settings", nil)
+        XCTAssertEqual((first as? [String: Any])?["undoSeconds"] as? Int, 5, "\(first)")
+        let (changed, answer) = try request("PATCH", "/api/settings", ["undoSeconds": 15])
+        XCTAssertEqual(changed, 200, "\(answer)")
+        XCTAssertEqual((answer as? [String: Any])?["undoSeconds"] as? Int, 15)
+        XCTAssertEqual(try request("PATCH", "/api/settings", ["undoSeconds": 301]).0, 400)
+        if let serve { kill(serve.processIdentifier, SIGTERM); serve.waitForExit(orKillAfter: 30) }
+        try startServe()
+        let (_, again) = try request("GET", "/api/settings", nil)
+        XCTAssertEqual((again as? [String: Any])?["undoSeconds"] as? Int, 15, "read back at the next start: \(again)")
+        if let serve { kill(serve.processIdentifier, SIGTERM); serve.waitForExit(orKillAfter: 30) }
+        try startServe(["--undo-seconds", "0"])
+        let (_, given) = try request("GET", "/api/settings", nil)
+        XCTAssertEqual((given as? [String: Any])?["undoSeconds"] as? Int, 0, "the command line's option wins: \(given)")
     }
 
     func testPresetsAndTheListWithoutAccounts() throws {
