@@ -191,6 +191,11 @@ public final class MessageSender: Sendable {
             // A refused login is tried once more before the message fails: a server restarting, or its
             // authentication service for a moment, refuses the right password too; a wrong one is refused again.
             let transient = Self.isTransient(error) || (error.kind == .authenticationFailed && draft.attempts < 2)
+            // A refused OAuth token (expired early, revoked): a new one now, for that next attempt.
+            if error.kind == .authenticationFailed, settings.oauth != nil, case .oauth(_, let refused, _) = authentication {
+                _ = try? await CredentialSource.authentication(account: account.name, settings: settings, secrets: service.secrets,
+                                                               refusedToken: refused)
+            }
             if transient { service.sending.lastError = error.description }
             await fail(draft, error.description, retry: transient)
             return false
