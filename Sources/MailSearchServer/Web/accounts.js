@@ -126,6 +126,7 @@ export class Accounts {
     this.page = await getJSON('/api/accounts');
     this.presets = this.page.presets || [];
     this.render();
+    this.noticeSignedIn();
     await this.loadModel();
   }
 
@@ -140,6 +141,7 @@ export class Accounts {
       step.hidden = true;
       return;
     }
+    const focused = step.contains(document.activeElement) ? document.activeElement : null;
     const skipped = localStorage.getItem('mailsearch.modelSkipped') === '1';
     step.hidden = model.state === 'installed' || (skipped && model.state !== 'downloading');
     const megabytes = (bytes) => `${Math.round(bytes / 1e6)} MB`;
@@ -163,6 +165,9 @@ export class Accounts {
     } else {
       state.textContent = '';
     }
+    // A control of the step hidden while it had the focus (Download once it runs, the step once installed):
+    // the focus goes on in the dialog, not to the page behind it.
+    if (focused && (step.hidden || focused.hidden)) this.firstField().focus();
     if (!this.modelWired) {
       this.modelWired = true;
       download.addEventListener('click', async () => {
@@ -176,6 +181,7 @@ export class Accounts {
       step.querySelector('.model-skip').addEventListener('click', () => {
         localStorage.setItem('mailsearch.modelSkipped', '1');
         step.hidden = true;
+        this.firstField().focus();
       });
     }
   }
@@ -349,6 +355,30 @@ export class Accounts {
     this.form.querySelector('.oauth-help').textContent = known ? `How to get a client id: ${known.clientIdHelp}` : '';
   }
 
+  /** A new account signed in on the provider's page (another tab) has appeared in the list: the form is
+   *  done with, as after adding with a password, and the rest of the page learns of the account. */
+  noticeSignedIn() {
+    const pending = this.pendingSignIn;
+    if (!pending) return;
+    const added = this.page.accounts.find((a) => a.imap?.credential === 'oauth'
+      && [a.email, a.name].some((n) => (n || '').toLowerCase() === pending));
+    if (!added) return;
+    this.pendingSignIn = null;
+    this.formDone(`Signed in: ${added.name} was added and its mail is being synced.`);
+    this.onChange();
+  }
+
+  /** After an account was added: the form emptied and folded, the welcome's "add an account" done. */
+  formDone(words) {
+    this.state.textContent = words;
+    this.form.reset();
+    this.serversTouched = false;
+    this.presetNote.textContent = '';
+    for (const details of this.form.querySelectorAll('details')) details.open = false;
+    this.showOAuthProvider();
+    this.welcome.hidden = true;
+  }
+
   /** Starts a sign-in in a new tab; the provider sends the person back to this server, and the list
    *  (refreshed while the dialog is open) shows the account once it is added. `account`: sign in again. */
   async signIn(account = null) {
@@ -368,6 +398,7 @@ export class Accounts {
     }
     try {
       const started = await sendJSON('POST', '/api/accounts/oauth/start', body);
+      this.pendingSignIn = account ? null : body.account.email.toLowerCase();
       this.state.textContent = 'Finish signing in on the provider\'s page (a new tab); the account shows here once it is added.';
       window.open(started.authorizationURL, '_blank', 'noopener');
     } catch (error) {
@@ -428,12 +459,7 @@ export class Accounts {
         return;
       }
       const outcome = await sendJSON('POST', '/api/accounts', body);
-      this.state.textContent = `Added ${outcome.account?.name || body.email}: its mail is being synced.`;
-      this.form.reset();
-      this.serversTouched = false;
-      this.presetNote.textContent = '';
-      this.form.querySelector('details.account-servers').open = false;
-      this.welcome.hidden = true;  // its "to begin, add an account" is done
+      this.formDone(`Added ${outcome.account?.name || body.email}: its mail is being synced.`);
       await this.load();
       this.onChange();
     } catch (error) {
