@@ -45,7 +45,9 @@ ORDER = [
                                       "test_an_attachment_over_the_servers_size_is_refused", "test_undo_send_never_arrives"]),
     ("test_accounts", "AccountsTests", ["test_first_start_welcomes_and_adds_an_account", "test_test_connection_names_the_field",
                                         "test_remove_asks_for_the_name", "test_change_sync_window_and_default_sender",
-                                        "test_keyboard_and_accessibility"]),
+                                        "test_keyboard_and_accessibility",
+                                        "test_oauth_sign_in_in_the_browser", "test_oauth_deny_and_sign_in_again",
+                                        "test_model_step"]),
     ("test_xss", "XSSTests", [
         "test_xss_vectors_run_nothing", "test_xss_vectors_load_nothing_remote", "test_xss_frames_are_inert",
         "test_xss_console_has_no_violations", "test_xss_in_text_fields", "test_plain_text_fallback",

@@ -2,8 +2,10 @@
 Dovecot (IMAP and its submission service): the welcome on a first start, the password store's first
 passphrase, a wrong password shown at its field and nothing saved, the account added and synced, Test
 connection naming the field to fix, removal asking for the account's name, the per-account controls,
-and the keyboard. Each test has its own empty data directory and its own `serve`, with the passwords
-kept in secrets.enc (MAILSEARCH_SECRET_STORE=file)."""
+and the keyboard; OAuth 2.0 sign-in in a second tab against a real authorization server (oauth_server.py,
+Authlib: consent page, Allow and Deny, a revoked grant and Sign in again); and the model step (size, Not
+now, Download with progress). Each test has its own empty data directory and its own `serve`, with the
+passwords and tokens kept in secrets.enc (MAILSEARCH_SECRET_STORE=file)."""
 import email.utils
 import os
 import re
@@ -17,12 +19,14 @@ sys.path.insert(0, os.path.join(HERE, "..", "IMAP"))
 
 import harness  # noqa: E402
 from dovecot import Dovecot  # noqa: E402
+from oauth_server import OAuthServer  # noqa: E402
 from support import UITestCase  # noqa: E402
 from test_screenshots import png_size  # noqa: E402
 
 PASSPHRASE = "correct horse battery staple"
-USERS = {"alice": "alice-password", "bob": "bob-password"}
+USERS = {"alice": "alice-password", "bob": "bob-password", "carol": "carol-password"}
 WORD = "pangolin"  # in alice's mail only
+CAROL_WORD = "axolotl"  # in carol's mail only (the sign-in-again test adds to it)
 
 # One round trip: what the dialog shows.
 DIALOG_JS = r"""
@@ -68,19 +72,30 @@ def message(n, user, body):
 
 
 class AccountsTests(UITestCase):
-    """One Dovecot for the class (alice: 3 messages, bob: 1); each test its own data directory and serve."""
+    """One OAuth 2.0 authorization server and one Dovecot for the class (alice: 3 messages, bob: 1, carol: 2;
+    passwords and, through the authorization server's introspection, bearer tokens); each test its own data
+    directory and serve."""
 
     @classmethod
     def setUpClass(cls):
-        cls.dovecot = Dovecot(users=dict(USERS), submission=True)
-        cls.dovecot.start()
+        cls.oauth = OAuthServer(users=dict(USERS))
+        cls.oauth.start()
+        try:
+            cls.dovecot = Dovecot(users=dict(USERS), oauth=cls.oauth, submission=True)
+            cls.dovecot.start()
+        except BaseException:
+            cls.oauth.close()
+            raise
         for n in range(3):
             cls.dovecot.append("alice", "INBOX", message(n, "alice", f"The {WORD} survey, part {n}."))
         cls.dovecot.append("bob", "INBOX", message(0, "bob", "The quarterly figures."))
+        for n in range(2):
+            cls.dovecot.append("carol", "INBOX", message(n, "carol", f"The {CAROL_WORD} tank, part {n}."))
 
     @classmethod
     def tearDownClass(cls):
         cls.dovecot.close()
+        cls.oauth.close()
 
     def setUp(self):
         super().setUp()
@@ -94,13 +109,14 @@ class AccountsTests(UITestCase):
 
     # MARK: plumbing
 
-    def serve_empty(self):
+    def serve_empty(self, model_dir=None, background_embedding=False):
         """A new, empty data directory served with the passwords in secrets.enc; the page's server
-        until the test ends."""
+        until the test ends. model_dir: another model directory (an empty one: no model)."""
         main = self.ctx.server
         work = tempfile.mkdtemp(prefix="mailsearch-browser-accounts-")
-        server = harness.Server(main.binary, os.path.join(work, "data"), main.model_dir, os.path.join(work, "serve.log"),
-                                web_dir=main.web_dir, env={"MAILSEARCH_SECRET_STORE": "file"}).start()
+        server = harness.Server(main.binary, os.path.join(work, "data"), model_dir or main.model_dir,
+                                os.path.join(work, "serve.log"), web_dir=main.web_dir, background_embedding=background_embedding,
+                                env={"MAILSEARCH_SECRET_STORE": "file"}).start()
         self.ctx.server = server
 
         def restore():
@@ -190,6 +206,68 @@ class AccountsTests(UITestCase):
                     raise AssertionError("no prompt appeared")
                 time.sleep(0.05)
 
+    def fill_oauth(self, user, scope="imap smtp"):
+        """The address, the Servers and the OAuth section (provider Other, the test server's endpoints) as a
+        person fills them; no password."""
+        self.type_in("#account-email", f"{user}@example.com")
+        self.fill_servers(user)
+        if not self.js("return document.querySelector('#accounts details.account-oauth').open"):
+            self.el("#accounts details.account-oauth > summary").click()
+        self.wait(lambda: self.el("#account-oauth-provider").is_displayed(), 3, "the OAuth section to open")
+        self.choose("#account-oauth-provider", "custom")
+        self.wait(lambda: self.el("#account-authorize-url").is_displayed(), 3, "the custom endpoints to show")
+        self.type_in("#account-client-id", self.oauth.client_id)
+        self.type_in("#account-authorize-url", self.oauth.authorize_url)
+        self.type_in("#account-token-url", self.oauth.token_url)
+        self.type_in("#account-scope", scope)
+
+    def consent_in_new_tab(self, button, decision, user):
+        """Clicks `button` (an element), which opens the provider's page in a new tab; there presses Allow or
+        Deny (`decision`), and waits for serve's callback page. Closes the tab, comes back to the page's, and
+        returns what the callback page said: {title, outcome, url, question}."""
+        from selenium.webdriver.common.by import By
+        main = self.driver.current_window_handle
+        before = set(self.driver.window_handles)
+        button.click()
+        handle = self.wait(lambda: next(iter(set(self.driver.window_handles) - before), None), 10,
+                           "a new tab with the provider's page")
+        self.driver.switch_to.window(handle)
+        try:
+            self.wait(lambda: self.driver.find_elements(By.ID, decision), 10, "the provider's consent page")
+            self.assertTrue(self.driver.current_url.startswith(self.oauth.authorize_url + "?"), self.driver.current_url)
+            question = self.driver.find_element(By.ID, "question").text
+            self.assertEqual(question, f"Allow MailSearch to read and send mail as {user}?",
+                             "the user name went to the provider as login_hint")
+            self.assertEqual(self.driver.find_element(By.ID, "scope").text, "imap smtp")
+            self.driver.find_element(By.ID, decision).click()
+            self.wait(lambda: self.driver.find_elements(By.ID, "oauth-outcome"), 30, "serve's callback page")
+            page = {"title": self.driver.find_element(By.TAG_NAME, "h1").text,
+                    "outcome": self.driver.find_element(By.ID, "oauth-outcome").text,
+                    "url": self.driver.current_url, "question": question,
+                    "styled": self.js("return getComputedStyle(document.querySelector('main')).maxWidth"),
+                    "icon": self.js("const l = document.querySelector('link[rel~=icon]'); return l && l.getAttribute('href')")}
+        finally:
+            self.driver.close()
+            self.driver.switch_to.window(main)
+        self.assertTrue(page["url"].startswith(self.server.base.replace("localhost", "127.0.0.1") + "/oauth/callback?")
+                        or page["url"].startswith("http://127.0.0.1:"), page["url"])
+        return page
+
+    def account_line(self, name):
+        accounts = {a["name"]: a for a in self.dialog()["accounts"]}
+        return accounts.get(name)
+
+    def account_api(self, name):
+        return {a["name"]: a for a in self.accounts_api()}.get(name)
+
+    def unlock_in_dialog(self):
+        from selenium.webdriver.common.keys import Keys
+        state = self.wait_dialog(lambda s: s["open"] and s["unlock"], 5, "the welcome to open by itself, asking for a passphrase")
+        self.assertEqual(state["focused"], "secret-passphrase")
+        self.type_in("#secret-passphrase", PASSPHRASE)
+        self.keys(Keys.ENTER)
+        self.wait_dialog(lambda s: not s["unlock"] and s["focused"] == "email", 5, "the store to unlock")
+
     def shoot(self, name):
         if not self.ctx.screenshots:
             return
@@ -274,6 +352,195 @@ class AccountsTests(UITestCase):
         self.wait_for_count(WORD)
         self.wait(lambda: len(self.state()["results"]) == 3, 8, f"the 3 messages about the {WORD}")
         self.assertTrue(all(r["subject"].startswith("Alice note") for r in self.state()["results"]))
+
+    def test_oauth_sign_in_in_the_browser(self):
+        # Chromium asks for /favicon.ico of a page that names no icon (serve's callback page): checked below.
+        self.expected_console = [r"/favicon\.ico .*404"]
+        self.serve_empty()
+        self.open("/")
+        self.unlock_in_dialog()
+        self.fill_oauth("alice")
+        self.assertEqual(self.el("#account-password").get_attribute("value"), "", "no password is typed for OAuth")
+
+        # Sign in…: the provider's page opens in a new tab; Allow sends the browser back to serve.
+        page = self.consent_in_new_tab(self.el("#accounts .account-signin"), "allow", "alice")
+        self.assertEqual(page["title"], "Signed in", page)
+        self.assertIn("alice@example.com", page["outcome"])
+        self.assertEqual(page["styled"], "576px", "the callback page has the page's style sheet (.oauth-done main: 36rem)")
+        self.assertIn("provider's page", self.dialog()["state"], "the form said where to finish signing in")
+
+        # Back on the page: the account is listed (the dialog follows by itself), signs in with OAuth, syncs.
+        state = self.wait_dialog(lambda s: [a["name"] for a in s["accounts"]] == ["alice@example.com"], 15,
+                                 "the signed-in account to appear in the list")
+        self.assertEqual(self.account_api("alice@example.com")["imap"]["credential"], "oauth")
+        again = self.item_control("alice@example.com", "button.account-signin-again")
+        self.assertEqual(again.accessible_name, "Sign in again: alice@example.com")
+        state = self.wait_dialog(lambda s: "up to date" in (s["accounts"][0]["sync"] or "") and "3 emails" in s["accounts"][0]["detail"],
+                                 30, "the account's 3 emails to sync")
+        self.assertNotIn("account-error", self.item_control("alice@example.com", ".account-main").get_attribute("innerHTML"))
+        # The form is done with: emptied, as after adding with a password, and says so.
+        self.assertEqual(self.el("#account-email").get_attribute("value"), "", "the form is emptied once the account is added")
+        self.assertEqual(self.el("#account-client-id").get_attribute("value"), "")
+        self.assertIn("Signed in", state["state"])
+        self.assertIsNone(state["welcome"], "the welcome's 'add an account' is done")
+
+        # Its mail is searched.
+        self.el("#accounts .accounts-close").click()
+        self.wait_dialog(lambda s: not s["open"], 3, "the dialog to close")
+        self.wait(lambda: self.js("return document.activeElement.id") == "search", 3, "the focus back in the search box")
+        self.wait(lambda: any(t.startswith("INBOX") and "3" in t for t in self.js(FOLDERS_JS)), 10,
+                  "the sidebar to show the signed-in account's INBOX of 3")
+        self.keys(WORD)
+        self.wait_for_count(WORD)
+        self.wait(lambda: len(self.state()["results"]) == 3, 8, f"the 3 messages about the {WORD}")
+        # serve's callback page names its icon (else Chromium asks /favicon.ico: a 404 in the console).
+        self.assertEqual(page["icon"], "/assets/favicon.svg", "the callback page has no <link rel=icon>")
+
+    def test_oauth_deny_and_sign_in_again(self):
+        # serve answers a sign-in that did not happen with 400 (its page says why); Chromium logs it.
+        self.expected_console = [r"/oauth/callback\?error=access_denied.* 400", r"/favicon\.ico .*404"]
+        self.serve_empty()
+        status, _ = self.server.request("POST", "/api/secrets/unlock", {"passphrase": PASSPHRASE})
+        self.assertEqual(status, 200)
+        self.open("/")
+        self.wait_dialog(lambda s: s["open"] and not s["unlock"], 5, "the welcome, the store unlocked")
+
+        # Deny: the callback page says access was not allowed; nothing is saved or listed.
+        self.fill_oauth("carol")
+        page = self.consent_in_new_tab(self.el("#accounts .account-signin"), "deny", "carol")
+        self.assertEqual(page["title"], "Not signed in", page)
+        self.assertIn("access was not allowed", page["outcome"])
+        self.assertIn("Nothing was saved", page["outcome"])
+        time.sleep(2.5)  # a refresh of the list
+        state = self.dialog()
+        self.assertEqual(state["accounts"], [])
+        self.assertTrue(state["none"])
+        self.assertEqual(self.accounts_api(), [])
+
+        # Allow, with access tokens that live 3 s: every sync after the first needs a refresh.
+        self.oauth.access_lifetime = 3
+        self.addCleanup(setattr, self.oauth, "access_lifetime", 3600)
+        page = self.consent_in_new_tab(self.el("#accounts .account-signin"), "allow", "carol")
+        self.assertEqual(page["title"], "Signed in", page)
+        name = "carol@example.com"
+        self.wait_dialog(lambda s: (self.account_line(name) or {}).get("detail") and "2 emails" in self.account_line(name)["detail"]
+                         and "up to date" in (self.account_line(name)["sync"] or ""), 30, "carol's 2 emails to sync")
+
+        # The grant is revoked at the provider (as "remove access" in the person's account there) and the access
+        # token has expired: the restarted sync cannot refresh, and the line says to sign in again.
+        self.assertGreaterEqual(self.oauth.revoke_user("carol"), 1)
+        time.sleep(3.2)
+        self.choose(f'#accounts .account-item[data-account="{name}"] select', "90")
+        error = self.wait(lambda: self.els(f'#accounts .account-item[data-account="{name}"] .account-error')
+                          and self.item_control(name, ".account-error").text, 20, "the account's line to show an error")
+        self.assertIn("sign in again", error.lower())
+        self.assertEqual(self.account_api(name)["imap"]["syncWindowDays"], 90)
+
+        # New mail meanwhile; Sign in again → consent → Allow: the error goes, the same account syncs the new mail.
+        self.dovecot.append("carol", "INBOX", message(2, "carol", f"The {CAROL_WORD} tank, part 2."))
+        self.addCleanup(lambda: self.dovecot.expunge("carol", "INBOX", [3]))
+        button = self.item_control(name, "button.account-signin-again")
+        page = self.consent_in_new_tab(button, "allow", "carol")
+        self.assertEqual(page["title"], "Signed in", page)
+        self.assertIn("Signed in again", page["outcome"])
+        self.wait_dialog(lambda s: "3 emails" in (self.account_line(name) or {}).get("detail", "")
+                         and not self.els(f'#accounts .account-item[data-account="{name}"] .account-error'), 30,
+                         "the error to go and the new message to sync")
+        self.assertEqual([a["name"] for a in self.accounts_api()], [name], "the same account, not a second one")
+        self.assertEqual(self.account_api(name)["imap"]["credential"], "oauth")
+        # And it keeps syncing on refreshed tokens (3 s access tokens): no error comes back.
+        time.sleep(4)
+        self.choose(f'#accounts .account-item[data-account="{name}"] select', "0")
+        self.wait(lambda: self.account_api(name)["imap"].get("syncWindowDays") in (0, None), 5, "the sync window to reach the server")
+        time.sleep(3)
+        self.wait_dialog(lambda s: "up to date" in ((self.account_line(name) or {}).get("sync") or ""), 20, "the account up to date")
+        self.assertEqual(self.els(f'#accounts .account-item[data-account="{name}"] .account-error'), [],
+                         "a refreshed token is not an error")
+
+    def test_model_step(self):
+        model_dir = tempfile.mkdtemp(prefix="mailsearch-browser-model-")
+        self.addCleanup(shutil.rmtree, model_dir, True)
+        self.serve_empty(model_dir=model_dir, background_embedding=True)
+        model = self.server.get_json("/api/model")
+        self.assertEqual((model["state"], model["downloadable"]), ("missing", True), model)
+        megabytes = f"{round(model['sizeBytes'] / 1e6)} MB"
+        step_js = r"""
+          const s = document.querySelector('#accounts .model-step');
+          const shown = e => !!e && !e.hidden && e.checkVisibility({checkVisibilityCSS: true});
+          return {shown: shown(s), text: s.querySelector('.model-text').textContent, state: s.querySelector('.model-state').textContent,
+                  progress: shown(s.querySelector('.model-progress')), download: shown(s.querySelector('.model-download')),
+                  asked: performance.getEntriesByType('resource').filter(e => e.name.endsWith('/api/model')).length};"""
+
+        # A first start: the welcome opens by itself with the model step, its size in MB.
+        self.open("/")
+        self.wait_dialog(lambda s: s["open"] and s["welcome"], 5, "the welcome to open by itself")
+        step = self.wait(lambda: (lambda v: v if v["shown"] else None)(self.js(step_js)), 5, "the model step")
+        self.assertIn(model["model"], step["text"])
+        self.assertIn(megabytes, step["text"])
+        self.assertTrue(step["download"])
+        self.assertFalse(step["progress"])
+        for css, name in [(".model-download", "Download"), (".model-skip", "Not now")]:
+            self.assertEqual(self.el(f"#accounts {css}").accessible_name, name)
+
+        # Not now: hidden, and still after a reload (the dialog opens again: there is no account).
+        self.el("#accounts .model-skip").click()
+        self.wait(lambda: not self.js(step_js)["shown"], 3, "Not now to hide the step")
+        state = self.dialog()
+        self.assertTrue(state["open"], "Not now keeps the dialog open")
+        self.assertTrue(state["focusInDialog"] and state["focused"] != "body", f"the focus was lost: {state['focused']}")
+        self.open("/")
+        self.wait_dialog(lambda s: s["open"] and s["welcome"], 5, "the welcome again after a reload")
+        self.wait(lambda: self.js(step_js)["asked"] >= 1, 5, "the page to ask about the model")
+        time.sleep(0.3)
+        self.assertFalse(self.js(step_js)["shown"], "the skipped step came back after a reload")
+
+        # Mail to search: an account added through the API; the search says the model is missing.
+        status, _ = self.server.request("POST", "/api/secrets/unlock", {"passphrase": PASSPHRASE})
+        self.assertEqual(status, 200)
+        status, body = self.server.request("POST", "/api/accounts", self.form("alice"))
+        self.assertEqual(status, 201, body)
+        self.wait(lambda: all(a["emails"] == 3 for a in self.accounts_api()), 30, "alice's mail to sync")
+        self.js("localStorage.clear()")
+        self.open("/")
+        self.assertFalse(self.dialog()["open"])
+        api = self.server.search(f"{WORD} survey")
+        self.assertEqual((api["semantic"]["status"], api["semantic"].get("reason")), ("skipped", "modelNotInstalled"), api["semantic"])
+        self.search_ui(f"{WORD} survey")
+        self.wait(lambda: "no embedding model" in (self.js("return document.getElementById('semantic-note').textContent") or ""),
+                  5, "the semantic note to say there is no model")
+
+        # Download: the step shows the progress, then leaves once the model is installed.
+        self.open_dialog()
+        self.wait(lambda: self.js(step_js)["shown"], 5, "the step back after localStorage was cleared")
+        self.js(r"""window.__progressSeen = false;
+          const s = document.querySelector('#accounts .model-step');
+          new MutationObserver(() => { if (!s.querySelector('.model-progress').hidden || /Downloading/.test(s.querySelector('.model-state').textContent)) window.__progressSeen = true; })
+            .observe(s, {subtree: true, attributes: true, childList: true, characterData: true});""")
+        self.el("#accounts .model-download").click()
+        started = time.perf_counter()
+        self.wait(lambda: self.js(step_js)["progress"], 2, "the progress bar")
+        state = self.dialog()
+        self.assertTrue(state["focusInDialog"] and state["focused"] != "body", f"the hidden Download button took the focus along: {state['focused']}")
+        self.assertRegex(self.js(step_js)["state"], r"Downloading… \d+ MB so far")
+        self.wait(lambda: not self.js(step_js)["shown"], 300, "the step to leave once the model is installed")
+        took = time.perf_counter() - started
+        self.ctx.timings["model download from the page"] = f"{took:.1f} s"
+        self.assertEqual(self.server.get_json("/api/model")["state"], "installed")
+        self.assertTrue(self.js("return window.__progressSeen"), "the progress was never shown during the download")
+        state = self.dialog()
+        self.assertTrue(state["open"])
+        self.assertTrue(state["focusInDialog"] and state["focused"] != "body", f"the focus was lost: {state['focused']}")
+
+        # The mailbox is embedded; a search by meaning works: the note says nothing about a missing model.
+        self.wait(lambda: (lambda st: st["embeddedEmails"] >= 3)(self.server.get_json("/api/status")), 60, "the mailbox to be embedded")
+        self.el("#accounts .accounts-close").click()
+        self.wait_dialog(lambda s: not s["open"], 3, "the dialog to close")
+        api = self.server.search(f"{WORD} survey")
+        self.assertEqual(api.get("semantic", {}).get("status"), "ran", api.get("semantic"))
+        self.search_ui(f"{WORD} survey")
+        note = self.js("return document.getElementById('semantic-note').hidden ? '' : document.getElementById('semantic-note').textContent")
+        self.assertNotIn("model", note)
+        self.assertTrue(self.state()["results"], "the search by meaning finds alice's mail")
 
     def test_test_connection_names_the_field(self):
         self.serve_empty()
