@@ -386,12 +386,15 @@ extension MailSearchAPI {
         let title = outcome.ok ? "Signed in" : "Not signed in"
         let html = """
             <!doctype html><html lang="en"><head><meta charset="utf-8"><title>MailSearch: \(title)</title>
-            <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/style.css"></head>
+            <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="stylesheet" href="/assets/style.css">
+            <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"></head>
             <body class="oauth-done"><main><h1>\(title)</h1><p id="oauth-outcome">\(Self.escapeHTML(outcome.message))</p>
             <p>You can close this tab and go back to <a href="/">MailSearch</a>.</p></main></body></html>
             """
-        return Response(status: outcome.ok ? .ok : .badRequest,
-                        headers: [.contentType: "text/html; charset=utf-8", .contentSecurityPolicy: "default-src 'none'; style-src 'self'",
+        // 200 either way: a page for a person, who reads the outcome (a refusal is not a malformed request).
+        return Response(status: .ok,
+                        headers: [.contentType: "text/html; charset=utf-8",
+                                  .contentSecurityPolicy: "default-src 'none'; style-src 'self'; img-src 'self'",
                                   .cacheControl: "no-store"],
                         body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
     }
