@@ -81,7 +81,7 @@ let package = Package(
         .target(
             name: "MailSearchServer",
             dependencies: [
-                "MailSearchKit", "MailModel", "MailComposition", "SearchEngine",
+                "MailSearchKit", "MailModel", "MailComposition", "SearchEngine", "SecretStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

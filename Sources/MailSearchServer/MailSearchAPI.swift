@@ -25,8 +25,12 @@ public func buildApplication(service: MailSearchService, configuration: ServerCo
 public func buildRouter(service: MailSearchService, configuration: ServerConfiguration) -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.add(middleware: ResponseMiddleware())
-    router.add(middleware: SecurityMiddleware(configuration: configuration))
-    MailSearchAPI(service: service, markReadOnOpen: configuration.markReadOnOpen).register(on: router)
+    // The app lock (Settings): its passcode's verifier in the data directory.
+    let appLock = service.configuration.readOnly ? nil : AppLock(dataDirectory: service.configuration.dataDirectory.url)
+    var security = SecurityMiddleware<BasicRequestContext>(configuration: configuration)
+    security.appLock = appLock
+    router.add(middleware: security)
+    MailSearchAPI(service: service, markReadOnOpen: configuration.markReadOnOpen, appLock: appLock).register(on: router)
     WebAssets(directory: configuration.webDirectory).register(on: router)
     return router
 }
@@ -37,6 +41,8 @@ struct MailSearchAPI: Sendable {
     let service: MailSearchService
     /// Opening a conversation (`GET /api/threads/{id}`) marks it read.
     var markReadOnOpen = true
+    /// The app lock's passcode and sessions (nil read-only).
+    var appLock: AppLock?
     let rebuilding = LockedBox(false)  // whether a rebuild started through the API is running
 
     /// The body of `POST /api/recent`.
@@ -148,6 +154,7 @@ struct MailSearchAPI: Sendable {
         registerActions(on: api)
         registerCompose(on: api)
         registerAccounts(on: api)
+        registerAppLock(on: api)
         router.get("oauth/callback") { request, _ in try await oauthCallback(request) }
         // Anything else under /api/ falls through to the router's 404, which ResponseMiddleware
         // words as JSON.

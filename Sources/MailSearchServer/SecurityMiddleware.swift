@@ -16,11 +16,15 @@ import Hummingbird
 ///    search would write the recent searches). Without either header (curl, scripts) a request
 ///    passes: a browser always sends `Origin` on a cross-site POST, and off loopback the token
 ///    is required anyway.
-/// Rules 3 and 4 do not apply to a GET of the search page (`/`, `/assets/NAME`): it holds no mail,
+/// 5. With an app lock set (`AppLock`), an API call needs a session the passcode opened
+///    (`X-MailSearch-Session`): else 423 with `field: "passcode"`; `/api/health`, `GET /api/lock` and
+///    `POST /api/lock/unlock` pass (and the OAuth callback, which its sign-in's `state` guards).
+/// Rules 3, 4 and 5 do not apply to a GET of the search page (`/`, `/assets/NAME`): it holds no mail,
 /// and the page asks for the token itself.
 struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
     let allowedHostNames: Set<String>
     let token: [UInt8]?
+    var appLock: AppLock?
 
     static var secFetchSite: FieldName { FieldName("Sec-Fetch-Site")! }
 
@@ -44,6 +48,7 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         let hasValidToken = try checkToken(request)
         try checkOrigin(request, hosts: hosts, hasValidToken: hasValidToken)
+        try checkAppLock(request)
         return try await next(request, context)
     }
 
@@ -131,6 +136,21 @@ struct SecurityMiddleware<Context: RequestContext>: RouterMiddleware {
             i += 1
         }
         return difference == 0
+    }
+
+    // MARK: App lock
+
+    func checkAppLock(_ request: Request) throws {
+        guard let appLock, appLock.isEnabled else { return }
+        let path = request.uri.path
+        if path == "/oauth/callback" || path == "/api/health" || (path == "/api/lock" && request.method == .get)
+            || (path == "/api/lock/unlock" && request.method == .post) { return }
+        let session = request.headers[FieldName(AppLock.header)!]
+        guard !appLock.allows(session: session) else { return }
+        var error = APIError(HTTPResponse.Status(code: 423, reasonPhrase: "Locked"), "MailSearch is locked",
+                             hint: "unlock it with your passcode")
+        error.field = "passcode"
+        throw error
     }
 
     // MARK: Cross-site requests

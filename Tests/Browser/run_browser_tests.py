@@ -49,6 +49,7 @@ ORDER = [
                                         "test_oauth_sign_in_in_the_browser", "test_oauth_deny_and_sign_in_again",
                                         "test_model_step"]),
     ("test_settings", "SettingsTests", ["test_theme_undo_delay_and_sections", "test_category_badges_can_be_hidden"]),
+    ("test_applock", "AppLockTests", ["test_passcode_locks_the_page_and_the_api"]),
     ("test_xss", "XSSTests", [
         "test_xss_vectors_run_nothing", "test_xss_vectors_load_nothing_remote", "test_xss_frames_are_inert",
         "test_xss_console_has_no_violations", "test_xss_in_text_fields", "test_plain_text_fallback",

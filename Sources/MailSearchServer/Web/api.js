@@ -2,6 +2,7 @@
 // {error, hint} answers into ApiError, and asks for a token when the server answers 401.
 
 const TOKEN_KEY = 'mailsearch.token';
+const SESSION_KEY = 'mailsearch.session';  // the app lock's session (Settings → App lock)
 
 class ApiError extends Error {
   constructor(status, message, hint) {
@@ -16,6 +17,24 @@ export const isAbort = (error) => error?.name === 'AbortError';
 
 let askForToken = async () => { throw new ApiError(401, 'An access token is needed'); };
 let tokenRequest = null;
+let askForPasscode = async () => { throw new ApiError(423, 'MailSearch is locked'); };
+let passcodeRequest = null;
+
+/** `ask(rejected)` shows the lock screen and resolves once a session is stored (setSession). */
+export function setPasscodePrompt(ask) {
+  askForPasscode = ask;
+}
+
+export function setSession(session) {
+  if (session) sessionStorage.setItem(SESSION_KEY, session);
+  else sessionStorage.removeItem(SESSION_KEY);
+}
+
+// Requests that hit the lock together share one prompt.
+function unlocked() {
+  passcodeRequest ??= askForPasscode().finally(() => { passcodeRequest = null; });
+  return passcodeRequest;
+}
 
 /** `ask(rejected)` shows the token form and resolves with the token typed (rejected: the stored one failed). */
 export function setTokenPrompt(ask) {
@@ -37,8 +56,10 @@ function newToken(rejected) {
 async function send(path, { method = 'GET', body, signal, accept = 'application/json' } = {}) {
   for (;;) {
     const token = storedToken();
+    const session = sessionStorage.getItem(SESSION_KEY);
     const headers = { Accept: accept };
     if (token) headers.Authorization = `Bearer ${token}`;
+    if (session) headers['X-MailSearch-Session'] = session;
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let response;
     try {
@@ -49,6 +70,12 @@ async function send(path, { method = 'GET', body, signal, accept = 'application/
     } catch (error) {
       if (isAbort(error)) throw error;
       throw new ApiError(0, 'MailSearch could not be reached', 'Check that `mailsearch serve` is still running, then try again.');
+    }
+    if (response.status === 423 && (await response.clone().json().catch(() => null))?.field === 'passcode') {
+      // The app lock: the passcode opens a session, then the request goes again.
+      if (sessionStorage.getItem(SESSION_KEY) === session) await unlocked();
+      signal?.throwIfAborted();
+      continue;
     }
     if (response.status !== 401) return response;
     // Another request may already have stored a new token while this one was in flight.

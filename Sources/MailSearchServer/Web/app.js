@@ -1,7 +1,7 @@
 // MailSearch's search page: wires the search box, chips, folders, result list and thread view
 // together, keeps the URL in step (?q=&scope=&thread=) and handles the keyboard.
 
-import { setTokenPrompt, sendJSON } from './api.js';
+import { setTokenPrompt, setPasscodePrompt, setSession, sendJSON } from './api.js';
 import { isTyping } from './dom.js';
 import { Search } from './search.js';
 import { ThreadView } from './thread.js';
@@ -69,6 +69,47 @@ tokenForm.addEventListener('submit', (event) => {
   const waiters = tokenWaiters;
   tokenWaiters = [];
   waiters.forEach((resolve) => resolve(token));
+  input.focus();
+});
+
+// ---- App lock (Settings): the passcode opens a session for this tab ------------------------
+
+const lockForm = document.getElementById('lock-form');
+const lockInput = document.getElementById('lock-input');
+let lockWaiters = [];
+
+setPasscodePrompt(() => new Promise((resolve) => {
+  lockWaiters.push(resolve);
+  document.getElementById('app').hidden = true;  // nothing of the mail shows behind the lock
+  lockForm.hidden = false;
+  lockInput.value = '';
+  lockInput.focus();
+}));
+
+lockForm.addEventListener('submit', async (event) => {
+  event.preventDefault();
+  const message = document.getElementById('lock-message');
+  try {
+    const answer = await fetch('/api/lock/unlock', {
+      method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      credentials: 'same-origin', cache: 'no-store', body: JSON.stringify({ passcode: lockInput.value }),
+    });
+    const body = await answer.json().catch(() => ({}));
+    if (!answer.ok) {
+      message.textContent = answer.status === 403 ? 'That is not the passcode. Try again.' : (body.error || `The server answered ${answer.status}`);
+      lockInput.select();
+      return;
+    }
+    setSession(body.session);
+  } catch {
+    message.textContent = 'MailSearch could not be reached. Check that `mailsearch serve` is still running.';
+    return;
+  }
+  lockForm.hidden = true;
+  document.getElementById('app').hidden = false;
+  const waiters = lockWaiters;
+  lockWaiters = [];
+  waiters.forEach((resolve) => resolve());
   input.focus();
 });
 
@@ -331,7 +372,7 @@ input.addEventListener('keydown', (event) => {
 });
 
 document.addEventListener('keydown', (event) => {
-  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || !tokenForm.hidden) return;
+  if (event.defaultPrevented || event.altKey || event.ctrlKey || event.metaKey || !tokenForm.hidden || !lockForm.hidden) return;
   if (accounts.isOpen || settings.isOpen) return;  // the dialog's own keys (Esc closes it)
   const typing = isTyping(event);
   if (event.key === '/' && !typing) {

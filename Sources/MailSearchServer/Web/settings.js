@@ -2,7 +2,7 @@
 // through /api/settings; what only this page uses (the theme, the category badges shown) is kept in
 // localStorage and applied at once, here and at every start (applyLocalSettings).
 
-import { getJSON, sendJSON } from './api.js';
+import { getJSON, sendJSON, setSession } from './api.js';
 import { el } from './dom.js';
 
 const THEME_KEY = 'mailsearch.theme';
@@ -52,6 +52,8 @@ export class Settings {
       });
       fieldset.append(el('label', { class: 'small settings-category' }, box, ` ${name.charAt(0).toUpperCase()}${name.slice(1)}`));
     }
+    this.dialog.querySelector('.settings-lock-form').addEventListener('submit', (event) => { event.preventDefault(); this.setLock(); });
+    this.dialog.querySelector('.settings-lock-remove').addEventListener('click', () => this.removeLock());
     this.dialog.querySelector('.settings-model-download').addEventListener('click', () => this.model('install'));
     this.dialog.querySelector('.settings-model-delete').addEventListener('click', () => this.model('delete'));
     this.dialog.querySelector('.settings-clear-recent').addEventListener('click', async () => {
@@ -78,6 +80,7 @@ export class Settings {
       this.dialog.querySelector('.settings-version').textContent = `MailSearch ${settings.version}.`;
       this.showStorage(settings, status);
       await this.showModel();
+      await this.showLock();
     } catch (error) {
       this.onError(error);
     }
@@ -93,6 +96,47 @@ export class Settings {
     const emails = typeof status.emails === 'number' ? `${status.emails.toLocaleString()} emails` : '';
     this.dialog.querySelector('.settings-storage').textContent =
       [`In ${settings.dataDirectory}`, emails, parts.join(', ')].filter(Boolean).join(' · ');
+  }
+
+  async showLock() {
+    const lock = await getJSON('/api/lock');
+    this.dialog.querySelector('.settings-lock-text').textContent = lock.enabled
+      ? 'On: opening MailSearch in a browser asks for the passcode, and the server answers nothing else until it is given. '
+        + 'Only a key derived from it is kept (scrypt), never the passcode.'
+      : 'Off: anyone who can open this page on this computer can read your mail. A passcode locks the page and the server\'s API.';
+    this.dialog.querySelector('.settings-lock-remove').hidden = !lock.enabled;
+    this.dialog.querySelector('.settings-lock-set').textContent = lock.enabled ? 'Change the passcode' : 'Lock with this passcode';
+  }
+
+  async setLock() {
+    const field = this.dialog.querySelector('#settings-passcode');
+    const state = this.dialog.querySelector('.settings-lock-state');
+    if (field.value.length < 4) {
+      state.textContent = 'A passcode needs 4 characters or more.';
+      field.focus();
+      return;
+    }
+    try {
+      const answer = await sendJSON('POST', '/api/lock', { passcode: field.value });
+      setSession(answer.session);
+      field.value = '';
+      state.textContent = 'Locked: the passcode is asked for each time MailSearch is opened.';
+      await this.showLock();
+    } catch (error) {
+      state.textContent = error.message;
+    }
+  }
+
+  async removeLock() {
+    const state = this.dialog.querySelector('.settings-lock-state');
+    try {
+      await sendJSON('DELETE', '/api/lock');
+      setSession(null);
+      state.textContent = 'The lock is removed.';
+      await this.showLock();
+    } catch (error) {
+      state.textContent = error.message;
+    }
   }
 
   async showModel() {

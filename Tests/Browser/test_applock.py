@@ -1,0 +1,56 @@
+"""The app lock (Settings → App lock, 001 §5.8) in Chromium on the demo mailbox: a passcode set in
+Settings; a reload shows the lock screen with nothing of the mail behind it, and the API refuses the
+page's calls; a wrong passcode is said so; the right one opens the page; removing the lock opens
+everything again."""
+import urllib.error
+import urllib.request
+
+from support import UITestCase
+
+
+class AppLockTests(UITestCase):
+    def api_status(self):
+        try:
+            with urllib.request.urlopen(self.url("/api/status"), timeout=10) as answer:
+                return answer.status
+        except urllib.error.HTTPError as error:
+            return error.code
+
+    def test_passcode_locks_the_page_and_the_api(self):
+        from selenium.webdriver.common.keys import Keys
+        self.open()
+        self.el("#settings-button").click()
+        self.wait(lambda: self.js("return !!document.querySelector('.settings-lock-text').textContent"), 5, "the lock section")
+        self.assertIn("Off", self.el(".settings-lock-text").text)
+        field = self.el("#settings-passcode")
+        field.send_keys("abc")
+        self.el(".settings-lock-set").click()
+        self.wait(lambda: "4 characters" in self.el(".settings-lock-state").text, 3, "a short passcode refused")
+        field.send_keys("d-2026")
+        self.el(".settings-lock-set").click()
+        self.wait(lambda: "Locked" in self.el(".settings-lock-state").text, 10, "the lock set")
+        self.assertEqual(self.api_status(), 423, "the API refuses a call without the page's session")
+        self.keys(Keys.ESCAPE)
+
+        # A new page (a new session): the lock screen, and no mail on it.
+        self.js("sessionStorage.clear()")
+        self.driver.get(self.url("/?q=budget"))
+        self.wait(lambda: self.js("return !document.getElementById('lock-form').hidden"), 10, "the lock screen")
+        self.assertTrue(self.js("return document.getElementById('app').hidden"), "the mail is hidden behind the lock")
+        self.assertEqual(self.js("return document.querySelectorAll('#results li').length"), 0)
+        self.el("#lock-input").send_keys("wrong-passcode", Keys.ENTER)
+        self.wait(lambda: "not the passcode" in self.el("#lock-message").text, 5, "a wrong passcode said so")
+        self.el("#lock-input").send_keys("abcd-2026", Keys.ENTER)
+        self.wait(lambda: self.js("return document.getElementById('lock-form').hidden && !document.getElementById('app').hidden"),
+                  10, "the page open after the right passcode")
+        self.wait(lambda: self.js("return document.querySelectorAll('#results li').length") > 0, 10, "the search's results")
+
+        # Removed: the API answers without a session again.
+        self.el("#settings-button").click()
+        self.wait(lambda: self.el(".settings-lock-remove").is_displayed(), 5, "Remove the lock")
+        self.el(".settings-lock-remove").click()
+        self.wait(lambda: "removed" in self.el(".settings-lock-state").text, 10, "the lock removed")
+        self.assertEqual(self.api_status(), 200)
+        self.keys(Keys.ESCAPE)
+        # Chromium logs the 423s and the 403 the test provoked.
+        self.drain_console()
