@@ -19,6 +19,7 @@ struct WebAssets: Sendable {
         "folders.js": PackageResources.folders_js,
         "index.html": PackageResources.index_html,
         "mailtext.js": PackageResources.mailtext_js,
+        "notify.js": PackageResources.notify_js,
         "querytext.js": PackageResources.querytext_js,
         "results.js": PackageResources.results_js,
         "search.js": PackageResources.search_js,

@@ -48,7 +48,8 @@ ORDER = [
                                         "test_keyboard_and_accessibility",
                                         "test_oauth_sign_in_in_the_browser", "test_oauth_deny_and_sign_in_again",
                                         "test_model_step"]),
-    ("test_settings", "SettingsTests", ["test_theme_undo_delay_and_sections", "test_category_badges_can_be_hidden"]),
+    ("test_settings", "SettingsTests", ["test_theme_undo_delay_and_sections", "test_category_badges_can_be_hidden",
+                                        "test_notifications_per_account"]),
     ("test_applock", "AppLockTests", ["test_passcode_locks_the_page_and_the_api"]),
     ("test_xss", "XSSTests", [
         "test_xss_vectors_run_nothing", "test_xss_vectors_load_nothing_remote", "test_xss_frames_are_inert",
@@ -122,7 +123,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", required=True, help="the mailsearch binary (with the web UI)")
     ap.add_argument("--model-dir", default=None, help="all-MiniLM-L6-v2 (default: $MAILSEARCH_MODEL_DIR or ~/.cache/mailsearch/models/all-MiniLM-L6-v2)")
-    ap.add_argument("--screenshots", default=None, help="write search.png, thread.png and accounts.png (1280×900) here")
+    ap.add_argument("--screenshots", default=None, help="write search.png, thread.png, accounts.png, onboarding-1…4-*.png and settings.png (1280×900) here")
     ap.add_argument("--web-dir", default=None, help="serve the front end from this folder (serve --web-dir)")
     ap.add_argument("--only", action="append", default=[], help="run only tests whose module.Class.method contains this (repeatable)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory (data, logs)")

@@ -5,7 +5,9 @@ connection naming the field to fix, removal asking for the account's name, the p
 and the keyboard; OAuth 2.0 sign-in in a second tab against a real authorization server (oauth_server.py,
 Authlib: consent page, Allow and Deny, a revoked grant and Sign in again); and the model step (size, Not
 now, Download with progress). Each test has its own empty data directory and its own `serve`, with the
-passwords and tokens kept in secrets.enc (MAILSEARCH_SECRET_STORE=file)."""
+passwords and tokens kept in secrets.enc (MAILSEARCH_SECRET_STORE=file). With --screenshots, the first
+start writes onboarding-1-welcome.png, onboarding-2-account.png, onboarding-4-added.png and accounts.png,
+and the model step onboarding-3-model.png."""
 import email.utils
 import os
 import re
@@ -294,6 +296,7 @@ class AccountsTests(UITestCase):
         self.assertIn("Choose a passphrase", state["unlockLabel"])
         self.assertIn("locked", state["store"])
         self.assertEqual(state["focused"], "secret-passphrase", "the first field has the focus")
+        self.shoot("onboarding-1-welcome.png")
 
         # Too short a passphrase is refused, and said where it was typed; a good one unlocks the store.
         self.keys("short", Keys.ENTER)
@@ -319,6 +322,7 @@ class AccountsTests(UITestCase):
         self.assertIn(check["imap"]["problem"]["message"].rstrip("."), state["problems"]["password"],
                       "the server's own words are shown")
         self.assertEqual(state["focused"], "password", "the field to fix has the focus")
+        self.shoot("onboarding-2-account.png")
         self.assertEqual(state["accounts"], [])
         self.assertEqual(self.accounts_api(), [], "nothing saved after a refused login")
         self.assertNotIn("not-the-password", self.js("return document.body.innerText"))
@@ -334,6 +338,8 @@ class AccountsTests(UITestCase):
         self.assertFalse(state["none"])
         self.assertIn("alice@example.com", state["state"])
         self.assertEqual(self.el("#account-password").get_attribute("value"), "", "the form is emptied")
+        self.js("document.activeElement && document.activeElement.blur()")
+        self.shoot("onboarding-4-added.png")
         # The list follows the sync by itself while the dialog is open.
         state = self.wait_dialog(lambda s: "up to date" in (s["accounts"][0]["sync"] or ""), 30,
                                  "the account's sync state to reach up to date in the list")
@@ -481,6 +487,8 @@ class AccountsTests(UITestCase):
         self.assertFalse(step["progress"])
         for css, name in [(".model-download", "Download"), (".model-skip", "Not now")]:
             self.assertEqual(self.el(f"#accounts {css}").accessible_name, name)
+        self.js("document.querySelector('#accounts .model-step').scrollIntoView({block: 'center'})")
+        self.shoot("onboarding-3-model.png")
 
         # Not now: hidden, and still after a reload (the dialog opens again: there is no account).
         self.el("#accounts .model-skip").click()

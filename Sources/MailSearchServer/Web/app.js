@@ -13,6 +13,7 @@ import { Composer } from './compose.js';
 import { FolderPicker } from './folderpicker.js';
 import { Accounts } from './accounts.js';
 import { Settings, applyLocalSettings } from './settings.js';
+import { Notifier } from './notify.js';
 
 applyLocalSettings();  // the theme and the category badges chosen in Settings, before anything is drawn
 
@@ -417,21 +418,26 @@ composer.installKeys();
 
 // ---- Start --------------------------------------------------------------------------------
 
-// New mail from a sync: the folder counts follow (searches already see what is indexed).
-const syncStatus = new SyncStatus({ onProgress: () => folders.load() });
+// New-mail notifications of the accounts enabled in Settings (notify.js).
+const notifier = new Notifier();
+
+// New mail from a sync: the folder counts follow (searches already see what is indexed), and the
+// notifications look at once.
+const syncStatus = new SyncStatus({ onProgress: () => { folders.load(); notifier.check(); } });
 
 // Accounts (accounts.js): the sidebar's "Accounts…", and the welcome on a first start with no account.
 // An account added, changed or removed: the folders follow, and the sync status looks at once
 // (not at its next quarter-minute tick) so that a new account's first pass is followed.
 const accounts = new Accounts({ onChange: () => { folders.load(); syncStatus.poll(); }, onError: showError });
 // Settings (settings.js, 001 §5.8): the sidebar's "Settings…".
-const settings = new Settings({ openAccounts: () => accounts.open(), onError: showError });
+const settings = new Settings({ openAccounts: () => accounts.open(), onError: showError, notifier });
 
 async function start() {
   await folders.load();
   restoreFromURL();
   if (!thread.isOpen) input.focus();
   syncStatus.start();
+  notifier.start();
   accounts.welcomeIfNew();
 }
 

@@ -1,9 +1,11 @@
 // Settings (001 §5.8): the <dialog id="settings">. What the server applies (the undo-send delay) goes
 // through /api/settings; what only this page uses (the theme, the category badges shown) is kept in
-// localStorage and applied at once, here and at every start (applyLocalSettings).
+// localStorage and applied at once, here and at every start (applyLocalSettings). Notifications: one
+// checkbox per IMAP account (notify.js shows them; the browser's permission is asked at the first one).
 
 import { getJSON, sendJSON, setSession } from './api.js';
 import { el } from './dom.js';
+import { enabledAccounts, permission, askPermission } from './notify.js';
 
 const THEME_KEY = 'mailsearch.theme';
 const HIDDEN_KEY = 'mailsearch.hiddenCategories';
@@ -20,8 +22,9 @@ export function applyLocalSettings() {
 const megabytes = (bytes) => `${(bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0)} MB`;
 
 export class Settings {
-  constructor({ openAccounts = () => {}, onError = () => {} } = {}) {
+  constructor({ openAccounts = () => {}, onError = () => {}, notifier = null } = {}) {
     this.openAccounts = openAccounts;
+    this.notifier = notifier;
     this.onError = onError;
     this.dialog = document.getElementById('settings');
     this.undo = this.dialog.querySelector('#settings-undo');
@@ -73,18 +76,62 @@ export class Settings {
     if (!this.dialog.open) this.dialog.showModal();
     this.theme.value = localStorage.getItem(THEME_KEY) || 'system';
     try {
-      const [settings, status] = await Promise.all([getJSON('/api/settings'), getJSON('/api/status')]);
+      const [settings, status, accounts] = await Promise.all([getJSON('/api/settings'), getJSON('/api/status'),
+                                                               getJSON('/api/accounts')]);
       const undo = String(settings.undoSeconds);
       if (![...this.undo.options].some((o) => o.value === undo)) this.undo.append(el('option', { value: undo, text: `${undo} seconds` }));
       this.undo.value = undo;
       this.dialog.querySelector('.settings-version').textContent = `MailSearch ${settings.version}.`;
       this.showStorage(settings, status);
+      this.showNotifications(accounts.accounts || []);
       await this.showModel();
       await this.showLock();
     } catch (error) {
       this.onError(error);
     }
     this.undo.focus();
+  }
+
+  /** One checkbox per IMAP account; what the browser allows said under them. */
+  showNotifications(accounts) {
+    const fieldset = this.dialog.querySelector('.settings-notify');
+    const imap = accounts.filter((a) => a.kind === 'imap');
+    const enabled = new Set(enabledAccounts());
+    fieldset.querySelectorAll('label').forEach((label) => label.remove());
+    for (const account of imap) {
+      const box = el('input', {
+        type: 'checkbox', name: `notify-${account.id}`, checked: enabled.has(account.name),
+        onchange: () => this.setNotify(account.name, box),
+      });
+      fieldset.append(el('label', { class: 'small settings-notify-account', dataset: { account: account.name } },
+        box, ` Notify me of new mail in ${account.name}`));
+    }
+    fieldset.hidden = imap.length === 0;
+    this.dialog.querySelector('.settings-notify-none').hidden = imap.length > 0;
+    const state = this.dialog.querySelector('.settings-notify-state');
+    const anyOn = imap.some((a) => enabled.has(a.name));
+    state.textContent = anyOn ? this.permissionWords(permission()) : '';
+  }
+
+  /** What to tell the person about the browser's answer ('' when notifications can be shown). */
+  permissionWords(answer) {
+    if (answer === 'granted') return '';
+    if (answer === 'unsupported') return 'This browser cannot show notifications.';
+    if (answer === 'denied') return "Notifications are blocked for this page in your browser's settings: allow them there (the icon at the left of the address), then check the box again.";
+    return 'The browser was not allowed to show notifications: check the box again to be asked again.';
+  }
+
+  async setNotify(name, box) {
+    const state = this.dialog.querySelector('.settings-notify-state');
+    if (box.checked) {
+      const answer = await askPermission();
+      state.textContent = this.permissionWords(answer);
+      if (answer !== 'granted') {
+        box.checked = false;
+        return;
+      }
+    }
+    this.notifier?.setEnabled(name, box.checked);
   }
 
   showStorage(settings, status) {
