@@ -18,18 +18,20 @@ final class AppLockTests: XCTestCase {
         fixture = nil
     }
 
-    func json(_ response: TestResponse) throws -> [String: Any] {
+    static func json(_ response: TestResponse) throws -> [String: Any] {
         try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any], String(buffer: response.body))
     }
 
     func testThePasscodeLocksTheAPIUntilASessionIsOpened() async throws {
         let passcode = "tulip-4471"
+        let directory = try XCTUnwrap(fixture).directory
         try await fixture.app().test(.router) { client in
             let jsonHeaders = HTTPFields.with([("Content-Type", "application/json")])
             // Off: everything answers.
             let before = try await client.execute(uri: "/api/lock", method: .get)
-            XCTAssertEqual(try json(before)["enabled"] as? Bool, false)
-            XCTAssertEqual(try await client.execute(uri: "/api/search?q=budget", method: .get).status, .ok)
+            XCTAssertEqual(try Self.json(before)["enabled"] as? Bool, false)
+            let r1 = try await client.execute(uri: "/api/search?q=budget", method: .get)
+            XCTAssertEqual(r1.status, .ok)
             let short = try await client.execute(uri: "/api/lock", method: .post, headers: jsonHeaders, body: ByteBuffer(string: #"{"passcode": "abc"}"#))
             XCTAssertEqual(short.status, .badRequest, "a passcode under 4 characters")
 
@@ -37,10 +39,10 @@ final class AppLockTests: XCTestCase {
             let set = try await client.execute(uri: "/api/lock", method: .post, headers: jsonHeaders,
                                                body: ByteBuffer(string: #"{"passcode": "\#(passcode)"}"#))
             XCTAssertEqual(set.status, .ok, String(buffer: set.body))
-            let session = try XCTUnwrap(try json(set)["session"] as? String)
-            let stored = try Data(contentsOf: fixture.directory.appendingPathComponent("data/app-lock.json"))
+            let session = try XCTUnwrap(try Self.json(set)["session"] as? String)
+            let stored = try Data(contentsOf: directory.appendingPathComponent("data/app-lock.json"))
             XCTAssertNil(stored.range(of: Data(passcode.utf8)), "the passcode itself is not stored")
-            let mode = try FileManager.default.attributesOfItem(atPath: fixture.directory.appendingPathComponent("data/app-lock.json").path)[.posixPermissions] as? Int
+            let mode = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("data/app-lock.json").path)[.posixPermissions] as? Int
             XCTAssertEqual(mode, 0o600)
 
             // Without a session: 423 for every API call but the lock's own and the health check.
@@ -48,34 +50,39 @@ final class AppLockTests: XCTestCase {
                                   ("/api/accounts", .get), ("/api/index/rebuild", .post), ("/api/lock", .delete), ("/api/settings", .get)] {
                 let response = try await client.execute(uri: uri, method: method)
                 XCTAssertEqual(response.status.code, 423, "\(method) \(uri)")
-                XCTAssertEqual(try json(response)["field"] as? String, "passcode")
+                XCTAssertEqual(try Self.json(response)["field"] as? String, "passcode")
                 XCTAssertFalse(String(buffer: response.body).contains("budget"), "no mail in a locked answer")
             }
             let wrongSession = try await client.execute(uri: "/api/status", method: .get, headers: .with([("X-MailSearch-Session", "guess")]))
             XCTAssertEqual(wrongSession.status.code, 423)
-            XCTAssertEqual(try await client.execute(uri: "/api/health", method: .get).status, .ok)
-            XCTAssertEqual(try json(try await client.execute(uri: "/api/lock", method: .get))["unlocked"] as? Bool, false)
-            XCTAssertEqual(try await client.execute(uri: "/", method: .get).status, .ok, "the page itself opens (it asks for the passcode)")
+            let r2 = try await client.execute(uri: "/api/health", method: .get)
+            XCTAssertEqual(r2.status, .ok)
+            let r3 = try await client.execute(uri: "/api/lock", method: .get)
+            XCTAssertEqual(try Self.json(r3)["unlocked"] as? Bool, false)
+            let r4 = try await client.execute(uri: "/", method: .get)
+            XCTAssertEqual(r4.status, .ok, "the page itself opens (it asks for the passcode)")
 
             // The setter's session works; a wrong passcode opens nothing; the right one opens a new session.
             let withSession = HTTPFields.with([("X-MailSearch-Session", session)])
-            XCTAssertEqual(try await client.execute(uri: "/api/status", method: .get, headers: withSession).status, .ok)
+            let r5 = try await client.execute(uri: "/api/status", method: .get, headers: withSession)
+            XCTAssertEqual(r5.status, .ok)
             let wrong = try await client.execute(uri: "/api/lock/unlock", method: .post, headers: jsonHeaders,
                                                  body: ByteBuffer(string: #"{"passcode": "tulip-4472"}"#))
             XCTAssertEqual(wrong.status.code, 403)
             let right = try await client.execute(uri: "/api/lock/unlock", method: .post, headers: jsonHeaders,
                                                  body: ByteBuffer(string: #"{"passcode": "\#(passcode)"}"#))
             XCTAssertEqual(right.status, .ok, String(buffer: right.body))
-            let opened = try XCTUnwrap(try json(right)["session"] as? String)
+            let opened = try XCTUnwrap(try Self.json(right)["session"] as? String)
             XCTAssertNotEqual(opened, session)
-            XCTAssertEqual(try await client.execute(uri: "/api/search?q=budget", method: .get,
-                                                    headers: .with([("X-MailSearch-Session", opened)])).status, .ok)
+            let searched = try await client.execute(uri: "/api/search?q=budget", method: .get, headers: .with([("X-MailSearch-Session", opened)]))
+            XCTAssertEqual(searched.status, .ok)
 
             // Removing it needs an open session; then everything answers again.
             let removed = try await client.execute(uri: "/api/lock", method: .delete, headers: withSession)
             XCTAssertEqual(removed.status, .ok, String(buffer: removed.body))
-            XCTAssertEqual(try await client.execute(uri: "/api/status", method: .get).status, .ok)
-            XCTAssertFalse(FileManager.default.fileExists(atPath: fixture.directory.appendingPathComponent("data/app-lock.json").path))
+            let r6 = try await client.execute(uri: "/api/status", method: .get)
+            XCTAssertEqual(r6.status, .ok)
+            XCTAssertFalse(FileManager.default.fileExists(atPath: directory.appendingPathComponent("data/app-lock.json").path))
         }
     }
 
@@ -87,7 +94,8 @@ final class AppLockTests: XCTestCase {
             XCTAssertEqual(set.status, .ok)
         }
         try await fixture.app().test(.router) { client in
-            XCTAssertEqual(try await client.execute(uri: "/api/status", method: .get).status.code, 423)
+            let r7 = try await client.execute(uri: "/api/status", method: .get)
+            XCTAssertEqual(r7.status.code, 423)
             let right = try await client.execute(uri: "/api/lock/unlock", method: .post, headers: .with([("Content-Type", "application/json")]),
                                                  body: ByteBuffer(string: #"{"passcode": "9876"}"#))
             XCTAssertEqual(right.status, .ok)

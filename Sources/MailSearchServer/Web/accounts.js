@@ -123,7 +123,13 @@ export class Accounts {
   }
 
   async load() {
-    this.page = await getJSON('/api/accounts');
+    // Reads overlap (the dialog opening, a refresh, an unlock): an answer older than the newest
+    // one drawn must not draw the past again (a store shown locked after it was unlocked).
+    const sequence = (this.loads = (this.loads || 0) + 1);
+    const page = await getJSON('/api/accounts');
+    if (sequence < (this.drawn || 0)) return;
+    this.drawn = sequence;
+    this.page = page;
     this.presets = this.page.presets || [];
     this.render();
     this.noticeSignedIn();
@@ -238,6 +244,11 @@ export class Accounts {
         ? 'It encrypts the passwords you add here. MailSearch asks for it again each time it starts; it cannot be recovered.'
         : 'Accounts whose password is kept there sync once it is unlocked.';
     }
+    // What had the focus may have just been hidden (the passphrase, once the store opened): the
+    // first field takes it at once, not after the reads that follow.
+    // (Chromium moves the focus off a hidden element only at its next frame: look for [hidden] too.)
+    const active = document.activeElement;
+    if (this.isOpen && (!this.dialog.contains(active) || active?.closest('[hidden]'))) this.firstField().focus();
   }
 
   /** The list, rebuilt only when an account or a setting changed (a refresh that only moves a sync state
