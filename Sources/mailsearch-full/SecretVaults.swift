@@ -58,14 +58,20 @@ final class StoreVault: SecretVault, @unchecked Sendable {
 }
 
 extension StoreVault {
-    /// For a command that logs in (`sync`): opens the store when an account keeps its password or tokens
+    /// For a command that logs in (`sync`; `send` uses `openForCommand`): opens the store when an account keeps its password or tokens
     /// there, asking for the passphrase on the terminal when the file is locked and one is at hand.
     static func register(for service: MailSearchService, dataDirectory: URL) async throws {
         guard try await service.mailbox.imapAccounts().contains(where: { $0.settings.passwordStored || $0.settings.oauth != nil }) else { return }
+        service.register(secrets: try openForCommand(dataDirectory: dataDirectory))
+    }
+
+    /// The store for a command run at a terminal: opened, and asked for its passphrase when the file is
+    /// locked and a terminal is at hand (`MAILSEARCH_SECRET_PASSPHRASE` otherwise).
+    static func openForCommand(dataDirectory: URL) throws -> StoreVault {
         let vault = try open(dataDirectory: dataDirectory)
         if !vault.isUnlocked, isatty(STDIN_FILENO) != 0, let typed = getpass("Passphrase of \(EncryptedFileStore.fileName): ") {
             try vault.unlock(passphrase: String(cString: typed))
         }
-        service.register(secrets: vault)
+        return vault
     }
 }

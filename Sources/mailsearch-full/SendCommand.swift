@@ -275,7 +275,10 @@ struct SendCommand: AsyncParsableCommand {
         }
         if let settings, let account, user == nil {
             do {
-                switch try await IMAPSyncEngine.credentials(accountName: account, settings: settings) {
+                // An account added from the page keeps its password or tokens in the secret store.
+                let secrets = settings.passwordStored || settings.oauth != nil
+                    ? try StoreVault.openForCommand(dataDirectory: global.dataDirectory.url) : nil
+                switch try await IMAPSyncEngine.credentials(accountName: account, settings: settings, secrets: secrets) {
                 case .password(let user, let password): return .password(user: user, password: password)
                 case .oauth(let user, let token, _): return .oauth(user: user, accessToken: token)
                 }

