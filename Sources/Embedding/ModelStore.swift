@@ -110,7 +110,8 @@ public struct ModelStore: Sendable {
         return (problems, fingerprints, Set(fingerprints) == checked)
     }
 
-    static func totalBytes(in folder: URL) -> Int64 {
+    /// The bytes of every regular file under `folder` (0 when it does not exist).
+    public static func totalBytes(in folder: URL) -> Int64 {
         guard let enumerator = FileManager.default.enumerator(
             at: folder, includingPropertiesForKeys: [.fileSizeKey, .isRegularFileKey])
         else { return 0 }

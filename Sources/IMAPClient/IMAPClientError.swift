@@ -54,44 +54,8 @@ public struct IMAPClientError: Error, Sendable, CustomStringConvertible, Equatab
     /// itself was refused (expired, revoked, for another user), so refresh it or sign in again.
     public var oauthStatus: String? { oauth?.status }
 
-    /// The JSON error of OAUTHBEARER and XOAUTH2 (RFC 7628 §3.2.2): `{"status":…,"schemes":…,"scope":…}`.
-    /// Never holds the token.
-    public struct OAuthError: Sendable, Hashable {
-        /// `invalid_token`, `insufficient_scope`, or an HTTP status such as `401` (XOAUTH2 servers).
-        public var status: String?
-        /// The HTTP authentication schemes the server takes (`bearer`).
-        public var schemes: String?
-        /// The scope a token needs (`https://mail.google.com/`).
-        public var scope: String?
-        /// Where the server's OpenID Connect discovery document is, when it said.
-        public var openIDConfiguration: String?
-
-        public init(status: String? = nil, schemes: String? = nil, scope: String? = nil, openIDConfiguration: String? = nil) {
-            self.status = status
-            self.schemes = schemes
-            self.scope = scope
-            self.openIDConfiguration = openIDConfiguration
-        }
-
-        /// The challenge's text (base64 of a JSON object); nil when it is not one. Values holding
-        /// `secret` (the token, should a server echo it) are left out.
-        init?(challenge: String, hiding secret: String) {
-            guard let data = Data(base64Encoded: challenge.trimmingCharacters(in: .whitespaces)),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
-            else { return nil }
-            func field(_ name: String) -> String? {
-                let value: String? = switch object[name] {
-                case let text as String: text
-                case let number as NSNumber: number.stringValue
-                default: nil
-                }
-                guard let value, secret.isEmpty || !value.contains(secret) else { return nil }
-                return value
-            }
-            self.init(status: field("status"), schemes: field("schemes"), scope: field("scope"),
-                      openIDConfiguration: field("openid-configuration"))
-        }
-    }
+    /// The server's JSON error for a refused OAuth token (RFC 7628 §3.2.2).
+    public typealias OAuthError = SASLOAuthError
 
     public var description: String {
         guard let serverText, !serverText.isEmpty else { return message }
@@ -108,4 +72,12 @@ extension IMAPClientError: ClientError {
 
 extension IMAPClientError.Kind {
     init(_ failure: ClientFailureKind) { self.init(failure.rawValue) }
+}
+
+extension SASLOAuthError {
+    /// The error of a challenge sent after the token; nil when it is not one.
+    init?(challenge: String, hiding secret: String) {
+        guard let json = Data(base64Encoded: challenge.trimmingCharacters(in: .whitespaces)) else { return nil }
+        self.init(json: json, hiding: secret)
+    }
 }

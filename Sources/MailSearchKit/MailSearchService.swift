@@ -53,6 +53,9 @@ public final class MailSearchService: Sendable {
     public func register(syncStatus source: any SyncStatusSource) {
         core.syncSources.withLockedValue { $0.append(source) }
     }
+
+    /// How each account this process syncs stands (what `status().sync` holds), without the rest of the status.
+    public var syncStatuses: [SyncStatus] { core.syncStatuses }
     /// The send queue's undo window and the sender's state.
     public var sending: SendQueueBoard { core.sending }
     /// Rung when a mailbox action queues server operations (the outbox runners wake at once; a

@@ -73,7 +73,7 @@ extension ServiceCore {
             let parent = modelDirectory.deletingLastPathComponent()
             let prefix = ".\(modelDirectory.lastPathComponent).install-"
             let staging = ((try? FileManager.default.contentsOfDirectory(atPath: parent.path)) ?? []).filter { $0.hasPrefix(prefix) }
-            let now = staging.reduce(Int64(0)) { $0 + Self.bytes(under: parent.appendingPathComponent($1).appendingPathComponent("download")) }
+            let now = staging.reduce(Int64(0)) { $0 + ModelStore.totalBytes(in: parent.appendingPathComponent($1).appendingPathComponent("download")) }
             downloaded = modelInstallation.saw(now)
         }
         return ModelSetupStatus(
@@ -103,14 +103,5 @@ extension ServiceCore {
                 installation.end("\(error)")
             }
         }
-    }
-
-    static func bytes(under url: URL) -> Int64 {
-        guard let files = FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) else { return 0 }
-        var total: Int64 = 0
-        for case let file as URL in files {
-            total += Int64((try? file.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0)
-        }
-        return total
     }
 }

@@ -106,6 +106,9 @@ final class ServiceCore: @unchecked Sendable {
     let syncSources = LockedBox<[any SyncStatusSource]>([])
     /// A model download started from the page (`startModelInstall`).
     let modelInstallation = ModelInstallation()
+
+    /// Every registered board's accounts, by name.
+    var syncStatuses: [SyncStatus] { syncSources.withLockedValue({ $0 }).flatMap(\.snapshot).sorted { $0.account < $1.account } }
     /// Where passwords added from the page are kept (`register(secrets:)`).
     let secrets = LockedBox<(any SecretVault)?>(nil)
     /// Tries servers and starts and stops syncs for the accounts API (`register(accountConnector:)`).
@@ -642,7 +645,7 @@ final class ServiceCore: @unchecked Sendable {
             embeddingModel: model.name, embeddedEmails: embedded,
             embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
             semanticAvailable: availability == nil, semanticUnavailableReason: availability,
-            embedding: embedding.progress, summaries: try summaryProgress(), importing: state.importStatus, sync: syncSources.withLockedValue({ $0 }).flatMap(\.snapshot).sorted { $0.account < $1.account },
+            embedding: embedding.progress, summaries: try summaryProgress(), importing: state.importStatus, sync: syncStatuses,
             outbox: try store.outboxCounts(), sending: try sendQueueStatus(), lastError: state.lastError)
     }
 }

@@ -419,7 +419,8 @@ extension MailSearchAPI {
 
     func accountInfos() async throws -> [AccountInfo] {
         let imap = Dictionary(uniqueKeysWithValues: try await service.mailbox.imapAccounts().map { ($0.account.id, $0.settings) })
-        let sync = Dictionary(try await service.status().sync.map { ($0.account, $0) }, uniquingKeysWith: { a, _ in a })
+        // The page reads this every few seconds: the sync boards only, not the whole status (sizes, counts).
+        let sync = Dictionary(service.syncStatuses.map { ($0.account, $0) }, uniquingKeysWith: { a, _ in a })
         var infos: [AccountInfo] = []
         for account in try await service.mailbox.accounts() {
             let settings = imap[account.id]

@@ -49,7 +49,7 @@ final class AppLock: @unchecked Sendable {
         }
         return lock.withLock {
             failures = 0
-            let session = PKCESession.random()
+            let session = SessionToken.random()
             sessions[session] = Date()
             return session
         }
@@ -70,7 +70,7 @@ final class AppLock: @unchecked Sendable {
         _ = try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         return lock.withLock {
             verifier = made
-            let session = PKCESession.random()
+            let session = SessionToken.random()
             sessions[session] = Date()
             return session
         }
@@ -87,7 +87,7 @@ final class AppLock: @unchecked Sendable {
 }
 
 /// A random session token (128 bits, URL-safe).
-enum PKCESession {
+enum SessionToken {
     static func random() -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<16).map { _ in UInt8.random(in: .min ... .max, using: &generator) }

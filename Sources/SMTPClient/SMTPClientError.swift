@@ -66,44 +66,8 @@ public struct SMTPClientError: Error, Sendable, CustomStringConvertible {
     /// itself was refused (expired, revoked, for another user), so refresh it or sign in again.
     public var oauthStatus: String? { oauth?.status }
 
-    /// The JSON error of OAUTHBEARER and XOAUTH2 (RFC 7628 §3.2.2): `{"status":…,"schemes":…,"scope":…}`.
-    /// Never holds the token.
-    public struct OAuthError: Sendable, Hashable {
-        /// `invalid_token`, `insufficient_scope`, or an HTTP status such as `401` (XOAUTH2 servers).
-        public var status: String?
-        /// The HTTP authentication schemes the server takes (`bearer`).
-        public var schemes: String?
-        /// The scope a token needs (`https://mail.google.com/`).
-        public var scope: String?
-        /// Where the server's OpenID Connect discovery document is, when it said.
-        public var openIDConfiguration: String?
-
-        public init(status: String? = nil, schemes: String? = nil, scope: String? = nil, openIDConfiguration: String? = nil) {
-            self.status = status
-            self.schemes = schemes
-            self.scope = scope
-            self.openIDConfiguration = openIDConfiguration
-        }
-
-        /// A 334 challenge's JSON object; nil when it is not one. Values holding `secret` (the
-        /// token, should a server echo it) are left out.
-        init?(challenge: SMTPReply, hiding secret: String) {
-            guard let text = SMTPSASL.decodeChallenge(challenge),
-                  let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
-            else { return nil }
-            func field(_ name: String) -> String? {
-                let value: String? = switch object[name] {
-                case let text as String: text
-                case let number as NSNumber: number.stringValue
-                default: nil
-                }
-                guard let value, secret.isEmpty || !value.contains(secret) else { return nil }
-                return value
-            }
-            self.init(status: field("status"), schemes: field("schemes"), scope: field("scope"),
-                      openIDConfiguration: field("openid-configuration"))
-        }
-    }
+    /// The server's JSON error for a refused OAuth token (RFC 7628 §3.2.2).
+    public typealias OAuthError = SASLOAuthError
 
     public var description: String {
         guard let reply else { return message }
@@ -120,4 +84,13 @@ extension SMTPClientError: ClientError {
 
 extension SMTPClientError.Kind {
     init(_ failure: ClientFailureKind) { self.init(failure.rawValue) }
+}
+
+extension SASLOAuthError {
+    /// The error of a challenge sent after the token; nil when it is not one.
+    init?(challenge: SMTPReply, hiding secret: String) {
+        guard let text = SMTPSASL.decodeChallenge(challenge) else { return nil }
+        let json = Data(text.utf8)
+        self.init(json: json, hiding: secret)
+    }
 }

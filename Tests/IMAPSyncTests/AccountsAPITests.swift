@@ -387,37 +387,9 @@ final class AccountsAPITests: XCTestCase {
 
     /// `method path` with a JSON body to the server; the status and the decoded JSON answer.
     func request(_ method: String, _ path: String, _ body: [String: Any]?) throws -> (Int, Any) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 90, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) } ?? Data()
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        if body != nil { head += "Content-Type: application/json\r\nContent-Length: \(payload.count)\r\n" }
-        let bytes = Array((head + "\r\n").utf8) + Array(payload)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var answer = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            answer += buffer[0..<n]
-        }
-        let text = String(decoding: answer, as: UTF8.self)
-        guard let split = text.range(of: "\r\n\r\n"), let status = Int(text.split(separator: " ").dropFirst().first ?? "") else {
-            throw NSError(domain: "AccountsAPITests", code: 2, userInfo: [NSLocalizedDescriptionKey: "no HTTP answer: \(text.prefix(300))"])
-        }
-        var content = String(text[split.upperBound...])
-        if text[..<split.lowerBound].lowercased().contains("transfer-encoding: chunked") { content = SyncCommandTests.dechunk(content) }
-        return (status, (try? JSONSerialization.jsonObject(with: Data(content.utf8), options: [.fragmentsAllowed])) ?? content)
+        let answer = try LoopbackHTTP.request(port: port, method: method, path: path,
+                                              contentType: body == nil ? nil : "application/json", body: payload)
+        return (answer.status, (try? JSONSerialization.jsonObject(with: Data(answer.body.utf8), options: [.fragmentsAllowed])) ?? answer.body)
     }
 }

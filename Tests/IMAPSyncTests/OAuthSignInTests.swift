@@ -139,42 +139,13 @@ final class OAuthSignInTests: XCTestCase {
     }
 
     func rawGet(port: Int, _ path: String) throws -> (Int, String) {
-        let (status, _, body) = try raw(port: port, method: "GET", path: path, contentType: nil, body: Data())
-        return (status, body)
+        let answer = try LoopbackHTTP.request(port: port, path: path)
+        return (answer.status, answer.body)
     }
 
     /// One HTTP/1.1 request to 127.0.0.1:port; the status, the header block and the body.
     func raw(port: Int, method: String, path: String, contentType: String?, body: Data) throws -> (Int, String, String) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 60, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
-        if let contentType { head += "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n" }
-        let bytes = Array((head + "\r\n").utf8) + Array(body)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var answer = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            answer += buffer[0..<n]
-        }
-        let text = String(decoding: answer, as: UTF8.self)
-        guard let split = text.range(of: "\r\n\r\n"), let status = Int(text.split(separator: " ").dropFirst().first ?? "") else {
-            throw NSError(domain: "OAuthSignInTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "no HTTP answer: \(text.prefix(300))"])
-        }
-        var content = String(text[split.upperBound...])
-        let headers = String(text[..<split.lowerBound])
-        if headers.lowercased().contains("transfer-encoding: chunked") { content = SyncCommandTests.dechunk(content) }
-        return (status, headers, content)
+        let answer = try LoopbackHTTP.request(port: port, method: method, path: path, contentType: contentType, body: body)
+        return (answer.status, answer.head, answer.body)
     }
 }

@@ -345,48 +345,13 @@ final class SyncCommandTests: XCTestCase {
             throw NSError(domain: "SyncCommandTests", code: 1, userInfo: [NSLocalizedDescriptionKey: "not a 200: \(response.prefix(500))"])
         }
         var body = String(response[split.upperBound...])
-        if response[..<split.lowerBound].lowercased().contains("transfer-encoding: chunked") { body = Self.dechunk(body) }
+        if response[..<split.lowerBound].lowercased().contains("transfer-encoding: chunked") { body = LoopbackHTTP.dechunk(body) }
         return try JSONSerialization.jsonObject(with: Data(body.utf8))
-    }
-
-    static func dechunk(_ body: String) -> String {
-        var bytes = Array(body.utf8)[...]
-        var out: [UInt8] = []
-        while let lineEnd = bytes.firstIndex(of: 13) {
-            let size = Int(String(decoding: bytes[bytes.startIndex..<lineEnd], as: UTF8.self), radix: 16) ?? 0
-            if size == 0 { break }
-            let start = lineEnd + 2
-            out += bytes[start..<min(start + size, bytes.endIndex)]
-            bytes = bytes[min(start + size + 2, bytes.endIndex)...]
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// GET `path` from 127.0.0.1:port (no Origin header) and returns the whole answer.
     func http(port: Int, _ path: String) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EIO) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n".utf8)
-        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
-        var answer = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while true {
-            let n = recv(fd, &buffer, buffer.count, 0)
-            if n <= 0 { break }
-            answer += buffer[0..<n]
-        }
-        return String(decoding: answer, as: UTF8.self)
+        try LoopbackHTTP.exchange(port: port, path: path, timeout: 30)
     }
 }
 
