@@ -157,6 +157,10 @@ public enum SearchScope: Hashable, Sendable, Codable {
     case allMail
     /// One folder, by id; applied outside FTS5 through the email↔folder link.
     case currentFolder(folderId: Int64)
+    /// Every folder of one account, by id (an account's own view).
+    case account(accountId: Int64)
+    /// The inbox of every account (the unified inbox).
+    case inboxes
 }
 
 /// A parsed search: free text plus structured filters and a scope (spec §6.3).

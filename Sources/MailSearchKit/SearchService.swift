@@ -18,7 +18,8 @@ public struct SearchService: Sendable {
         core.parse(text, scope: scope)
     }
 
-    /// Resolves "all", "folder:NAME" (a path or a name, case-insensitive) or "folder:ID".
+    /// Resolves "all", "folder:NAME" (a path or a name, case-insensitive) or "folder:ID",
+    /// "account:NAME" or "account:ID", or "inboxes" (every account's inbox).
     public func resolveScope(_ text: String?) async throws -> SearchScope {
         try await core.pool.run { [core] in try core.resolveScope(text) }
     }

@@ -274,11 +274,26 @@ final class ServiceCore: @unchecked Sendable {
         return text.lowercased() == "all"
     }
 
-    /// Resolves "all", "folder:NAME" (a path or a name, case-insensitive) or "folder:ID".
+    /// Resolves "all", "folder:NAME" (a path or a name, case-insensitive) or "folder:ID",
+    /// "account:NAME" or "account:ID" (every folder of one account), or "inboxes" (the inbox of
+    /// every account: the unified inbox).
     public func resolveScope(_ text: String?) throws -> SearchScope {
         guard !Self.isAllMail(text), let text = text?.trimmingCharacters(in: .whitespaces) else { return .allMail }
-        guard text.lowercased().hasPrefix("folder:") else {
-            throw ServiceError.invalid("scope must be \"all\" or \"folder:NAME\" (got \"\(text)\")")
+        let lower = text.lowercased()
+        if lower == "inboxes" { return .inboxes }
+        if lower.hasPrefix("account:") {
+            let name = String(text.dropFirst("account:".count))
+            let accounts = try store.accounts()
+            if let id = Int64(name), let account = accounts.first(where: { $0.id == id }) { return .account(accountId: account.id) }
+            guard let account = accounts.first(where: { $0.name == name })
+                    ?? accounts.first(where: { $0.name.lowercased() == name.lowercased() }) else {
+                throw ServiceError.notFound("no account named \"\(name)\"",
+                                            hint: "the accounts are: \(accounts.map(\.name).joined(separator: ", "))")
+            }
+            return .account(accountId: account.id)
+        }
+        guard lower.hasPrefix("folder:") else {
+            throw ServiceError.invalid("scope must be \"all\", \"inboxes\", \"account:NAME\" or \"folder:NAME\" (got \"\(text)\")")
         }
         let name = String(text.dropFirst("folder:".count))
         let folders = try store.folders()

@@ -13,7 +13,8 @@ public struct SearchRequest: Sendable, Hashable, Codable {
     public static let maximumLength = 1_000
 
     public var text: String
-    /// "all" (default), "folder:NAME" or "folder:ID".
+    /// "all" (default), "folder:NAME" or "folder:ID", "account:NAME" or "account:ID", or "inboxes"
+    /// (the inbox of every account).
     public var scope: String?
     /// Conversations per page, 1…1000.
     public var limit: Int
@@ -83,7 +84,7 @@ public struct SearchPage: Sendable, Codable {
     public struct Query: Sendable, Codable, Hashable {
         public var text: String
         public var filters: SearchFilters
-        /// "all", or "folder:ID".
+        /// "all", "folder:ID", "account:ID" or "inboxes".
         public var scope: String
 
         public init(_ query: SearchQuery) {
@@ -92,6 +93,8 @@ public struct SearchPage: Sendable, Codable {
             switch query.scope {
             case .allMail: scope = "all"
             case .currentFolder(let id): scope = "folder:\(id)"
+            case .account(let id): scope = "account:\(id)"
+            case .inboxes: scope = "inboxes"
             }
         }
     }

@@ -20,8 +20,8 @@ public struct EmailFilterSQL: Sendable {
     public init(filters: SearchFilters, scope: SearchScope) {
         var builder = Builder()
         var parts = builder.conditions(filters)
-        if case .currentFolder(let folderId) = scope {
-            parts.append(builder.membership(Self.folderEmailIds(folderId: folderId)))
+        if let emailIds = Self.scopeEmailIds(scope) {
+            parts.append(builder.membership(emailIds))
         }
         condition = parts.isEmpty ? "1" : parts.joined(separator: " AND ")
         arguments = StatementArguments(builder.arguments.map { $0?.databaseValue ?? .null })
@@ -59,6 +59,23 @@ public struct EmailFilterSQL: Sendable {
             SELECT ef.emailId FROM mail.email_folders ef WHERE ef.folderId IN
                 (SELECT f.id FROM mail.folders f WHERE lower(f.name) = ? OR lower(f.path) = ? OR f.folderType = ?)
             """, [name, name, type == .custom ? "-" : type.rawValue])
+    }
+
+    /// A query for the ids of the emails a scope keeps; nil for all mail.
+    public static func scopeEmailIds(_ scope: SearchScope) -> (sql: String, arguments: [any DatabaseValueConvertible])? {
+        switch scope {
+        case .allMail:
+            return nil
+        case .currentFolder(let folderId):
+            return folderEmailIds(folderId: folderId)
+        case .account(let accountId):
+            return ("SELECT se.id FROM mail.emails se WHERE se.accountId = ?", [accountId])
+        case .inboxes:
+            return ("""
+                SELECT sf.emailId FROM mail.email_folders sf WHERE sf.folderId IN
+                    (SELECT f.id FROM mail.folders f WHERE f.folderType = ?)
+                """, [FolderType.inbox.rawValue])
+        }
     }
 
     /// A query for the ids of the emails in the folder with id `folderId`.

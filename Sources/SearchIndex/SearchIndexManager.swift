@@ -333,7 +333,7 @@ public final class SearchIndexManager: Sendable {
             add(EmailFilterSQL.attachmentNameEmailIds(name))
         }
         rest.attachmentName = nil
-        if case .currentFolder(let id) = scope { add(EmailFilterSQL.folderEmailIds(folderId: id)) }
+        if let scoped = EmailFilterSQL.scopeEmailIds(scope) { add(scoped) }
         let remaining = EmailFilterSQL(filters: rest, scope: .allMail)
         if !remaining.isEmpty {
             queries.append(("SELECT e.id FROM mail.emails e WHERE \(remaining.condition)", remaining.arguments))

@@ -25,7 +25,7 @@ struct SearchCommand: AsyncParsableCommand {
     @Argument(help: "The query.")
     var query: String
 
-    @Option(help: ArgumentHelp("all, or folder:NAME to search one folder.", valueName: "scope"))
+    @Option(help: ArgumentHelp("all; folder:NAME to search one folder; account:NAME for one account's mail; inboxes for every account's inbox.", valueName: "scope"))
     var scope: String?
 
     @Option(help: "How many conversations to show.")

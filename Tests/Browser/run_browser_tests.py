@@ -48,6 +48,8 @@ ORDER = [
                                         "test_keyboard_and_accessibility",
                                         "test_oauth_sign_in_in_the_browser", "test_oauth_deny_and_sign_in_again",
                                         "test_model_step"]),
+    ("test_views", "AccountViewsTests", ["test_1_unified_inbox_and_account_views",
+                                         "test_2_account_on_messages_and_reply_from"]),
     ("test_settings", "SettingsTests", ["test_theme_undo_delay_and_sections", "test_category_badges_can_be_hidden",
                                         "test_notifications_per_account"]),
     ("test_applock", "AppLockTests", ["test_passcode_locks_the_page_and_the_api"]),

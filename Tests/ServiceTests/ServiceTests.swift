@@ -179,6 +179,58 @@ final class ServiceTests: XCTestCase {
         XCTAssertEqual(recentSearches, ["gamma"], "only a first page is recorded")
     }
 
+    /// The page's views of several accounts: every account's inbox (the unified inbox) and one
+    /// account's mail, listed without text (newest first) and searched, by id or by name.
+    func testUnifiedInboxAndAccountScopes() async throws {
+        let service = try makeService(backgroundEmbedding: false)
+        _ = try await service.mailbox.importMail(path: try writeMbox("w.mbox", count: 8, tag: "work"), account: "work", folder: "INBOX")
+        _ = try await service.mailbox.importMail(path: try writeMbox("h.mbox", count: 12, tag: "home"), account: "home", folder: "INBOX")
+        _ = try await service.mailbox.importMail(path: try writeMbox("a.mbox", count: 4, tag: "old"), account: "home", folder: "Archive")
+        let accounts = try service.store.accounts()
+        let work = try XCTUnwrap(accounts.first { $0.name == "work" }), home = try XCTUnwrap(accounts.first { $0.name == "home" })
+
+        func listing(_ scope: String, _ text: String = "") async throws -> SearchPage {
+            try await service.search.search(SearchRequest(text: text, scope: scope, limit: 100, mode: .keyword, recordHistory: false))
+        }
+        // Threads of four: 2 of work's, 3 of home's inbox, 1 of home's archive.
+        let inboxes = try await listing("inboxes")
+        XCTAssertEqual(inboxes.conversationCount, 5)
+        XCTAssertEqual(inboxes.query.scope, "inboxes")
+        XCTAssertEqual(Set(inboxes.results.map(\.accountId)), [work.id, home.id], "the unified inbox holds both accounts")
+        XCTAssertFalse(inboxes.results.contains { $0.subject.contains("old") }, "an archived conversation in the inboxes")
+        let dates = inboxes.results.map(\.date)
+        XCTAssertEqual(dates, dates.sorted { ($0 ?? .distantPast) > ($1 ?? .distantPast) }, "a listing is newest first")
+
+        let homeView = try await listing("account:home")
+        XCTAssertEqual(homeView.conversationCount, 4, "home's inbox and archive")
+        XCTAssertEqual(homeView.query.scope, "account:\(home.id)")
+        XCTAssertEqual(Set(homeView.results.map(\.accountId)), [home.id])
+        let byId = try await listing("account:\(work.id)")
+        XCTAssertEqual(byId.conversationCount, 2)
+        XCTAssertEqual(Set(byId.results.map(\.accountId)), [work.id])
+        let byCase = try await listing("Account:HOME")
+        XCTAssertEqual(byCase.conversationCount, 4, "names are matched without case")
+
+        // A search in a view finds only that view's mail.
+        let searched = try await listing("account:work", "budget")
+        XCTAssertGreaterThan(searched.conversationCount, 0)
+        XCTAssertEqual(Set(searched.results.map(\.accountId)), [work.id])
+        let oldInInboxes = try await listing("inboxes", "oldmarker0")
+        XCTAssertEqual(oldInInboxes.conversationCount, 0, "an archived message is not in the inboxes")
+        let oldInHome = try await listing("account:home", "oldmarker0")
+        XCTAssertEqual(oldInHome.conversationCount, 1)
+
+        for scope in ["account:nobody", "account:999"] {
+            do {
+                _ = try await listing(scope)
+                XCTFail("\(scope) was accepted")
+            } catch let error as ServiceError {
+                XCTAssertTrue(error.message.contains("no account named"), error.message)
+                XCTAssertTrue(error.hint?.contains("home") == true, error.hint ?? "no hint")
+            }
+        }
+    }
+
     /// The answer cache keys by the parsed query exactly: `OR` and `or` are different searches.
     func testTheCacheNeverAnswersADifferentQuery() async throws {
         let service = try makeService(backgroundEmbedding: false)

@@ -1,5 +1,6 @@
 // MailSearch's search page: wires the search box, chips, folders, result list and thread view
-// together, keeps the URL in step (?q=&scope=&thread=) and handles the keyboard.
+// together, keeps the URL in step (?q=&scope=&thread=; ?scope= alone: a view listed) and handles
+// the keyboard.
 
 import { setTokenPrompt, setPasscodePrompt, setSession, sendJSON } from './api.js';
 import { isTyping } from './dom.js';
@@ -116,15 +117,25 @@ lockForm.addEventListener('submit', async (event) => {
 
 // ---- The parts ---------------------------------------------------------------------------
 
+// A view chosen in the list, or the scope switch: a search in it, or with an empty box its listing
+// (the zero state for All Mail).
 const folders = new Folders({
   onError: showError,
   onChange: () => {
-    if (!input.value.trim()) return;
     closeThread();
-    search.run(input.value);
+    if (input.value.trim()) search.run(input.value);
+    else search.browse(folders.scope);
     writeURL('push');
   },
 });
+
+/** The list on screen again, after an action or new mail: the search, or the view listed. */
+function refreshList() {
+  const text = search.shown?.text ?? input.value;
+  search.query = null;
+  if (text.trim()) search.run(text);
+  else if (search.browsing) search.browse(search.browsing, { refresh: true });
+}
 
 const zero = new ZeroState({
   run: (query) => searchNow(query),
@@ -146,6 +157,7 @@ const chips = new Chips({
 const search = new Search({
   accounts: () => folders.accounts,
   scope: () => folders.scope,
+  viewName: (scope) => folders.viewName(scope),
   onPause: (text) => {
     if (search.run(text)) writeURL('typing');
   },
@@ -169,16 +181,13 @@ const search = new Search({
 });
 
 const thread = new ThreadView({
+  accounts: () => folders.accounts,
   onError: showError,
   announce,
   composeActions: (email) => composer.messageActions(email),
   replyWith: (emailId, text) => composer.replyWith(emailId, text),
   // The result badges follow a category changed in the conversation: search again.
-  onCategoryChanged: () => {
-    const text = search.shown?.text ?? input.value;
-    search.query = null;
-    if (text.trim()) search.run(text);
-  },
+  onCategoryChanged: () => refreshList(),
   pickFolder: (context) => pickMoveFolder(context),
   // Archive, delete, move and "unread" leave the conversation at once, as in Gmail (local first).
   onLeave: () => goBack(),
@@ -192,9 +201,7 @@ const thread = new ThreadView({
   // The server's answer to a mailbox action: the list and the folder counts follow.
   onAction: () => {
     folders.load();
-    const text = search.shown?.text ?? input.value;
-    search.query = null;
-    if (text.trim()) search.run(text);
+    refreshList();
   },
 });
 
@@ -232,11 +239,13 @@ function record(text) {
 
 // ---- URL state ---------------------------------------------------------------------------
 
-function urlFor({ q, scope, thread: threadId }) {
+function urlFor({ q, scope, browse, thread: threadId }) {
   const params = new URLSearchParams();
   if (q) {
     params.set('q', q);
     if (scope && scope !== 'all') params.set('scope', scope);
+  } else if (browse) {
+    params.set('scope', browse);
   }
   if (threadId) params.set('thread', threadId);
   // "folder:3" and "from:john" read better than their %3A forms, and are as valid in a query.
@@ -250,7 +259,8 @@ function urlFor({ q, scope, thread: threadId }) {
  * gets its own entry.
  */
 function writeURL(kind, extra = {}) {
-  const url = urlFor({ q: input.value.trim() ? input.value : '', scope: folders.scope, thread: thread.threadId });
+  const url = urlFor({ q: input.value.trim() ? input.value : '', scope: folders.scope, browse: search.browsing,
+                      thread: thread.threadId });
   const typingEntry = Boolean(history.state?.typing);
   const state = { typing: kind === 'typing', ...extra };
   const same = url === location.pathname + location.search;
@@ -270,11 +280,13 @@ function restoreFromURL() {
   const params = new URLSearchParams(location.search);
   const q = params.get('q') ?? '';
   const threadId = params.get('thread');
-  // A search URL names its scope (none = All Mail); the zero state keeps the session's choice.
-  if (q) folders.setScope(params.get('scope'));
+  // A search URL names its scope (none = All Mail), and so does a view listed (no q); the zero
+  // state keeps the session's choice.
+  const scope = params.get('scope');
+  if (q || scope) folders.setScope(scope);
   if (input.value !== q) input.value = q;
   if (q.trim()) search.run(q);
-  else search.showZero();
+  else search.browse(scope ? folders.scope : null);
   if (threadId) {
     if (thread.threadId !== threadId) openThread(threadId, history.state?.emailId ?? null, { push: false });
   } else if (thread.isOpen) {
@@ -423,7 +435,14 @@ const notifier = new Notifier();
 
 // New mail from a sync: the folder counts follow (searches already see what is indexed), and the
 // notifications look at once.
-const syncStatus = new SyncStatus({ onProgress: () => { folders.load(); notifier.check(); } });
+const syncStatus = new SyncStatus({
+  onProgress: () => {
+    folders.load();
+    notifier.check();
+    // A view listed takes in the new mail, unless the person is on the list (it must not move under them).
+    if (search.browsing && !input.value.trim() && !search.userIsOnList()) search.browse(search.browsing, { refresh: true });
+  },
+});
 
 // Accounts (accounts.js): the sidebar's "Accounts…", and the welcome on a first start with no account.
 // An account added, changed or removed: the folders follow, and the sync status looks at once

@@ -1,5 +1,8 @@
 // The folder list (#folders, from GET /api/mailboxes) and the scope switch (#scope): with
-// "Current Folder", searches are limited to the folder selected in the list.
+// "Current Folder", searches are limited to the view selected in the list. A view is a folder
+// ("folder:ID"), and with two accounts or more also every account's inbox ("inboxes": the
+// unified inbox) and one account's mail ("account:ID", its heading). Choosing a view with an
+// empty search box lists its conversations, newest first.
 
 import { getJSON } from './api.js';
 import { el, clear, icon } from './dom.js';
@@ -19,7 +22,7 @@ export class Folders {
     this.scopeHint = document.getElementById('scope-folder');
     this.accounts = [];
     this.folders = [];
-    this.currentId = null;
+    this.currentView = null;    // "folder:ID", "account:ID" or "inboxes"
     this.select.value = sessionStorage.getItem(SCOPE_KEY) === 'folder' ? 'folder' : 'all';
     this.select.addEventListener('change', () => {
       sessionStorage.setItem(SCOPE_KEY, this.select.value);
@@ -37,30 +40,54 @@ export class Folders {
     } catch (error) {
       this.hooks.onError(error);
     }
-    const stored = Number(sessionStorage.getItem(FOLDER_KEY));
+    // An id alone is what an earlier version kept: a folder's.
+    const stored = sessionStorage.getItem(FOLDER_KEY) || '';
+    const view = /^\d+$/.test(stored) ? `folder:${stored}` : stored;
     const fallback = this.folders.find((f) => f.type === 'inbox') ?? this.folders[0];
-    this.currentId = this.folders.some((f) => f.id === stored) ? stored : fallback?.id ?? null;
+    this.currentView = this.viewName(view) ? view : fallback ? `folder:${fallback.id}` : null;
     this.render();
     this.update();
   }
 
+  /** Whether the list shows the views of several accounts (the unified inbox, each account's mail). */
+  get byAccount() { return this.accounts.length > 1; }
+
+  /** The folder selected in the list; null when the view is not one folder. */
   get current() {
-    return this.folders.find((f) => f.id === this.currentId) ?? null;
+    const match = /^folder:(\d+)$/.exec(this.currentView || '');
+    return match ? this.folders.find((f) => f.id === Number(match[1])) ?? null : null;
   }
 
-  /** The `scope` parameter of a search: "all" or "folder:ID". */
+  /** What a view is called on the page ("Inbox", "All inboxes", an account's name); null when there is no such view. */
+  viewName(view) {
+    if (!view) return null;
+    if (view === 'inboxes') return this.byAccount ? 'All inboxes' : null;
+    const [kind, id] = view.split(':');
+    if (kind === 'folder') {
+      const folder = this.folders.find((f) => f.id === Number(id));
+      if (!folder) return null;
+      const account = this.byAccount ? this.accounts.find((a) => a.id === folder.accountId) : null;
+      return account ? `${folder.name} (${account.name || account.email})` : folder.name;
+    }
+    if (kind === 'account' && this.byAccount) {
+      const account = this.accounts.find((a) => a.id === Number(id));
+      return account ? `All of ${account.name || account.email}` : null;
+    }
+    return null;
+  }
+
+  /** The `scope` parameter of a search: "all", or the view selected in the list. */
   get scope() {
-    return this.select.value === 'folder' && this.current ? `folder:${this.current.id}` : 'all';
+    return this.select.value === 'folder' && this.viewName(this.currentView) ? this.currentView : 'all';
   }
 
-  /** Applies a scope from the URL ("folder:ID", else All Mail). */
+  /** Applies a scope from the URL (a view, else All Mail). */
   setScope(scope) {
-    const match = /^folder:(\d+)$/.exec(scope || '');
-    const folder = match && this.folders.find((f) => f.id === Number(match[1]));
-    if (folder) this.currentId = folder.id;
-    this.select.value = folder ? 'folder' : 'all';
+    const known = this.viewName(scope) ? scope : null;
+    if (known) this.currentView = known;
+    this.select.value = known ? 'folder' : 'all';
     sessionStorage.setItem(SCOPE_KEY, this.select.value);
-    if (folder) sessionStorage.setItem(FOLDER_KEY, String(folder.id));
+    if (known) sessionStorage.setItem(FOLDER_KEY, known);
     this.update();
   }
 
@@ -71,52 +98,69 @@ export class Folders {
 
   render() {
     clear(this.list);
-    const byAccount = this.accounts.length > 1;
+    const byAccount = this.byAccount;
+    if (byAccount && this.folders.some((f) => f.type === 'inbox')) {
+      const unread = this.folders.filter((f) => f.type === 'inbox').reduce((sum, f) => sum + (f.unreadCount || 0), 0);
+      this.list.append(this.item({ view: 'inboxes', name: 'All inboxes', type: 'inbox', unreadCount: unread,
+                                   title: 'The inbox of every account' }));
+    }
     for (const account of byAccount ? this.accounts : [null]) {
       const folders = this.folders.filter((f) => !account || f.accountId === account.id);
       if (!folders.length) continue;
       if (account) {
-        this.list.append(el('li', { class: 'account-heading', role: 'presentation', text: account.name || account.email }));
+        // The account's heading is its view: all of its mail.
+        const name = account.name || account.email;
+        this.list.append(el('li', { class: 'account-heading' },
+          this.button({ view: `account:${account.id}`, name, title: account.email ? `All mail of ${account.email}` : `All mail of ${name}`,
+                        label: `All mail of ${name}`, className: 'account-view' })));
       }
-      for (const folder of folders) this.list.append(this.item(folder));
+      for (const folder of folders) {
+        this.list.append(this.item({ view: `folder:${folder.id}`, folderId: folder.id, name: folder.name, type: folder.type,
+                                     unreadCount: folder.unreadCount, title: folder.path !== folder.name ? folder.path : null }));
+      }
     }
     if (!this.folders.length) this.list.append(el('li', { class: 'muted folders-none', text: 'No folders' }));
     this.select.querySelector('option[value="folder"]').disabled = !this.folders.length;
   }
 
-  item(folder) {
+  item(view) {
+    return el('li', {}, this.button(view));
+  }
+
+  /** A view's button: { view, name, type?, unreadCount?, folderId?, title?, label?, className? }. */
+  button({ view, name, type = null, unreadCount = 0, folderId = null, title = null, label = null, className = '' }) {
     const button = el('button', {
-      type: 'button', class: 'folder', dataset: { folderId: folder.id },
-      title: folder.path !== folder.name ? folder.path : null,
+      type: 'button', class: `folder ${className}`.trim(), dataset: { view, ...(folderId !== null ? { folderId } : {}) },
+      title, 'aria-label': label,
     },
-      icon(TYPE_ICONS[folder.type] ?? 'folder'),
-      el('span', { class: 'folder-name', text: folder.name }),
-      folder.unreadCount > 0
-        ? el('span', { class: 'folder-count' }, String(folder.unreadCount), el('span', { class: 'visually-hidden', text: ' unread' }))
+      type ? icon(TYPE_ICONS[type] ?? 'folder') : null,
+      el('span', { class: 'folder-name', text: name }),
+      unreadCount > 0
+        ? el('span', { class: 'folder-count' }, String(unreadCount), el('span', { class: 'visually-hidden', text: ' unread' }))
         : null);
-    // Choosing a folder means searching in it.
+    // Choosing a view means listing it, or searching in it when there is text in the box.
     button.addEventListener('click', () => {
-      this.currentId = folder.id;
-      sessionStorage.setItem(FOLDER_KEY, String(folder.id));
+      this.currentView = view;
+      sessionStorage.setItem(FOLDER_KEY, view);
       this.select.value = 'folder';
       sessionStorage.setItem(SCOPE_KEY, 'folder');
       this.update();
-      this.hooks.onChange();
+      this.hooks.onChange({ view: true });
     });
-    return el('li', {}, button);
+    return button;
   }
 
   update() {
     for (const button of this.list.querySelectorAll('button.folder')) {
-      const selected = Number(button.dataset.folderId) === this.currentId;
+      const selected = button.dataset.view === this.currentView;
       button.classList.toggle('selected', selected);
       button.classList.toggle('in-scope', selected && this.select.value === 'folder');
       if (selected) button.setAttribute('aria-current', 'true');
       else button.removeAttribute('aria-current');
     }
-    const folder = this.select.value === 'folder' ? this.current : null;
-    this.scopeHint.textContent = folder ? folder.name : '';
-    this.scopeHint.hidden = !folder;
+    const name = this.select.value === 'folder' ? this.viewName(this.currentView) : null;
+    this.scopeHint.textContent = name || '';
+    this.scopeHint.hidden = !name;
   }
 }
 

@@ -1,5 +1,7 @@
 // Search as you type: debounce, one keyword and one hybrid request per settled query, stale
-// answers dropped, and the result list (selection, "More results", count, empty state).
+// answers dropped, and the result list (selection, "More results", count, empty state). With an
+// empty box, a view chosen in the folder list (a folder, every inbox, an account) is listed:
+// its conversations, newest first (the API's search without text).
 
 import { getJSON, searchURL, isAbort } from './api.js';
 import { clear, plural } from './dom.js';
@@ -22,7 +24,8 @@ const SEMANTIC_NOTES = {
 
 export class Search {
   /**
-   * hooks: accounts() → [{id, name, email}]; scope() → "all" | "folder:ID";
+   * hooks: accounts() → [{id, name, email}]; scope() → "all" | "folder:ID" | "account:ID" | "inboxes";
+   * viewName(scope) → what the view is called;
    * onPause(text) when typing pauses (the app searches and updates the URL);
    * onResults(response, text) after a list is shown; onZero() for the zero state;
    * onOpen(item) when a result is opened; openThreadId() of the conversation on screen;
@@ -40,6 +43,7 @@ export class Search {
 
     this.seq = 0;               // bumped by every new query: answers carry theirs and stale ones are dropped
     this.query = null;          // {text, scope} last asked for (null: zero state)
+    this.browsing = null;       // the view listed when the box is empty (null: the zero state)
     this.controller = null;     // aborts the current query's requests
     this.shown = null;          // {seq, mode, text, scope, cursor, response} of the list on screen
     this.items = [];            // [{result, thread}] in list order
@@ -82,7 +86,28 @@ export class Search {
       return false;
     }
     if (this.query && this.query.text === text && this.query.scope === scope) return false;
+    this.start(text, scope, ['keyword', 'hybrid']);
+    return true;
+  }
 
+  /**
+   * Lists a view (`scope`: "folder:ID", "account:ID", "inboxes") while the box is empty, and again
+   * whenever the box is emptied; "all" (or null) goes back to the zero state. `refresh` asks again
+   * even when that listing is on screen (after an action, or new mail).
+   */
+  browse(scope, { refresh = false } = {}) {
+    clearTimeout(this.debounce);
+    this.browsing = scope && scope !== 'all' ? scope : null;
+    if (!this.browsing) {
+      this.showZero();
+      return;
+    }
+    if (!refresh && this.query && this.query.text === '' && this.query.scope === scope) return;
+    // A listing has no words to rank: one request (no ranking by meaning to wait for).
+    this.start('', scope, ['keyword']);
+  }
+
+  start(text, scope, modes) {
     this.controller?.abort();
     this.controller = new AbortController();
     const seq = ++this.seq;
@@ -98,8 +123,7 @@ export class Search {
       }
     }, SLOW_MS);
 
-    for (const mode of ['keyword', 'hybrid']) this.request(seq, mode, text, scope, this.controller.signal);
-    return true;
+    for (const mode of modes) this.request(seq, mode, text, scope, this.controller.signal);
   }
 
   async request(seq, mode, text, scope, signal) {
@@ -110,7 +134,7 @@ export class Search {
       if (isAbort(error) || seq !== this.seq) return;
       // One ranking is enough: report only when both failed and nothing is on screen for this query.
       this.failures += 1;
-      if (this.failures === 2 && this.shown?.seq !== seq) {
+      if ((this.failures === 2 || !text) && this.shown?.seq !== seq) {
         this.query = null;        // so that Enter tries again
         this.stopSlow();
         this.clearList();
@@ -166,9 +190,10 @@ export class Search {
       this.clearList();
       this.count.textContent = plural(0, 'conversation');
       this.empty.hidden = false;
-      this.empty.querySelector('.empty-title').textContent = `No results found for “${text}”`;
-      this.empty.querySelector('.empty-hint').textContent = emptyHint(response, scope);
-      this.hooks.announce(`No results found for “${text}”`);
+      const title = text ? `No results found for “${text}”` : `No conversations in ${this.hooks.viewName(scope) || 'this folder'}`;
+      this.empty.querySelector('.empty-title').textContent = title;
+      this.empty.querySelector('.empty-hint').textContent = text ? emptyHint(response, scope) : '';
+      this.hooks.announce(title);
     } else {
       this.empty.hidden = true;
       this.items = [];
@@ -187,7 +212,9 @@ export class Search {
   // "2 conversations contain these words · 31 related": what matched, counted apart from what is
   // only similar in meaning (those follow, under a divider).
   showCount(response) {
-    const text = countText(response.conversationCount, response.matchedConversations ?? response.conversationCount);
+    const count = countText(response.conversationCount, response.matchedConversations ?? response.conversationCount);
+    // A listing says what it lists.
+    const text = this.shown?.text === '' ? `${this.hooks.viewName(this.shown.scope) || 'Folder'} · ${count}` : count;
     this.count.textContent = text;
     this.hooks.announce(text);
   }
@@ -223,8 +250,12 @@ export class Search {
     this.semanticNote.hidden = true;
   }
 
-  /** E-10 / E-11: an empty box shows the zero state; whatever was on its way is dropped. */
+  /** E-10 / E-11: an empty box shows the zero state (or the view being listed); whatever was on its way is dropped. */
   showZero() {
+    if (this.browsing) {
+      this.browse(this.browsing);
+      return;
+    }
     clearTimeout(this.debounce);
     this.controller?.abort();
     this.seq += 1;

@@ -338,6 +338,13 @@ export class ThreadView {
     return badge;
   }
 
+  /** With two accounts or more, the account a message is in. */
+  accountBadge(email) {
+    const accounts = this.hooks.accounts?.() || [];
+    const account = accounts.length > 1 ? accounts.find((a) => a.id === email.accountId) : null;
+    return account ? el('span', { class: 'badge account', title: account.email || null, text: account.name || account.email }) : null;
+  }
+
   message(email, expanded) {
     const bodyId = `message-body-${email.emailId}`;
     const body = el('div', { class: 'message-body', id: bodyId, hidden: !expanded });
@@ -354,6 +361,7 @@ export class ThreadView {
         el('span', { class: 'message-to', text: recipientsText(email) }),
         el('span', { class: 'message-preview', text: preview })),
       el('span', { class: 'message-side' },
+        this.accountBadge(email),
         email.hasAttachment ? el('span', { class: 'attachment-icon', role: 'img', 'aria-label': 'Has attachment' }, icon('paperclip')) : null,
         el('time', { class: 'date', datetime: email.date || null },
           el('span', { class: 'date-short', text: shortDate(email.date) }),
