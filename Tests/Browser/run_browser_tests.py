@@ -80,7 +80,16 @@ class LineResult(unittest.TestResult):
 
     def addError(self, test, err):
         super().addError(test, err)
-        self._problems.append("error: " + "".join(traceback.format_exception(*err))[-4000:])
+        text = "error: " + "".join(traceback.format_exception(*err))[-4000:]
+        if not isinstance(test, unittest.TestCase):
+            # A class's or module's setUp or tearDown (unittest's _ErrorHolder): no test ran, so
+            # it is counted and printed here.
+            self.failed += 1
+            print(f"FAIL  {test.description}", flush=True)
+            for line in text.rstrip().splitlines():
+                print(f"      {line}", flush=True)
+            return
+        self._problems.append(text)
 
     def addSkip(self, test, reason):
         # Nothing may be skipped: a skip is a failure here.
