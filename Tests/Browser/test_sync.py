@@ -77,6 +77,7 @@ class SyncStatusTests(UITestCase):
         finally:
             self.ctx.server = main_server
             if server:
+                self.driver.get("about:blank")  # the page stops polling the server that stops now
                 server.stop()
             shutil.rmtree(work, ignore_errors=True)
 
@@ -117,6 +118,8 @@ class SyncStatusTests(UITestCase):
         finally:
             self.ctx.server = main_server
             if sync_server:
+                # The page stops asking the server that stops now (its status poll would log a refused connection).
+                self.driver.get("about:blank")
                 sync_server.stop()
             os.environ.pop("MAILSEARCH_TEST_IMAP_PASSWORD", None)
             shutil.rmtree(work, ignore_errors=True)
@@ -168,6 +171,7 @@ class SyncStatusTests(UITestCase):
         finally:
             self.ctx.server = main_server
             if sync_server:
+                self.driver.get("about:blank")  # the page stops polling the server that stops now
                 sync_server.stop()
             os.environ.pop("MAILSEARCH_TEST_IMAP_PASSWORD", None)
             shutil.rmtree(work, ignore_errors=True)
@@ -254,6 +258,7 @@ class SyncStatusTests(UITestCase):
         finally:
             self.ctx.server = main_server
             if sync_server:
+                self.driver.get("about:blank")  # the page stops polling the server that stops now
                 sync_server.stop()
             os.environ.pop("MAILSEARCH_TEST_IMAP_PASSWORD", None)
             shutil.rmtree(work, ignore_errors=True)
