@@ -95,7 +95,9 @@ class SettingsTests(UITestCase):
 
     def open_settings(self):
         self.el("#settings-button").click()
-        self.wait(lambda: self.settings()["open"] and self.settings()["version"], 5, "the Settings dialog with its version")
+        # The version is shown first, the model's line once /api/model has answered: wait for both.
+        self.wait(lambda: (lambda s: s["open"] and s["version"] and s["model"])(self.settings()), 5,
+                  "the Settings dialog with its version and its model")
         return self.settings()
 
     def choose(self, css, value):
@@ -119,6 +121,8 @@ class SettingsTests(UITestCase):
         self.wait(lambda: self.settings()["dataTheme"] == "dark", 3, "data-theme=dark")
         dark = self.settings()["background"]
         self.assertNotEqual(dark, light, "the dark theme changes the colours")
+        # The palettes' own backgrounds (light-dark() in style.css; headless Chromium's system scheme is light).
+        self.assertEqual((light, dark), ("rgb(244, 245, 247)", "rgb(14, 16, 20)"))
         self.open()
         self.assertEqual(self.js("return document.documentElement.dataset.theme"), "dark", "kept across a reload")
         self.assertEqual(self.js("return getComputedStyle(document.body).backgroundColor"), dark)
