@@ -810,7 +810,9 @@ class AccountsTests(UITestCase):
         prompt = self.alert()
         prompt.send_keys("alice@example.com")
         prompt.accept()
-        state = self.wait_dialog(lambda s: s["accounts"] == [] and s["none"], 10, "the account to leave the list")
+        # The list's own refresh (every 2 s) can show the account gone before the removal's answer is said.
+        state = self.wait_dialog(lambda s: s["accounts"] == [] and s["none"] and "Removed" in (s["message"] or ""), 10,
+                                 "the account to leave the list, and the dialog to say so")
         self.assertIn("alice@example.com", state["message"] or "")
         self.assertEqual(self.accounts_api(), [])
         self.assertEqual(self.server.get_json("/api/status")["emails"], 0)
