@@ -61,7 +61,8 @@ extension ServiceCore {
 
     /// Reads the text of every attachment not read yet (at most `limit` emails' worth), each in a
     /// limited child process (`AttachmentTextExtractor`), stores it in mail.sqlite
-    /// (`attachment_text`) and puts it in the keyword index. `progress(emails done, emails total)`.
+    /// (`attachment_text`) and puts it in the keyword index, then (with background embedding) wakes the
+    /// queue that embeds its passages. `progress(emails done, emails total)`.
     /// An attachment whose message can no longer be read is stored as failed, with the reason.
     public func readAttachments(limit: Int? = nil, progress: @escaping @Sendable (Int, Int) -> Void = { _, _ in })
         async throws -> AttachmentReadSummary {
@@ -70,7 +71,7 @@ extension ServiceCore {
                                hint: "run the mailsearch binary built by `make release`, or set MAILSEARCH_EXTRACT_EXECUTABLE")
         }
         let store = self.store, index = self.index
-        return try await pool.run {
+        let outcome = try await pool.run {
             let extractor = AttachmentTextExtractor(executable: executable)
             let start = Date()
             var summary = AttachmentReadSummary()
@@ -117,5 +118,8 @@ extension ServiceCore {
             summary.seconds = Date().timeIntervalSince(start)
             return summary
         }
+        // New text to search by meaning: the background queue embeds its passages (after any mail without a vector).
+        if outcome.read > 0, configuration.backgroundEmbedding, !configuration.readOnly { embedPendingInBackground() }
+        return outcome
     }
 }

@@ -37,9 +37,18 @@ extension MailStore {
         }
     }
 
-    /// Changes an IMAP account's settings, address and display name (the name stays).
+    /// Changes an IMAP account's settings, address and display name (the name stays). A wider sync
+    /// window forgets each folder's UIDNEXT and HIGHESTMODSEQ: a folder where nothing moved since its
+    /// last sync must still be read again, for the mail the window now takes in.
     public func updateIMAPAccount(id: Int64, email: String?, displayName: String?, settings: IMAPAccountSettings) throws {
         try database.write { db in
+            let before = try Row.fetchOne(db, sql: "SELECT syncWindowDays FROM imap_accounts WHERE accountId = ?", arguments: [id])
+            if let before, let old: Int = before["syncWindowDays"], settings.syncWindowDays.map({ $0 > old }) ?? true {
+                try db.execute(sql: """
+                    UPDATE imap_folders SET uidNext = NULL, highestModSeq = NULL
+                    WHERE folderId IN (SELECT id FROM folders WHERE accountId = ?)
+                    """, arguments: [id])
+            }
             try db.execute(sql: "UPDATE accounts SET email = ?, displayName = ?, imapHost = ?, imapPort = ? WHERE id = ?",
                            arguments: [email, displayName, settings.host, settings.port, id])
             try db.execute(sql: """

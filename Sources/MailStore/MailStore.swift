@@ -139,14 +139,18 @@ public final class MailStore: Sendable {
     }
 
     /// Deletes an account and all of its local data (emails, folders, threads, contacts).
-    /// Returns the ids of the deleted emails.
+    /// Returns the ids of the deleted emails. The WAL, which still holds the account's pages as they
+    /// were, is then checkpointed and emptied (best effort: a reader that holds on past the busy
+    /// timeout leaves it for SQLite's own checkpoints).
     @discardableResult
     public func deleteAccount(id: Int64) throws -> [Int64] {
-        try database.write { db in
+        let ids = try database.write { db in
             let ids = try Int64.fetchAll(db, sql: "SELECT id FROM emails WHERE accountId = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM accounts WHERE id = ?", arguments: [id])
             return ids
         }
+        _ = try? database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+        return ids
     }
 
     // MARK: Reads

@@ -157,10 +157,22 @@ public final class SearchIndexManager: Sendable {
 
     /// Deletes an account and everything local to it: FTS rows, then the mail data.
     /// Returns the ids of the emails removed.
+    ///
+    /// Nothing of the account stays in search.sqlite: FTS5 only marks a deleted row's terms as deleted
+    /// in its segments, so they are merged into one without them (`optimize`); the copies kept for the
+    /// next process (they hold its emails' threads and dates, its senders, its rows' lengths) go, to be
+    /// made again from what is left; and the WAL, which still holds all of it, is checkpointed and
+    /// emptied (best effort: a reader that holds on past the busy timeout leaves it for SQLite's own
+    /// checkpoints).
     @discardableResult
     public func deleteAccount(id: Int64) throws -> [Int64] {
         try withDatabase { db in
-            _ = try db.pool.write { try FTS5Manager.deleteAccount(id, db: $0) }
+            try db.pool.write { db in
+                _ = try FTS5Manager.deleteAccount(id, db: db)
+                try db.execute(sql: "INSERT INTO email_fts(email_fts) VALUES('optimize')")
+                try db.execute(sql: "DELETE FROM directory_cache; DELETE FROM sender_cache; DELETE FROM length_cache")
+            }
+            _ = try? db.pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         }
         indexChanged()
         return try store.deleteAccount(id: id)
@@ -281,7 +293,12 @@ public final class SearchIndexManager: Sendable {
             try? database.pool.write { try DocumentLengths.storeCopy($0) }
         }
         if let snapshot = directory.takePendingCopy() {
-            try? database.pool.write { try EmailDirectory.storeCopy(snapshot, db: $0) }
+            try? database.pool.write { db in
+                // Read from mail that has changed since (an account removed, say): never read again, and it
+                // would keep what is gone.
+                guard try EmailDirectory.version(db) == snapshot.version else { return }
+                try EmailDirectory.storeCopy(snapshot, db: db)
+            }
         }
         // A `from:` search ran its SQL: the sender index for the next one, built from the mail as
         // this transaction sees it (about 20–40 ms on Enron, once per version of the mail).

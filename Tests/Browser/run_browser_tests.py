@@ -47,6 +47,7 @@ ORDER = [
                                         "test_remove_asks_for_the_name", "test_change_sync_window_and_default_sender",
                                         "test_keyboard_and_accessibility",
                                         "test_oauth_sign_in_in_the_browser", "test_oauth_deny_and_sign_in_again",
+                                        "test_sync_window_limits_what_is_fetched", "test_remove_leaves_nothing_of_the_account",
                                         "test_model_step"]),
     ("test_views", "AccountViewsTests", ["test_1_unified_inbox_and_account_views",
                                          "test_2_account_on_messages_and_reply_from"]),

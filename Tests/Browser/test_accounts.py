@@ -3,18 +3,27 @@ Dovecot (IMAP and its submission service): the welcome on a first start, the pas
 passphrase, a wrong password shown at its field and nothing saved, the account added and synced, Test
 connection naming the field to fix, removal asking for the account's name, the per-account controls,
 and the keyboard; OAuth 2.0 sign-in in a second tab against a real authorization server (oauth_server.py,
-Authlib: consent page, Allow and Deny, a revoked grant and Sign in again); and the model step (size, Not
-now, Download with progress). Each test has its own empty data directory and its own `serve`, with the
+Authlib: consent page, Allow and Deny, a revoked grant and Sign in again); the sync window (what is fetched
+as it is widened and narrowed); the removal of an account, after which nothing of it is left in the data
+directory (rows of every table, files, secrets) and the other account is untouched; and the model step (size,
+Not now, Download with progress). Each test has its own empty data directory and its own `serve`, with the
 passwords and tokens kept in secrets.enc (MAILSEARCH_SECRET_STORE=file). With --screenshots, the first
 start writes onboarding-1-welcome.png, onboarding-2-account.png, onboarding-4-added.png and accounts.png,
 and the model step onboarding-3-model.png."""
+import email.policy
 import email.utils
+import hashlib
+import json
 import os
 import re
 import shutil
+import sqlite3
+import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
+from email.message import EmailMessage
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "IMAP"))
@@ -26,9 +35,17 @@ from support import UITestCase  # noqa: E402
 from test_screenshots import png_size  # noqa: E402
 
 PASSPHRASE = "correct horse battery staple"
-USERS = {"alice": "alice-password", "bob": "bob-password", "carol": "carol-password"}
+USERS = {"alice": "alice-password", "bob": "bob-password", "carol": "carol-password",
+         "dave": "dave-password", "erin": "erin-password", "frank": "frank-password"}
 WORD = "pangolin"  # in alice's mail only
 CAROL_WORD = "axolotl"  # in carol's mail only (the sign-in-again test adds to it)
+DAVE_WORD = "quokka"  # in dave's mail only: 3, 45 and 400 days old (the sync window test)
+DAVE_AGES = {3: "Fresh", 45: "Older", 400: "Ancient"}  # days → the first word of the subject
+# The removal test: erin's account is removed, frank's stays. What is erin's alone, looked for everywhere
+# afterwards (file names, file contents, every row of every table): her words, her correspondents' domain,
+# her address and her password.
+ERIN_TRACES = ["wombat", "marsupialia", "burrow-erin.example", "erin@example.com", "erin-password"]
+FRANK_WORD = "kookaburra"
 
 # One round trip: what the dialog shows.
 DIALOG_JS = r"""
@@ -73,10 +90,178 @@ def message(n, user, body):
             f"Message-ID: <accounts-ui-{user}-{n}@example.net>\r\n\r\n{body}\r\n").encode()
 
 
+def aged_message(days):
+    """dave's message `days` old, by its Date header (its INTERNALDATE is set by the APPEND)."""
+    when = time.time() - days * 86400
+    subject = f"{DAVE_AGES.get(days, 'Newest')} {DAVE_WORD} sighting"
+    return when, (f"From: Wanda Walker <wanda@outback-dave.example>\r\nTo: dave@example.com\r\n"
+                  f"Subject: {subject}\r\nDate: {email.utils.formatdate(when)}\r\n"
+                  f"Message-ID: <window-{days}-{int(when)}@outback-dave.example>\r\n\r\n"
+                  f"A {DAVE_WORD} was seen near the track, {days} days ago.\r\n").encode()
+
+
+def conversation(user, correspondent, topic, bodies, attachment, other):
+    """A conversation of three messages between `user` and `correspondent` (the last with `attachment`:
+    (file name, text)), and one more message from `other`, as raw messages."""
+    def build(n, sender, to, subject, body, refs=(), attach=None, hours=None):
+        m = EmailMessage(policy=email.policy.SMTP)
+        m["From"], m["To"], m["Subject"] = sender, to, subject
+        m["Date"] = email.utils.formatdate(time.time() - 3600 * (hours or 6 - n))
+        m["Message-ID"] = f"<{topic.split()[0].lower()}-{n}@{correspondent.split('@')[1].rstrip('>')}>"
+        if refs:
+            m["In-Reply-To"], m["References"] = refs[-1], " ".join(refs)
+        m.set_content(body)
+        if attach:
+            m.add_attachment(attach[1].encode(), maintype="text", subtype="plain", filename=attach[0])
+        return m
+    me = f"{user}@example.com"
+    first = build(1, correspondent, me, topic, bodies[0])
+    second = build(2, me, correspondent, f"Re: {topic}", bodies[1], [first["Message-ID"]])
+    third = build(3, correspondent, me, f"Re: {topic}", bodies[2], [first["Message-ID"], second["Message-ID"]], attachment)
+    fourth = build(4, other[0], me, other[1], other[2], hours=12)
+    return [m.as_bytes() for m in (first, second, third, fourth)]
+
+
+def erin_mail():
+    return conversation(
+        "erin", "Quill Ranger <quill.ranger@burrow-erin.example>", "Wombat census plan",
+        ["Hello Erin. We plan to count the wombat burrows along the northern creek next Tuesday. The rangers meet at the "
+         "visitor centre at seven in the morning. Could you bring the infrared cameras and the burrow maps?",
+         "Hi Quill. I will bring the infrared cameras and two spare batteries. The burrow maps need updating after the "
+         "flood, so I will print new copies on Monday evening.",
+         "Thanks Erin. The counts so far are in the attached register. We found fourteen wombat dens near the creek and "
+         "three collapsed burrows. Please read the register before Tuesday."],
+        ("wombat-register.txt", "Marsupialia burrow register: fourteen wombat dens near the creek, three collapsed.\n"),
+        ("Doctor Moss <dr.moss@burrow-erin.example>", "Wombat feeding roster",
+         "The orphaned wombat joeys need feeding every four hours. Please add your name to the roster."))
+
+
+def frank_mail():
+    return conversation(
+        "frank", "Perch Watcher <perch.watcher@gumtree-frank.example>", "Kookaburra survey at dawn",
+        ["Hello Frank. We plan to record the kookaburra chorus at dawn on Saturday. The volunteers meet at the old "
+         "footbridge at five in the morning. Could you bring the parabolic microphone and the recorder?",
+         "Hi Perch. I will bring the parabolic microphone and spare memory cards. The recorder needs new firmware, so "
+         "I will update it on Thursday evening.",
+         "Thanks Frank. The calls heard so far are in the attached list. We heard six kookaburra families along the "
+         "river and two pairs near the school. Please read the list before Saturday."],
+        ("kookaburra-calls.txt", "Dacelo chorus list: six kookaburra families along the river, two pairs near the school.\n"),
+        ("Bird Lady <birdlady@gumtree-frank.example>", "Kookaburra nesting boxes",
+         "The kookaburra nesting boxes on the river gums need cleaning before spring. Please add your name to the list."))
+
+
+# MARK: the data directory, read from outside
+
+def read_only(path):
+    """A read-only connection (it never writes, never checkpoints the WAL of a serve that runs)."""
+    return sqlite3.connect(f"file:{urllib.parse.quote(path)}?mode=ro", uri=True, timeout=10)
+
+
+# Which kind of id a column holds, by its name; `id` is the table's own kind (TABLE_KINDS).
+ID_COLUMNS = {"accountId": "account", "account_id": "account", "emailId": "email", "email_id": "email",
+              "parentEmailId": "email", "fromEmailId": "email", "threadId": "thread", "folderId": "folder",
+              "targetFolderId": "folder", "attachmentId": "attachment", "draftId": "draft"}
+TABLE_KINDS = {"accounts": "account", "emails": "email", "threads": "thread", "folders": "folder",
+               "attachments": "attachment", "drafts": "draft", "outbox": "outbox", "draft_attachments": "draftAttachment",
+               "email_fts_docsize": "email"}
+# FTS5's shadow table of email_fts (email_id UNINDEXED, account_id UNINDEXED, …): id is the email's rowid.
+SPECIAL_COLUMNS = {("email_fts_content", "id"): "email", ("email_fts_content", "c0"): "email",
+                   ("email_fts_content", "c1"): "account", ("thread_summaries", "emailIds"): "emails"}
+
+
+def account_ids(data, name):
+    """Every id of the account `name` in mail.sqlite, by kind."""
+    with read_only(os.path.join(data, "mail.sqlite")) as db:
+        one = lambda sql, *args: {r[0] for r in db.execute(sql, args)}  # noqa: E731
+        account = one("SELECT id FROM accounts WHERE name = ?", name)
+        assert len(account) == 1, f"no account {name}"
+        a = next(iter(account))
+        ids = {"account": account,
+               "email": one("SELECT id FROM emails WHERE accountId = ?", a),
+               "thread": one("SELECT id FROM threads WHERE accountId = ?", a),
+               "folder": one("SELECT id FROM folders WHERE accountId = ?", a),
+               "attachment": one("SELECT id FROM attachments WHERE emailId IN (SELECT id FROM emails WHERE accountId = ?)", a),
+               "draft": one("SELECT id FROM drafts WHERE accountId = ?", a),
+               "outbox": one("SELECT id FROM outbox WHERE accountId = ?", a),
+               "draftAttachment": one("SELECT id FROM draft_attachments WHERE draftId IN (SELECT id FROM drafts WHERE accountId = ?)", a)}
+    return ids
+
+
+def sqlite_files(data):
+    return sorted(os.path.join(root, f) for root, _, files in os.walk(data) for f in files
+                  if f.endswith(".sqlite"))
+
+
+def rows_of(data, ids, traces=()):
+    """Every value in every table of every database in the data directory that is one of `ids` in an id
+    column, or holds one of `traces` in a text or a blob: {(file, table): [description, …]}."""
+    found = {}
+    traces = [t.encode() for t in traces]
+    for path in sqlite_files(data):
+        file = os.path.relpath(path, data)
+        with read_only(path) as db:
+            tables = db.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
+            for table, sql in tables:
+                if (sql or "").upper().startswith("CREATE VIRTUAL TABLE"):
+                    continue  # its shadow tables are read instead (no tokenizer here to open it)
+                columns = [c[1] for c in db.execute(f'PRAGMA table_info("{table}")')]
+                kinds = {c: SPECIAL_COLUMNS.get((table, c)) or ID_COLUMNS.get(c) or (TABLE_KINDS.get(table) if c == "id" else None)
+                         for c in columns}
+                for row in db.execute(f'SELECT * FROM "{table}"'):
+                    for column, value in zip(columns, row):
+                        kind = kinds[column]
+                        hit = None
+                        if kind == "emails" and isinstance(value, str):
+                            shared = {int(n) for n in re.findall(r"\d+", value)} & ids.get("email", set())
+                            hit = f"emails {sorted(shared)}" if shared else None
+                        elif kind and isinstance(value, int) and value in ids.get(kind, set()):
+                            hit = f"{kind} {value}"
+                        elif traces and isinstance(value, (str, bytes)):
+                            raw = (value.encode() if isinstance(value, str) else value).lower()
+                            words = [t.decode() for t in traces if t in raw]
+                            hit = f"text {words}" if words else None
+                        if hit:
+                            found.setdefault((file, table), []).append(f"{column}: {hit}")
+    return found
+
+
+def files_with_traces(data):
+    """Files under the data directory whose name or bytes hold one of ERIN_TRACES: {relative path: [trace, …]}."""
+    found = {}
+    for root, _, files in os.walk(data):
+        for f in files:
+            path = os.path.join(root, f)
+            rel = os.path.relpath(path, data)
+            try:
+                raw = open(path, "rb").read().lower()
+            except FileNotFoundError:
+                continue  # a WAL checkpointed away meanwhile
+            words = [t for t in ERIN_TRACES if t.encode() in raw or t in rel.lower()]
+            if words:
+                found[rel] = words
+    return found
+
+
+def secrets_in(data, passphrase):
+    """secrets.enc opened as EncryptedFileStore does (its doc comment): {account: sorted purposes}."""
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    raw = open(os.path.join(data, "secrets.enc"), "rb").read()
+    assert raw[:8] == b"MSSECRET" and raw[8] == 1 and raw[9] == 1, raw[:10]
+    log2n, r, p, salt_length = raw[10], raw[11], raw[12], raw[13]
+    header = raw[:14 + salt_length]
+    salt = header[14:]
+    key = hashlib.scrypt(passphrase.encode(), salt=salt, n=1 << log2n, r=r, p=p, dklen=32, maxmem=256 << 20)
+    nonce, sealed = raw[len(header):len(header) + 12], raw[len(header) + 12:]
+    payload = json.loads(AESGCM(key).decrypt(nonce, sealed, header))
+    return {account: sorted(purposes) for account, purposes in payload["entries"].items()}
+
+
 class AccountsTests(UITestCase):
     """One OAuth 2.0 authorization server and one Dovecot for the class (alice: 3 messages, bob: 1, carol: 2;
-    passwords and, through the authorization server's introspection, bearer tokens); each test its own data
-    directory and serve."""
+    dave: 3 of 3, 45 and 400 days ago; erin and frank: a conversation of 3 and one more message each; passwords
+    and, through the authorization server's introspection, bearer tokens); each test its own data directory
+    and serve."""
+    maxDiff = None  # what is left behind is shown whole
 
     @classmethod
     def setUpClass(cls):
@@ -93,6 +278,12 @@ class AccountsTests(UITestCase):
         cls.dovecot.append("bob", "INBOX", message(0, "bob", "The quarterly figures."))
         for n in range(2):
             cls.dovecot.append("carol", "INBOX", message(n, "carol", f"The {CAROL_WORD} tank, part {n}."))
+        for days in DAVE_AGES:
+            when, raw = aged_message(days)
+            cls.dovecot.append("dave", "INBOX", raw, date=when)
+        for user, mail in (("erin", erin_mail()), ("frank", frank_mail())):
+            for raw in mail:
+                cls.dovecot.append(user, "INBOX", raw)
 
     @classmethod
     def tearDownClass(cls):
@@ -619,7 +810,9 @@ class AccountsTests(UITestCase):
         prompt = self.alert()
         prompt.send_keys("alice@example.com")
         prompt.accept()
-        state = self.wait_dialog(lambda s: s["accounts"] == [] and s["none"], 10, "the account to leave the list")
+        # The list's own refresh (every 2 s) can show the account gone before the removal's answer is said.
+        state = self.wait_dialog(lambda s: s["accounts"] == [] and s["none"] and "Removed" in (s["message"] or ""), 10,
+                                 "the account to leave the list, and the dialog to say so")
         self.assertIn("alice@example.com", state["message"] or "")
         self.assertEqual(self.accounts_api(), [])
         self.assertEqual(self.server.get_json("/api/status")["emails"], 0)
@@ -725,3 +918,303 @@ class AccountsTests(UITestCase):
         # And the page's keys work again.
         self.keys("/")
         self.wait(lambda: self.js("return document.activeElement.id") == "search", 3, "/ to reach the search box again")
+
+    # MARK: the sync window
+
+    def dave_state(self):
+        """What the API says of dave's mail: the account's count and window, the status's count, and the
+        subjects a search finds (everything; in his INBOX; and only mail older than 10 days)."""
+        account = self.account_api("dave@example.com")
+        inbox = next(f["id"] for f in self.server.get_json("/api/mailboxes")["folders"]
+                     if f["accountId"] == account["id"] and f["name"] == "INBOX")
+        subjects = lambda page: sorted(r["subject"] for r in page["results"])  # noqa: E731
+        return {"emails": account["emails"], "window": account["imap"].get("syncWindowDays"),
+                "status": self.server.get_json("/api/status")["emails"],
+                "found": subjects(self.server.search(DAVE_WORD, mode="keyword")),
+                "inInbox": subjects(self.server.search(DAVE_WORD, mode="keyword", scope=f"folder:{inbox}")),
+                "olderThan10Days": subjects(self.server.search(f"{DAVE_WORD} older_than:10d", mode="keyword"))}
+
+    def page_subjects(self, text):
+        """The subjects the page lists for a search typed into it (the dialog closed)."""
+        self.search_ui(text)
+        return sorted(r["subject"] for r in self.state()["results"])
+
+    def test_sync_window_limits_what_is_fetched(self):
+        """dave's INBOX holds mail 3, 45 and 400 days old (INTERNALDATE and Date). Added from the page with
+        the last 30 days, only the 3-day message is fetched; the list's select widens it to 90 days (the 45-day
+        one arrives, not the 400-day one), then to all mail (all three). Narrowed to 30 days again, what was
+        fetched stays (the window limits what is fetched, it never deletes): new mail still arrives."""
+        name = "dave@example.com"
+        fresh, older, ancient = (f"{DAVE_AGES[d]} {DAVE_WORD} sighting" for d in (3, 45, 400))
+        self.serve_empty()
+        self.open("/")
+        self.unlock_in_dialog()
+
+        # The form, with "the last 30 days".
+        self.type_in("#account-email", name)
+        self.fill_servers("dave")
+        self.type_in("#account-password", USERS["dave"])
+        self.assertEqual(self.el("#account-window").get_attribute("value"), "30", "30 days is the form's default")
+        self.choose("#account-window", "30")
+        self.el("#accounts .account-add").click()
+        state = self.wait_dialog(lambda s: "up to date" in ((self.account_line(name) or {}).get("sync") or ""), 30,
+                                 "dave's first sync to finish")
+        line = self.account_line(name)
+        self.assertIn("last 30 days", line["detail"])
+        self.assertIn("1 email", line["detail"])
+        self.assertEqual(line["window"], "30")
+        time.sleep(1)  # nothing more comes
+        self.assertEqual(self.dave_state(), {"emails": 1, "window": 30, "status": 1, "found": [fresh], "inInbox": [fresh],
+                                             "olderThan10Days": []})
+        self.assertEqual(self.dovecot.status("dave")["messages"], 3, "the server has all three")
+        self.el("#accounts .accounts-close").click()
+        self.wait_dialog(lambda s: not s["open"], 3, "the dialog to close")
+        self.assertEqual(self.page_subjects(DAVE_WORD), [fresh])
+
+        # 90 days: the 45-day message arrives, the 400-day one does not.
+        self.open_dialog()
+        self.choose(f'#accounts .account-item[data-account="{name}"] select', "90")
+        self.wait(lambda: self.account_api(name)["emails"] == 2, 30,
+                  f"the 45-day message to arrive once the window is 90 days (the API: {self.account_api(name)})")
+        self.wait_dialog(lambda s: "up to date" in ((self.account_line(name) or {}).get("sync") or ""), 30, "the sync to finish")
+        time.sleep(1)
+        self.assertEqual(self.dave_state(), {"emails": 2, "window": 90, "status": 2, "found": sorted([fresh, older]),
+                                             "inInbox": sorted([fresh, older]), "olderThan10Days": [older]})
+        self.wait_dialog(lambda s: "last 90 days" in self.account_line(name)["detail"] and "2 emails" in self.account_line(name)["detail"],
+                         5, "the list to show 90 days and 2 emails")
+        self.el("#accounts .accounts-close").click()
+        self.wait_dialog(lambda s: not s["open"], 3, "the dialog to close")
+        self.assertEqual(self.page_subjects(DAVE_WORD), sorted([fresh, older]))
+
+        # All mail: the 400-day message too.
+        self.open_dialog()
+        self.choose(f'#accounts .account-item[data-account="{name}"] select', "0")
+        self.wait(lambda: self.account_api(name)["emails"] == 3, 30, "the 400-day message to arrive with all mail")
+        self.wait_dialog(lambda s: "up to date" in ((self.account_line(name) or {}).get("sync") or ""), 30, "the sync to finish")
+        self.assertEqual(self.dave_state(), {"emails": 3, "window": None, "status": 3, "found": sorted([fresh, older, ancient]),
+                                             "inInbox": sorted([fresh, older, ancient]), "olderThan10Days": sorted([older, ancient])})
+        self.wait_dialog(lambda s: "all mail" in self.account_line(name)["detail"] and "3 emails" in self.account_line(name)["detail"],
+                         5, "the list to show all mail and 3 emails")
+
+        # Narrowed to 30 days again: nothing fetched is deleted. A message delivered afterwards proves that the
+        # restarted sync has run with the new window; the older mail is still there, and the list says
+        # "last 30 days" beside 4 emails, two of them older than that.
+        self.choose(f'#accounts .account-item[data-account="{name}"] select', "30")
+        self.wait(lambda: self.account_api(name)["imap"]["syncWindowDays"] == 30, 5, "the window to reach the server")
+        when, raw = aged_message(0)
+        uid = self.dovecot.append("dave", "INBOX", raw, date=when)
+        self.addCleanup(lambda: self.dovecot.expunge("dave", "INBOX", [uid]))
+        newest = f"Newest {DAVE_WORD} sighting"
+        self.wait(lambda: self.account_api(name)["emails"] == 4, 30, "the new message to arrive after narrowing")
+        self.wait_dialog(lambda s: "up to date" in ((self.account_line(name) or {}).get("sync") or ""), 30, "the sync to finish")
+        time.sleep(1)
+        self.assertEqual(self.dave_state(), {"emails": 4, "window": 30, "status": 4, "found": sorted([fresh, older, ancient, newest]),
+                                             "inInbox": sorted([fresh, older, ancient, newest]),
+                                             "olderThan10Days": sorted([older, ancient])})
+        self.wait_dialog(lambda s: "last 30 days" in self.account_line(name)["detail"] and "4 emails" in self.account_line(name)["detail"],
+                         5, "the list to show 30 days and 4 emails")
+        self.el("#accounts .accounts-close").click()
+        self.wait_dialog(lambda s: not s["open"], 3, "the dialog to close")
+        self.assertEqual(self.page_subjects(DAVE_WORD), sorted([fresh, older, ancient, newest]))
+
+    # MARK: removal
+
+    def add_in_dialog(self, user):
+        """The account added through the dialog's form, as a person fills it (the store unlocked)."""
+        name = f"{user}@example.com"
+        self.type_in("#account-email", name)
+        self.fill_servers(user)
+        self.type_in("#account-password", USERS[user])
+        self.el("#accounts .account-add").click()
+        self.wait_dialog(lambda s: name in [a["name"] for a in s["accounts"]], 15, f"{name} to appear in the list")
+
+    def conversation_of(self, data, name):
+        """The account's conversation of three: (thread id, the ids of its emails, oldest first)."""
+        with read_only(os.path.join(data, "mail.sqlite")) as db:
+            thread = db.execute("""SELECT e.threadId FROM emails e JOIN accounts a ON a.id = e.accountId WHERE a.name = ?
+                                   GROUP BY e.threadId HAVING COUNT(*) = 3""", (name,)).fetchall()
+            self.assertEqual(len(thread), 1, f"{name} has one conversation of three")
+            emails = [r[0] for r in db.execute("SELECT id FROM emails WHERE threadId = ? ORDER BY sortDate", (thread[0][0],))]
+        return thread[0][0], emails
+
+    def summarize_and_categorize_in_the_page(self, thread):
+        """Opens the conversation (its summary shows; it is marked read: an action for the server) and moves it
+        to Promotions (Updates if it is there already) with the conversation's category select."""
+        from selenium.webdriver.support.ui import Select
+        self.open(f"/?thread={thread}", wait_for="#thread article.message")
+        self.wait(lambda: self.els("#thread section.thread-summary:not([hidden]) li.summary-point"), 15, "the summary")
+        css = "#thread .thread-meta .badge.category select.category-select"
+        self.wait(lambda: self.els(css), 5, "the conversation's category select")
+        select = Select(self.el(css))
+        target = "updates" if select.first_selected_option.get_attribute("value") == "promotions" else "promotions"
+        select.select_by_value(target)
+        self.wait(lambda: all(e["category"] == target for e in self.server.get_json(f"/api/threads/{thread}")["emails"]),
+                  5, "the conversation's new category to reach the API")
+
+    def vectors(self, data, emails):
+        """sha256 of each stored vector of these emails: {emailId: digest} and {(emailId, passage): digest}."""
+        with read_only(os.path.join(data, "mail.sqlite")) as db:
+            marks = ",".join("?" * len(emails))
+            own = {e: hashlib.sha256(v).hexdigest() for e, v in db.execute(
+                f"SELECT emailId, vector FROM embeddings WHERE emailId IN ({marks})", list(emails))}
+            passages = {(e, p): hashlib.sha256(v).hexdigest() for e, p, v in db.execute(
+                f"SELECT emailId, passage, vector FROM attachment_passages WHERE emailId IN ({marks})", list(emails))}
+        return own, passages
+
+    def search_ids(self, text, mode):
+        """The conversations a search finds (each result is one: its thread id)."""
+        return sorted(r["threadId"] for r in self.server.search(text, mode=mode, limit=100)["results"])
+
+    def cli_search(self, data, text, *args):
+        """A fresh `mailsearch search` process on the data directory: its standard output."""
+        env = dict(os.environ, MAILSEARCH_MODEL_DIR=self.server.model_dir)
+        env.pop("MAILSEARCH_DATA_DIR", None)
+        done = subprocess.run([self.server.binary, "search", text, "--data-dir", data, "--no-history", *args],
+                              env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return done.stdout
+
+    def assert_nothing_of_erin(self, data, erin_ids, where):
+        """Everything left of erin's at once: rows (file, table → column: what), files (path → traces) and secrets."""
+        left = {"rows": {f"{file} {table}": found for (file, table), found in rows_of(data, erin_ids, ERIN_TRACES).items()},
+                "files": files_with_traces(data),
+                "secrets": {a: p for a, p in secrets_in(data, PASSPHRASE).items() if a != "frank@example.com"}}
+        self.assertEqual(left, {"rows": {}, "files": {}, "secrets": {}}, f"{where}: what is left of the removed account")
+        self.assertEqual(secrets_in(data, PASSPHRASE), {"frank@example.com": ["password"]}, f"{where}: frank's password")
+
+    def test_remove_leaves_nothing_of_the_account(self):
+        """erin and frank are added from the page; both are synced, embedded (emails and the passages of their
+        attachments), summarized and given a category in the page, have a forwarded draft with an attachment
+        and actions written back to the server. erin is removed in the page. Then, with serve running and
+        again after it stopped, no row of any table of any database in the data directory holds one of erin's
+        ids or words, no file holds them, secrets.enc holds frank's password only, the keyword index agrees
+        with mail.sqlite (the API's status, a fresh CLI search), and everything of frank's is as it was."""
+        from selenium.webdriver.common.keys import Keys
+        erin, frank = "erin@example.com", "frank@example.com"
+        server = self.serve_empty(background_embedding=True)
+        data = server.data_dir
+        self.open("/")
+        self.unlock_in_dialog()
+        self.add_in_dialog("erin")
+        self.add_in_dialog("frank")
+        self.wait(lambda: {a["name"]: a["emails"] for a in self.accounts_api()} == {erin: 4, frank: 4}, 30,
+                  "both accounts' 4 emails to sync")
+        self.el("#accounts .accounts-close").click()
+        self.wait_dialog(lambda s: not s["open"], 3, "the dialog to close")
+
+        # What the background does for every email: its vector, its attachments' text and their passages' vectors.
+        def background():
+            with read_only(os.path.join(data, "mail.sqlite")) as db:
+                texts = db.execute("SELECT status, COUNT(*) FROM attachment_text GROUP BY status").fetchall()
+                passages = db.execute("SELECT COUNT(DISTINCT attachmentId) FROM attachment_passages").fetchone()[0]
+            return {"embeddedEmails": self.server.get_json("/api/status")["embeddedEmails"], "texts": dict(texts),
+                    "embeddedAttachments": passages}
+        done = {"embeddedEmails": 8, "texts": {"ok": 2}, "embeddedAttachments": 2}
+        try:
+            self.wait(lambda: background() == done, 150, "8 emails embedded and both attachments read and embedded")
+        except AssertionError:
+            self.assertEqual(background(), done, "the background work")
+
+        # In the page: each conversation opened (summarized, marked read) and moved to another category.
+        conversations = {name: self.conversation_of(data, name) for name in (erin, frank)}
+        for name, (thread, emails) in conversations.items():
+            self.summarize_and_categorize_in_the_page(thread)
+            # A star written back to the server (the outbox), and a forward of the message with the attachment.
+            status, _ = self.server.request("POST", f"/api/emails/{emails[0]}/actions", {"action": "star"})
+            self.assertEqual(status, 200)
+            status, draft = self.server.request("POST", "/api/compose", {"kind": "forward", "emailId": emails[2], "account": name})
+            self.assertEqual((status, len(draft["attachments"])), (201, 1), draft)
+        # A search by sender: the sender index is built (and its copy kept in search.sqlite).
+        self.assertEqual(len(self.server.search("from:quill.ranger@burrow-erin.example", mode="keyword")["results"]), 1)
+        self.assertEqual(len(self.server.search("from:perch.watcher@gumtree-frank.example", mode="keyword")["results"]), 1)
+        self.wait(lambda: all(o["pending"] == 0 for o in self.server.get_json("/api/status")["outbox"]), 30,
+                  "the actions to reach the server")
+
+        # A `from:` search on the command line while serve runs: it keeps its copies for the next process in
+        # search.sqlite (the sender index, with erin's correspondents in it).
+        self.assertIn("Wombat census plan", self.cli_search(data, "from:quill.ranger@burrow-erin.example", "--mode", "keyword"))
+
+        # Before: what is erin's and what is frank's, everywhere (the checks below can fail: they find all this now).
+        erin_ids, frank_ids = account_ids(data, erin), account_ids(data, frank)
+        for ids in (erin_ids, frank_ids):
+            self.assertEqual({k: len(v) for k, v in ids.items() if k not in ("folder", "outbox")},
+                             {"account": 1, "email": 4, "thread": 2, "attachment": 1, "draft": 1, "draftAttachment": 1}, ids)
+            self.assertGreaterEqual(len(ids["outbox"]), 2, "a read and a star")
+        erin_rows = rows_of(data, erin_ids, ERIN_TRACES)
+        tables = {table for _, table in erin_rows}
+        for table in ["accounts", "emails", "threads", "folders", "attachments", "attachment_text", "attachment_passages",
+                      "embeddings", "email_categories", "thread_summaries", "contacts", "message_ids", "imap_accounts",
+                      "imap_folders", "imap_messages", "email_folders", "drafts", "draft_attachments", "outbox",
+                      "email_fts_content", "email_fts_docsize", "email_fts_data", "sender_cache"]:
+            self.assertIn(table, tables, f"erin has no row in {table} before the removal: the test would not see one left")
+        self.assertIn(f"messages/{next(iter(erin_ids['account']))}", " ".join(files_with_traces(data)),
+                      "erin's messages are kept as files before the removal")
+        self.assertEqual(secrets_in(data, PASSPHRASE), {erin: ["password"], frank: ["password"]})
+        frank_rows = {k: len(v) for k, v in rows_of(data, frank_ids).items()}
+        frank_vectors = self.vectors(data, frank_ids["email"])
+        self.assertEqual((len(frank_vectors[0]), len({e for e, _ in frank_vectors[1]})), (4, 1), "frank's vectors")
+        frank_search = {mode: self.search_ids(FRANK_WORD, mode) for mode in ("keyword", "hybrid")}
+        self.assertEqual(frank_search["keyword"], sorted(frank_ids["thread"]))
+        self.assertEqual(self.search_ids("wombat", "keyword"), sorted(erin_ids["thread"]))
+
+        # Removed in the page (the name typed to confirm).
+        self.open("/")
+        self.open_dialog()
+        self.item_control(erin, "button.account-remove").click()
+        prompt = self.alert()
+        self.assertIn("4 emails", prompt.text)
+        prompt.send_keys(erin)
+        prompt.accept()
+        state = self.wait_dialog(lambda s: [a["name"] for a in s["accounts"]] == [frank] and s["message"], 15,
+                                 "erin to leave the list, and the dialog to say so")
+        self.assertIn(f"Removed {erin} and its 4 emails", state["message"])
+        # At once, before any search could write the index's copies for the next process again.
+        self.assert_nothing_of_erin(data, erin_ids, "right after the removal")
+        self.keys(Keys.ESCAPE)
+        self.wait_dialog(lambda s: not s["open"], 3, "the dialog to close")
+        self.wait(lambda: len(self.js(FOLDERS_JS)) == len(frank_ids["folder"]), 10, "erin's folders to leave the sidebar")
+        api = self.search_ui(FRANK_WORD)  # typed, never recorded (no Enter, no result opened)
+        shown = sorted(r["subject"] for r in self.state()["results"])
+        self.assertEqual((len(shown), shown), (2, sorted(r["subject"] for r in api["results"])), "frank's 2 conversations")
+        self.search_ui("wombat")
+        self.assertTrue(self.state()["empty"], "the page finds nothing of erin's")
+
+        # Through the API: frank alone, the index agreeing with mail.sqlite, nothing of erin's found.
+        self.assertEqual([a["name"] for a in self.accounts_api()], [frank])
+        status = self.server.get_json("/api/status")
+        self.assertEqual((status["accounts"], status["emails"], status["threads"], status["embeddedEmails"]), (1, 4, 2, 4))
+        self.assertEqual(status["keywordIndex"], {"indexedEmails": 4, "missing": 0, "orphaned": 0, "healthy": True})
+        self.assertEqual([s["account"] for s in status["sync"]], [frank])
+        self.assertNotIn(erin, json.dumps(status["outbox"]))
+        mailboxes = self.server.get_json("/api/mailboxes")
+        self.assertEqual([a["name"] for a in mailboxes["accounts"]], [frank])
+        self.assertEqual(sorted(f["id"] for f in mailboxes["folders"]), sorted(frank_ids["folder"]))
+        for text in ["wombat", "marsupialia", "from:quill.ranger@burrow-erin.example", "Wombat census plan"]:
+            for mode in ("keyword", "hybrid"):
+                self.assertEqual(self.search_ids(text, mode), [], f"{text!r} ({mode}) finds mail of the removed account")
+        self.assertLessEqual(set(self.search_ids("wombat burrows census near the creek", "semantic")), frank_ids["thread"])
+        self.assertEqual({mode: self.search_ids(FRANK_WORD, mode) for mode in ("keyword", "hybrid")}, frank_search)
+        drafts = self.server.get_json("/api/drafts")
+        self.assertEqual(sorted(d["id"] for d in (drafts["drafts"] if isinstance(drafts, dict) else drafts)), sorted(frank_ids["draft"]))
+
+        # In the data directory, serve running, then stopped.
+        for where in ("serve running", "serve stopped"):
+            if where == "serve stopped":
+                server.stop()
+            self.assert_nothing_of_erin(data, erin_ids, where)
+            self.assertEqual({k: len(v) for k, v in rows_of(data, frank_ids).items()}, frank_rows, f"{where}: frank's rows changed")
+            self.assertEqual(self.vectors(data, frank_ids["email"]), frank_vectors, f"{where}: frank's vectors changed")
+            with read_only(os.path.join(data, "search.sqlite")) as db:
+                indexed = sorted(r[0] for r in db.execute("SELECT id FROM email_fts_content"))
+            self.assertEqual(indexed, sorted(frank_ids["email"]), f"{where}: the keyword index holds other rows than mail.sqlite")
+
+        # A fresh CLI on the data directory: the one-shot keyword path and the regular hybrid one agree.
+        for text in ["wombat", "marsupialia"]:
+            self.assertEqual(json.loads(self.cli_search(data, text, "--json"))["results"], [], f"mailsearch search {text} --json")
+            self.assertEqual(self.cli_search(data, text, "--mode", "keyword").splitlines()[0], f'No results for "{text}" — try fewer words or remove a filter')
+        found = json.loads(self.cli_search(data, FRANK_WORD, "--json", "--mode", "keyword"))["results"]
+        self.assertEqual(sorted(r["threadId"] for r in found), frank_search["keyword"])
+        listed = self.cli_search(data, FRANK_WORD, "--mode", "keyword")
+        self.assertTrue(listed.startswith("2 conversations"), listed)
+        self.assertIn("Kookaburra nesting boxes", listed)
+        self.assert_nothing_of_erin(data, erin_ids, "after the CLI's searches")

@@ -146,6 +146,41 @@ final class IMAPSyncTests: DovecotTestCase {
         XCTAssertEqual(try count(service, "SELECT COUNT(*) FROM emails WHERE messageId IN ('m5@example.com','m9@example.com')"), 0)
     }
 
+    /// A folder where nothing moved on the server is still read again when the window widens (its
+    /// UIDNEXT and HIGHESTMODSEQ say nothing of the mail the old window left out); a narrower window
+    /// deletes nothing and reads nothing again.
+    func testWideningTheSyncWindowFetchesTheMailItNowTakesIn() async throws {
+        let now = 1_795_000_000.0  // the engines' clock (options())
+        for (n, days) in [3, 3, 45, 45, 400].enumerated() {
+            _ = try server.append(message: Self.message(n), date: Date(timeIntervalSince1970: now - Double(days) * 86_400))
+        }
+        let service = try makeService()
+        var settings = settings(window: 30)
+        let account = try service.store.addIMAPAccount(named: "work", email: "alice@example.com", settings: settings)
+        func sync(window: Int?) async throws -> SyncSummary {
+            settings.syncWindowDays = window
+            try await service.mailbox.updateIMAPAccount(id: account.id, email: "alice@example.com", displayName: nil, settings: settings)
+            return try await engine(service, settings: settings).sync()
+        }
+        let first = try await sync(window: 30)
+        XCTAssertEqual(first.newEmails, 2)
+        let again = try await sync(window: 30)
+        XCTAssertEqual(again.unchangedFolders, again.folders, "the same window: nothing is read again")
+
+        let wider = try await sync(window: 90)
+        XCTAssertEqual(wider.newEmails, 2, "the 45-day messages")
+        XCTAssertEqual(wider.unchangedFolders, 0)
+        let all = try await sync(window: nil)
+        XCTAssertEqual(all.newEmails, 1, "the 400-day message")
+        XCTAssertEqual(try count(service, "SELECT COUNT(*) FROM emails"), 5)
+
+        let narrower = try await sync(window: 30)
+        XCTAssertEqual(narrower.newEmails, 0)
+        XCTAssertEqual(narrower.deletedEmails, 0)
+        XCTAssertEqual(narrower.unchangedFolders, narrower.folders, "a narrower window reads nothing again")
+        XCTAssertEqual(try count(service, "SELECT COUNT(*) FROM emails"), 5, "what was fetched stays")
+    }
+
     func testAppendThenIncrementalSyncFetchesOnlyTheNewMessage() async throws {
         for n in 0..<10 { try server.append(message: Self.message(n)) }
         let service = try makeService()

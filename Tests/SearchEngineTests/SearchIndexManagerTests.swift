@@ -273,4 +273,65 @@ final class SearchIndexManagerTests: XCTestCase {
         try f.index.rebuild()
         XCTAssertNotEqual(f.index.generation, afterDelete, "and so does a rebuild")
     }
+
+    /// Removing an account leaves nothing of it on disk: no FTS5 row, none of its terms in FTS5's segments
+    /// (a deleted row's terms are only marked deleted there), no copy for the next process that holds its
+    /// senders or its emails (not even the directory a search read before the removal and the process
+    /// keeps at its end), and nothing in either database's WAL.
+    func testRemovingAnAccountLeavesNothingOfItOnDisk() async throws {
+        let f = try SearchFixture()
+        let gone = try f.store.account(named: "gone").id
+        try f.add([Spec(subject: "wombat census", body: "marsupialia burrows near the creek", from: "quill@burrow.example"),
+                   Spec(subject: "wombat roster", body: "marsupialia joeys", from: "moss@burrow.example")], accountId: gone)
+        try f.add((0..<3).map { Spec(subject: "kookaburra \($0)", body: "dacelo chorus", from: "perch@gumtree.example") })
+        // A `from:` search and the copies for the next process, as a one-shot command leaves them; then new mail
+        // and a search, whose directory (with the account's emails in it) waits for the process's end.
+        let bySender = try await f.useCase().search("wombat from:quill", limit: 10)
+        XCTAssertEqual(bySender.results.count, 1)
+        f.index.storeCopiesForNextProcess()
+        try f.add(Spec(subject: "kookaburra late", body: "dacelo at dusk", from: "perch@gumtree.example"))
+        let kept = try await f.useCase().search("kookaburra", limit: 10)
+        XCTAssertEqual(kept.results.count, 4)
+
+        let files = ["search.sqlite", "search.sqlite-wal", "mail.sqlite", "mail.sqlite-wal"].map { f.directory.appendingPathComponent($0) }
+        let words = ["marsupialia", "burrow.example"]
+        func left() async throws -> [String] {
+            var found = try await f.index.read { db -> [String] in
+                var found: [String] = []
+                for (table, column) in [("email_fts_data", "block"), ("email_fts_content", "c3"), ("sender_cache", "data")] {
+                    for word in words where try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(table) WHERE instr(\(column), CAST(? AS BLOB)) > 0",
+                                                              arguments: [word])! > 0 {
+                        found.append("\(table): \(word)")
+                    }
+                }
+                let current = try EmailDirectory.version(db)
+                if try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM directory_cache WHERE version <> ?", arguments: [current])! > 0 {
+                    found.append("directory_cache: a copy of older mail")
+                }
+                return found
+            }
+            // The files' bytes, where SQLite overwrites what it deletes (SECURE_DELETE, as Debian builds it).
+            let zeroes = try await f.index.read { try Int.fetchOne($0, sql: "PRAGMA secure_delete") ?? 0 }
+            for file in files where zeroes != 0 {
+                let bytes = (try? Data(contentsOf: file)) ?? Data()
+                for word in words where bytes.range(of: Data(word.utf8)) != nil { found.append("\(file.lastPathComponent): \(word)") }
+            }
+            return found
+        }
+        let before = try await left()
+        XCTAssertTrue(before.contains("email_fts_data: marsupialia") && before.contains("sender_cache: burrow.example"), "\(before)")
+
+        XCTAssertEqual(try f.index.deleteAccount(id: gone).count, 2)
+        f.index.storeCopiesForNextProcess()
+        let after = try await left()
+        XCTAssertEqual(after, [])
+        XCTAssertTrue(try f.index.status().healthy)
+        XCTAssertEqual(try f.index.status().indexedEmails, 4)
+        let removedWord = try await f.useCase().search("marsupialia", limit: 10)
+        XCTAssertEqual(removedWord.results.count, 0)
+        let keptAgain = try await f.useCase().search("kookaburra", limit: 10)
+        XCTAssertEqual(keptAgain.results.map(\.emailId), kept.results.map(\.emailId))
+        let keptSender = try await f.useCase().search("from:perch", limit: 10)
+        XCTAssertEqual(keptSender.results.count, 4)
+    }
 }

@@ -5,7 +5,8 @@ import XCTest
 
 /// Attachments end to end: an mbox whose messages carry a DOCX, a calendar invitation and a zip
 /// bomb is imported; the text is read in the limited child (the built mailsearch-full), stored,
-/// indexed, searched, shown as "in attachment NAME: …", and the bomb costs only itself.
+/// indexed, searched, shown as "in attachment NAME: …", and the bomb costs only itself; in the
+/// background, the text read is embedded.
 final class AttachmentSearchTests: XCTestCase {
     var work: URL!
 
@@ -105,5 +106,22 @@ final class AttachmentSearchTests: XCTestCase {
         // A second pass has nothing left to read.
         let again = try await service.readAttachments()
         XCTAssertEqual(again.attachments, 0)
+    }
+
+    /// With background embedding (serve), text read from attachments gets its passages' vectors without
+    /// waiting for new mail to wake the queue.
+    func testTextReadInTheBackgroundIsEmbedded() async throws {
+        let service = try MailSearchService(configuration: .init(
+            dataDirectory: DataDirectory(url: work.appendingPathComponent("data")), modelDirectory: try ServiceTests.modelDirectory(),
+            embeddingThreads: 2, backgroundEmbedding: true, backgroundSummaries: false))
+        let imported = try await service.mailbox.importMail(path: try mbox().path, account: "home")
+        XCTAssertEqual(imported.imported, 3)
+        await service.waitForEmbedding()
+        XCTAssertEqual(try service.attachmentCounts().embedded, 0, "no text read yet")
+        let summary = try await service.readAttachments()
+        XCTAssertEqual(summary.read, 2)
+        await service.waitForEmbedding()
+        let counts = try service.attachmentCounts()
+        XCTAssertEqual([counts.embedded, counts.toEmbed], [2, 0], "the passages of both texts read")
     }
 }
