@@ -278,7 +278,8 @@ export class Accounts {
     if (account.email && account.email !== account.name) detail.push(account.email);
     if (account.imap) {
       detail.push(`${account.imap.host}:${account.imap.port}`);
-      detail.push(account.imap.syncWindowDays ? WINDOW_WORDS[account.imap.syncWindowDays] || `last ${account.imap.syncWindowDays} days` : 'all mail');
+      // The window limits what is fetched; a narrower one keeps the mail already here (the count says how much).
+      detail.push(`fetches ${account.imap.syncWindowDays ? WINDOW_WORDS[account.imap.syncWindowDays] || `last ${account.imap.syncWindowDays} days` : 'all mail'}`);
       if (account.imap.smtpHost) detail.push(`sends through ${account.imap.smtpHost}`);
     } else {
       detail.push('imported mail');
@@ -297,7 +298,7 @@ export class Accounts {
     const controls = [];
     if (account.imap) {
       controls.push(el('select', {
-        'aria-label': `Sync window of ${account.name}`, title: 'How much mail to keep on this computer', dataset: { control: 'window' },
+        'aria-label': `Sync window of ${account.name}`, title: 'How far back mail is fetched (a shorter window keeps the mail already here)', dataset: { control: 'window' },
         onchange: (event) => this.change(account, { syncWindowDays: Number(event.target.value) }),
       }, ...[7, 14, 30, 60, 90, 0].map((days) => el('option', {
         value: String(days), selected: (account.imap.syncWindowDays || 0) === days, text: days ? WINDOW_WORDS[days] : 'all mail',
