@@ -270,7 +270,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "MailSearchServer", "MailSearchKit", "MailModel", "MailStore", grdb,
+                "MailSearchServer", "MailSearchKit", "MailModel", "MailStore", "MailParsing", grdb,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -25,6 +25,9 @@ public struct EmbeddingProgress: Sendable, Codable, Hashable {
     /// Seconds left in the current pass, estimated from its rate so far.
     public var etaSeconds: Double?
     public var lastError: String?
+    /// Whether new mail is embedded in the background by this process (`serve
+    /// --no-background-embedding` turns it off: `mailsearch index embed` embeds then).
+    public var background = true
 }
 
 /// Embeds emails that have no embedding yet, newest first, on a thread of its own, while searches

@@ -76,6 +76,19 @@ public final class MailSearchService: Sendable {
         try await core.pool.run { [core] in try core.status() }
     }
 
+    /// What the mailbox takes on this computer, per account and in all, and what the caches
+    /// hold (Settings, `GET /api/storage`): measured now, a scan of the emails' text and of the
+    /// data directory's files.
+    public func storage() async throws -> StorageReport {
+        try await core.pool.run { [core] in try core.storageReport() }
+    }
+
+    /// Empties what is computed from the mail and computed again when needed (`CacheReport`):
+    /// the stored summaries and the caches in memory; never the user's own data.
+    public func clearCaches() async throws -> CachesCleared {
+        try await core.pool.run { [core] in try core.clearCaches() }
+    }
+
     /// What `mailsearch stats` shows: the counts and sizes, emails per category, and what waits.
     public func statistics() async throws -> MailStatistics {
         try await core.pool.run { [core] in

@@ -33,6 +33,31 @@ enum MessageSource {
         throw gone(emailId, sourceRef)
     }
 
+    /// How many of these sources name a file that is not there (the message file, or the mbox of
+    /// `path@offset`; each file looked at once). An mbox that changed since the import is not
+    /// noticed here: only when the message is read.
+    static func countMissing(_ sourceRefs: [String?]) -> Int {
+        var exists: [String: Bool] = [:]
+        func isFile(_ path: String) -> Bool {
+            if let known = exists[path] { return known }
+            var isDirectory: ObjCBool = false
+            let found = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && !isDirectory.boolValue
+            exists[path] = found
+            return found
+        }
+        var missing = 0
+        for sourceRef in sourceRefs {
+            guard let sourceRef, !sourceRef.isEmpty else { missing += 1; continue }
+            // An mbox's messages share its path: looked at once for all of them.
+            if let at = sourceRef.lastIndex(of: "@"), let offset = Int(sourceRef[sourceRef.index(after: at)...]), offset >= 0,
+               isFile(String(sourceRef[..<at])) {
+                continue
+            }
+            if !isFile(sourceRef) { missing += 1 }
+        }
+        return missing
+    }
+
     private static func gone(_ emailId: Int64, _ path: String) -> ServiceError {
         ServiceError(.unavailable, "the source of email \(emailId), \(path), is gone",
                      hint: "the original is read from the file it was imported from; restore it or import the mail again")

@@ -248,6 +248,22 @@ final class InsightsState: @unchecked Sendable {
         }
     }
 
+    /// What is kept now: summaries answered, and the reply suggester (0 or 1).
+    var cachedCounts: (summaries: Int, replyModel: Int) {
+        lock.withLock { (summaries.count, replySuggester == nil ? 0 : 1) }
+    }
+
+    /// Forgets the summaries answered and the reply suggester (made again at the next request);
+    /// returns what there was. The local language model stays loaded: it is not a cache.
+    func clear() -> (summaries: Int, replyModel: Int) {
+        lock.withLock {
+            let counts = (summaries.count, replySuggester == nil ? 0 : 1)
+            summaries.removeAll()
+            replySuggester = nil
+            return counts
+        }
+    }
+
     /// The local model, loaded on first use; a load that failed fails again the same way, without retrying.
     func generator(_ configuration: LLMConfiguration) throws -> any TextGenerator {
         try lock.withLock {

@@ -89,7 +89,8 @@ final class ServiceCore: @unchecked Sendable {
     /// The vectors of attachments' passages, searched beside the emails'.
     let passages = PassageVectors()
     let pool: BlockingPool
-    private let cache: SearchCache<SearchPage>
+    /// Search result pages (spec 004), keyed by the generation; "Clear caches" empties it.
+    let cache: SearchCache<SearchPage>
     let semantic: SemanticState
     let insights = InsightsState()
     private let embedding: EmbeddingQueue
@@ -642,6 +643,13 @@ final class ServiceCore: @unchecked Sendable {
 
     // MARK: Status
 
+    /// The background embedding's progress, and whether it runs in this process at all.
+    var embeddingProgress: EmbeddingProgress {
+        var progress = embedding.progress
+        progress.background = configuration.backgroundEmbedding && !configuration.readOnly
+        return progress
+    }
+
     public func status() throws -> ServiceStatus {
         let stats = try store.statistics()
         let embedded = try store.embeddingCount(model: model.name)
@@ -660,7 +668,7 @@ final class ServiceCore: @unchecked Sendable {
             embeddingModel: model.name, embeddedEmails: embedded,
             embeddingCoverage: stats.emails == 0 ? 0 : Double(embedded) / Double(stats.emails),
             semanticAvailable: availability == nil, semanticUnavailableReason: availability,
-            embedding: embedding.progress, summaries: try summaryProgress(), importing: state.importStatus, sync: syncStatuses,
+            embedding: embeddingProgress, summaries: try summaryProgress(), importing: state.importStatus, sync: syncStatuses,
             outbox: try store.outboxCounts(), sending: try sendQueueStatus(), lastError: state.lastError)
     }
 }

@@ -155,6 +155,7 @@ struct MailSearchAPI: Sendable {
         registerCompose(on: api)
         registerAccounts(on: api)
         registerAppLock(on: api)
+        registerData(on: api)
         router.get("oauth/callback") { request, _ in try await oauthCallback(request) }
         // Anything else under /api/ falls through to the router's 404, which ResponseMiddleware
         // words as JSON.

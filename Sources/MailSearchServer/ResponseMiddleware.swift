@@ -36,7 +36,7 @@ struct ResponseMiddleware<Context: RequestContext>: RouterMiddleware {
             return APIError(error).response()
         case let error as HTTPError where error.status == .notFound:
             return APIError(.notFound, "no such endpoint: \(request.method.rawValue) \(loggablePath(request.uri.path))",
-                            hint: "the search page is at /; the API is under /api/: search, suggestions, recent, mailboxes, threads/{id}, emails/{id}, emails/{id}/html, emails/{id}/raw, attachments/{id}, status, index/rebuild, import, accounts").response()
+                            hint: "the search page is at /; the API is under /api/: search, suggestions, recent, mailboxes, threads/{id}, emails/{id}, emails/{id}/html, emails/{id}/raw, attachments/{id}, status, index/rebuild, import, accounts, storage, export, caches/clear").response()
         case let error as HTTPError:
             return APIError(error.status, error.body ?? error.status.reasonPhrase, headers: error.headers).response()
         default:

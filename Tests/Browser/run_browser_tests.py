@@ -52,6 +52,9 @@ ORDER = [
     ("test_views", "AccountViewsTests", ["test_1_unified_inbox_and_account_views",
                                          "test_2_account_on_messages_and_reply_from"]),
     ("test_settings", "SettingsTests", ["test_theme_undo_delay_and_sections", "test_category_badges_can_be_hidden",
+                                        "test_embedding_line_says_what_can_be_searched_by_meaning",
+                                        "test_storage_per_account_export_and_clear_caches",
+                                        "test_embedding_progress_follows_the_status",
                                         "test_notifications_per_account"]),
     ("test_applock", "AppLockTests", ["test_passcode_locks_the_page_and_the_api"]),
     ("test_xss", "XSSTests", [

@@ -51,6 +51,40 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(try mailsearch(["recent"]).stdout, "topic 7 budget\n")
     }
 
+    /// `export --format mbox --account`: the account's messages as received; imported into a fresh data
+    /// directory they are the same emails (Message-IDs, content-hash ids of those without one included).
+    func testMboxExportImportsBackWithTheSameMessageIds() throws {
+        XCTAssertEqual(try mailsearch(["import", try writeMbox(count: 40), "--account", "demo"]).status, 0)
+        XCTAssertEqual(try mailsearch(["import", try writeMbox(count: 5, name: "other.mbox"), "--account", "other"]).status, 0)
+        let exported = work.appendingPathComponent("demo-export.mbox").path
+        let export = try mailsearch(["export", "--format", "mbox", "--account", "demo", "-o", exported])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        XCTAssertEqual(export.stderr, "")
+        let imported = try mailsearch(["import", exported, "--account", "demo", "--json"], dataDir: "copy")
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        let summary = try JSONSerialization.jsonObject(with: Data(imported.stdout.utf8)) as! [String: Any]
+        XCTAssertEqual(summary["imported"] as? Int, 40)
+        XCTAssertEqual(summary["failed"] as? Int, 0)
+
+        func lines(_ dataDir: String) throws -> [[String: Any]] {
+            try mailsearch(["export"], dataDir: dataDir).stdout.split(separator: "\n").map {
+                try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any]
+            }
+        }
+        let original = try lines("data")
+        let demoId = try XCTUnwrap(original.first { ($0["messageId"] as? String) == "m0@example.com" }?["accountId"] as? Int)
+        let originalIds = Set(original.filter { $0["accountId"] as? Int == demoId }.compactMap { $0["messageId"] as? String })
+        let copied = try lines("copy")
+        XCTAssertEqual(copied.count, 40)
+        XCTAssertEqual(originalIds.count, 40)
+        XCTAssertEqual(Set(copied.compactMap { $0["messageId"] as? String }), originalIds)
+        XCTAssertTrue(originalIds.contains { $0.hasSuffix("@content.mailsearch") }, "the mailbox has mail without a Message-ID")
+
+        let unknown = try mailsearch(["export", "--account", "nobody"])
+        XCTAssertEqual(unknown.status, 1)
+        XCTAssertTrue(unknown.stderr.contains("no account named \"nobody\""), unknown.stderr)
+    }
+
     func testEmptyResultsSayWhatToDo() throws {
         _ = try mailsearch(["import", try writeMbox(count: 5)])
         let r = try mailsearch(["search", "xyznonexistent12345"])

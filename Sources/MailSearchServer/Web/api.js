@@ -117,6 +117,8 @@ export async function sendJSON(method, path, body) {
 }
 
 export const hasToken = () => Boolean(storedToken());
+/** Requests need headers a plain link cannot send (the token, or the app lock's session): downloads go through `download`. */
+export const needsHeaders = () => Boolean(storedToken() || sessionStorage.getItem(SESSION_KEY));
 
 /** A file's bytes as the body (its own Content-Type), for an attachment upload; answers the JSON. */
 export async function uploadFile(path, file) {

@@ -101,8 +101,13 @@ function sendQueueLine(sending) {
 
 /** "Semantic search: 1,234 of 44,715 emails · 38 docs/s · about 19 min left" (newest first). */
 function describeEmbedding(status) {
-  const e = status.embedding;
-  let text = `Semantic search: ${status.embeddedEmails.toLocaleString()} of ${status.emails.toLocaleString()} emails, newest first`;
+  return `Semantic search: ${status.embeddedEmails.toLocaleString()} of ${status.emails.toLocaleString()} emails, newest first`
+    + embeddingPace(status.embedding);
+}
+
+/** " · 38 docs/s · about 19 min left" for a running embedding pass (`/api/status` `embedding`); '' before its first batch. */
+export function embeddingPace(e) {
+  let text = '';
   if (e.docsPerSecond) text += ` · ${Math.round(e.docsPerSecond)} docs/s`;
   if (e.etaSeconds != null) {
     const minutes = Math.round(e.etaSeconds / 60);
