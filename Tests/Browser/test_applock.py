@@ -2,6 +2,9 @@
 Settings; a reload shows the lock screen with nothing of the mail behind it, and the API refuses the
 page's calls; a wrong passcode is said so; the right one opens the page; removing the lock opens
 everything again."""
+import os
+import shutil
+import tempfile
 import urllib.error
 import urllib.request
 
@@ -44,6 +47,30 @@ class AppLockTests(UITestCase):
         self.wait(lambda: self.js("return document.getElementById('lock-form').hidden && !document.getElementById('app').hidden"),
                   10, "the page open after the right passcode")
         self.wait(lambda: self.js("return document.querySelectorAll('#results li').length") > 0, 10, "the search's results")
+
+        # An attachment downloads under the lock too: a plain link carries no session, so the page fetches
+        # it with the session and saves what came (else Chromium would save the 423's JSON as the file).
+        folder = tempfile.mkdtemp(prefix="mailsearch-browser-downloads-")
+        self.addCleanup(shutil.rmtree, folder, True)
+        self.driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": folder})
+        # Clicked in the page (the hybrid ranking may replace the rows between a lookup and a click).
+        self.wait(lambda: self.js("""const icon = document.querySelector('#results li.result .attachment-icon');
+                                     if (icon) icon.closest('li.result').click();
+                                     return !!icon;"""), 10, "a result with an attachment")
+        link = self.wait(lambda: next(iter(self.els("#thread .attachments a.download")), None), 10, "the attachment's Download")
+        href = link.get_attribute("href")
+        name = link.get_attribute("download")
+        link.click()
+        path = os.path.join(folder, name)
+        self.wait(lambda: os.path.exists(path) and not any(n.endswith(".crdownload") for n in os.listdir(folder)), 20,
+                  f"{name} downloaded (there: {os.listdir(folder)})")
+        session = self.js("return sessionStorage.getItem('mailsearch.session')")
+        request = urllib.request.Request(href, headers={"X-MailSearch-Session": session})
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            expected = answer.read()
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), expected, "the saved file is not the attachment")
+        self.assertGreater(len(expected), 0)
 
         # Removed: the API answers without a session again.
         self.el("#settings-button").click()

@@ -116,7 +116,6 @@ export async function sendJSON(method, path, body) {
   return type.includes('json') ? response.json() : null;
 }
 
-export const hasToken = () => Boolean(storedToken());
 /** Requests need headers a plain link cannot send (the token, or the app lock's session): downloads go through `download`. */
 export const needsHeaders = () => Boolean(storedToken() || sessionStorage.getItem(SESSION_KEY));
 

@@ -1,7 +1,7 @@
 // The conversation view (#thread): every message oldest first, bodies fetched when a message
 // is expanded, HTML mail in a sandboxed srcdoc iframe, attachments with 001 §5.4.2 warnings.
 
-import { getJSON, sendJSON, hasToken, download, isAbort } from './api.js';
+import { getJSON, sendJSON, needsHeaders, download, isAbort } from './api.js';
 import { el, append, clear, icon, plural, humanSize, shortDate, longDate, personName } from './dom.js';
 import { plainTextBody } from './mailtext.js';
 
@@ -487,8 +487,8 @@ export class ThreadView {
         this.hooks.announce(`${attachment.warning} Press Download anyway to download it.`);
         return;
       }
-      // A plain link cannot carry the Authorization header.
-      if (hasToken()) {
+      // A plain link carries neither the Authorization header nor the app lock's session.
+      if (needsHeaders()) {
         event.preventDefault();
         download(href, attachment.filename).catch((error) => this.hooks.onError(error));
       }
