@@ -98,7 +98,7 @@ extension ServiceCore {
                 try store.installFromPyPI()
                 installation.end(nil)
                 state.changed()
-                if self.configuration.backgroundEmbedding { self.embedPendingInBackground() }
+                self.embedPendingInBackground()
             } catch {
                 installation.end("\(error)")
             }

@@ -119,7 +119,7 @@ extension ServiceCore {
             return summary
         }
         // New text to search by meaning: the background queue embeds its passages (after any mail without a vector).
-        if outcome.read > 0, configuration.backgroundEmbedding, !configuration.readOnly { embedPendingInBackground() }
+        if outcome.read > 0 { embedPendingInBackground() }
         return outcome
     }
 }

@@ -613,8 +613,11 @@ final class ServiceCore: @unchecked Sendable {
         state.changed()
     }
 
-    /// Asks the background queue to embed mail that has none (after an import, say).
+    /// Asks the background queue to embed mail that has none (after an import or a sync, say), when
+    /// this process embeds in the background (`serve --no-background-embedding` and read-only
+    /// services do not: `index embed` is theirs).
     public func embedPendingInBackground() {
+        guard configuration.backgroundEmbedding, !configuration.readOnly else { return }
         embedding.wake()
     }
 

@@ -135,6 +135,33 @@ final class IMAPSyncTests: DovecotTestCase {
         XCTAssertNotNil(status?.lastSync)
     }
 
+    /// New mail from a sync is embedded in the background only where the service embeds in the
+    /// background: `serve --no-background-embedding` leaves it to `index embed`.
+    func testASyncEmbedsNewMailOnlyWithBackgroundEmbedding() async throws {
+        for n in 0..<6 { try server.append(message: Self.message(n)) }
+        let off = try makeService("off", model: true)
+        let summary = try await engine(off).sync()
+        XCTAssertEqual(summary.newEmails, 6)
+        try await Task.sleep(for: .seconds(2))
+        let offStatus = try await off.status()
+        XCTAssertEqual(offStatus.embeddedEmails, 0, "a sync embedded mail with background embedding off")
+
+        let on = try MailSearchService(configuration: .init(
+            dataDirectory: DataDirectory(url: work.appendingPathComponent("on")), modelDirectory: try ServiceModel.directory(),
+            embeddingThreads: 2, embeddingBatchSize: 16, backgroundEmbedding: true,
+            now: { Date(timeIntervalSince1970: 1_795_000_000) }))
+        services.append(on)
+        _ = try await engine(on).sync()
+        let deadline = ContinuousClock.now + .seconds(60)
+        var embedded = 0
+        while ContinuousClock.now < deadline {
+            embedded = try await on.status().embeddedEmails
+            if embedded == 6 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        XCTAssertEqual(embedded, 6, "a sync did not wake the background embedding")
+    }
+
     func testSyncWindowFetchesOnlyTheWindowsMail() async throws {
         // Internal dates: 5 messages from 2026-11 (inside 30 days of 2026-11-18), 5 from 2026-01.
         for n in 0..<5 { try server.append(message: Self.message(n), date: Date(timeIntervalSince1970: 1_794_000_000 + Double(n) * 60)) }
