@@ -152,15 +152,7 @@ extension MailboxService {
     /// `notFound` for an account that does not exist. Nothing is written until `run`.
     public func prepareExport(_ format: ExportFormat, account name: String?) async throws -> MailExport {
         try await core.pool.run { [core] in
-            var account: Account?
-            if let name {
-                guard let found = try core.store.findAccount(named: name) else {
-                    let names = try core.store.accounts().map { "\"\($0.name)\"" }
-                    throw ServiceError.notFound("no account named \"\(name.prefix(200))\"",
-                                                hint: names.isEmpty ? "there is no account yet" : "the accounts are \(names.joined(separator: ", "))")
-                }
-                account = found
-            }
+            let account = try name.map { try core.account(named: $0) }
             let sources = try core.store.sourceRefs(accountId: account?.id)
             let missing = format == .mbox ? MessageSource.countMissing(sources) : 0
             return MailExport(format: format, account: account, emails: sources.count, missingOriginals: missing, core: core)

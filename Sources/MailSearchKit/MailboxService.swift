@@ -67,14 +67,7 @@ public struct MailboxService: Sendable {
     /// The folders with their counts: every account's, or the one named `accountNamed`'s.
     public func folders(accountNamed name: String? = nil) async throws -> [Folder] {
         try await core.pool.run { [core] in
-            var accountId: Int64?
-            if let name {
-                guard let account = try core.store.findAccount(named: name) else {
-                    throw ServiceError.notFound("no account named \"\(name)\"", hint: "`mailsearch accounts` lists them")
-                }
-                accountId = account.id
-            }
-            return try core.store.folders(accountId: accountId)
+            try core.store.folders(accountId: try name.map { try core.account(named: $0).id })
         }
     }
 

@@ -288,8 +288,7 @@ final class ServiceCore: @unchecked Sendable {
             if let id = Int64(name), let account = accounts.first(where: { $0.id == id }) { return .account(accountId: account.id) }
             guard let account = accounts.first(where: { $0.name == name })
                     ?? accounts.first(where: { $0.name.lowercased() == name.lowercased() }) else {
-                throw ServiceError.notFound("no account named \"\(name)\"",
-                                            hint: "the accounts are: \(accounts.map(\.name).joined(separator: ", "))")
+                throw Self.noAccount(named: name, among: accounts)
             }
             return .account(accountId: account.id)
         }
@@ -564,12 +563,22 @@ final class ServiceCore: @unchecked Sendable {
         for path in copies { messageArchive.remove(path) }
     }
 
+    /// The account named `name` (exactly), or `notFound` naming the accounts there are.
+    func account(named name: String) throws -> Account {
+        if let account = try store.findAccount(named: name) { return account }
+        throw Self.noAccount(named: name, among: try store.accounts())
+    }
+
+    static func noAccount(named name: String, among accounts: [Account]) -> ServiceError {
+        ServiceError.notFound("no account named \"\(name.prefix(200))\"",
+                              hint: accounts.isEmpty ? "there is no account yet"
+                                  : "the accounts are \(accounts.map { "\"\($0.name)\"" }.joined(separator: ", "))")
+    }
+
     /// Deletes an account and every local trace of it (AC-S-09). Returns how many emails went.
     @discardableResult
     public func deleteAccount(named name: String) throws -> Int {
-        guard let account = try store.findAccount(named: name) else {
-            throw ServiceError.notFound("no account named \"\(name)\"", hint: "list the accounts to see their names")
-        }
+        let account = try account(named: name)
         let ids = try index.deleteAccount(id: account.id)
         vectors.remove(ids)
         passages.remove(emailIds: ids)
