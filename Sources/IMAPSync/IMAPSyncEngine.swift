@@ -94,6 +94,7 @@ public final class IMAPSyncEngine: Sendable {
         var lastFullPass = ContinuousClock.now
         var inbox = try await listFolders(connection).first { $0.mailbox.isInbox }
         inbox?.status = nil  // what LIST-STATUS said is stale by the time IDLE wakes
+        var caughtUp = false
         while !Task.isCancelled {
             let untilFullPass = options.fullPassInterval - (ContinuousClock.now - lastFullPass)
             if untilFullPass <= .zero {
@@ -105,25 +106,25 @@ public final class IMAPSyncEngine: Sendable {
                 try await Task.sleep(for: untilFullPass)
                 continue
             }
-            _ = try await connection.run(.examine(inbox.mailbox, .plain))
-            board.update(account.name) { $0.state = .listening; $0.folder = nil }
-            let events = try await connection.idle(for: min(options.idleDuration, untilFullPass)) { response in
-                switch response {
-                case .exists, .expunge, .vanished, .fetch: return true
-                default: return false
+            try options.beforeListening?()
+            // What arrived between the pass and this EXAMINE is in the EXAMINE's counts, and IDLE
+            // reports only what changes after it: compare them with what was synced first.
+            let examined = Self.selected(try await connection.run(.examine(inbox.mailbox, extensions(connection).condStore ? .condStore : .plain)))
+            var local = try await mailbox.imapFolderStates(accountId: account.id).first { $0.path == inbox.path }
+            // (Once: a folder whose state a sync cannot settle, with no UIDNEXT say, still IDLEs.)
+            let missed = !caughtUp && Self.missedSinceSync(examined, local: local)
+            caughtUp = missed
+            if !missed {
+                board.update(account.name) { $0.state = .listening; $0.folder = nil }
+                let events = try await connection.idle(for: min(options.idleDuration, untilFullPass)) { response in
+                    Self.changesFolder(response)
                 }
+                guard events.contains(where: Self.changesFolder) else { continue }
+                local = try await mailbox.imapFolderStates(accountId: account.id).first { $0.path == inbox.path }
             }
-            let changed = events.contains { response in
-                switch response {
-                case .exists, .expunge, .vanished, .fetch: return true
-                default: return false
-                }
-            }
-            guard changed else { continue }
             var summary = SyncSummary(account: account.name)
             let started = ContinuousClock.now
             var order = try await passState()
-            let local = try await mailbox.imapFolderStates(accountId: account.id).first { $0.path == inbox.path }
             try await syncFolder(inbox, local: local, connection: connection, summary: &summary, order: &order)
             try await finishPass(summary: &summary, order: order, started: started)
         }
@@ -655,6 +656,24 @@ public final class IMAPSyncEngine: Sendable {
     }
 
     // MARK: Helpers
+
+    /// An untagged response during IDLE that means the folder changed.
+    private static func changesFolder(_ response: IMAPUntaggedResponse) -> Bool {
+        switch response {
+        case .exists, .expunge, .vanished, .fetch: return true
+        default: return false
+        }
+    }
+
+    /// The folder as just selected differs from the last complete sync of it: mail arrived,
+    /// went or changed since, before IDLE could report it.
+    private static func missedSinceSync(_ selected: Selected, local: IMAPFolderState?) -> Bool {
+        guard let local else { return true }
+        if selected.uidValidity != local.uidValidity { return true }
+        if let now = selected.uidNext, now != local.uidNext { return true }
+        if let now = selected.highestModSeq, let then = local.highestModSeq, now != then { return true }
+        return false
+    }
 
     private static func selected(_ response: IMAPCommandResponse) -> Selected {
         var s = Selected()

@@ -44,6 +44,9 @@ public struct SyncOptions: Sendable {
     /// (`.beforeRecord`). An error thrown here ends the replay there, as a process killed at that
     /// point would (nothing more is written).
     public var outboxFault: (@Sendable (OutboxOperation, OutboxFaultPoint) throws -> Void)?
+    /// For tests of races: called each time the watcher is about to open INBOX and IDLE on it,
+    /// after a pass or a sync of INBOX (mail a test delivers here arrives in that gap).
+    public var beforeListening: (@Sendable () throws -> Void)?
     /// The clock the sync window counts back from.
     public var now: @Sendable () -> Date = Date.init
 

@@ -461,6 +461,34 @@ final class IMAPSyncTests: DovecotTestCase {
         XCTAssertEqual(state, .idle)
     }
 
+    /// Mail delivered after the pass read INBOX but before IDLE began is in the EXAMINE's
+    /// counts, not in anything IDLE reports: it must not wait for the next full pass (5 minutes).
+    func testMailDeliveredBetweenThePassAndIDLEIsNotLeftForTheNextPass() async throws {
+        try server.append(message: Self.message(1))
+        let service = try makeService()
+        var options = options()
+        let delivered = Flag()
+        let server = self.server!
+        options.beforeListening = {
+            guard !delivered.isSet else { return }
+            delivered.set()
+            try server.deliver(message: Self.message(2, body: "Delivered before the IDLE: the wombat ledger."))
+        }
+        let engine = try engine(service, options: options)
+        let watcher = Task { await engine.watch() }
+        defer { watcher.cancel() }
+        try await waitUntil(seconds: 20) { delivered.isSet }
+        var found = false
+        let start = ContinuousClock.now
+        while ContinuousClock.now - start < .seconds(10) {
+            if try await search(service, "wombat").results.count == 1 { found = true; break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        XCTAssertTrue(found, "mail delivered between the pass and IDLE waited for the next full pass")
+        watcher.cancel()
+        await watcher.value
+    }
+
     // MARK: Account removal (AC-S-09)
 
     func testRemovingTheAccountLeavesNothingOfIt() async throws {
