@@ -77,6 +77,10 @@ test: deps corpora model
 	  hpassed=$$(echo "$$hsummary" | sed -nE 's/.*: ([0-9]+) passed.*/\1/p'); \
 	  hfailed=$$(echo "$$hsummary" | sed -nE 's/.* ([0-9]+) failed.*/\1/p'); \
 	  if [ -z "$$hsummary" ]; then hfailed=1; fi; \
+	  echo; echo "Failed (every suite):"; \
+	  grep -hE "^/.*: error: " .build/test.log | sed -E 's/^.*: error: /  /' | cut -c1-300; \
+	  grep -hE "^(FAIL|ERROR)(:| ) " .build/browser-test.log .build/imap-test.log .build/oauth-test.log .build/smtp-test.log \
+	    .build/send-queue-test.log .build/serve-histories-test.log | sed -E 's/^/  /'; \
 	  echo; echo "Swift: $$(( $${total:-0} - $${failed:-0} - $${skipped:-0} )) passed, $${failed:-0} failed, $${skipped:-0} skipped; browser: $${bpassed:-0} passed, $${bfailed:-0} failed; Dovecot harness: $${ipassed:-0} passed, $${ifailed:-0} failed; OAuth harness: $${opassed:-0} passed, $${ofailed:-0} failed; SMTP: $${spassed:-0} passed, $${sfailed:-0} failed; send queue: $${qpassed:-0} passed, $${qfailed:-0} failed; serve histories: $${hpassed:-0} passed, $${hfailed:-0} failed"; \
 	  echo "$$(( $${total:-0} - $${failed:-0} - $${skipped:-0} + $${bpassed:-0} + $${ipassed:-0} + $${opassed:-0} + $${spassed:-0} + $${qpassed:-0} + $${hpassed:-0} )) passed, $$(( $${failed:-0} + $${bfailed:-0} + $${ifailed:-0} + $${ofailed:-0} + $${sfailed:-0} + $${qfailed:-0} + $${hfailed:-0} )) failed, $${skipped:-0} skipped"; \
 	  [ $$status -eq 0 ] && [ $$browser -eq 0 ] && [ $$imap -eq 0 ] && [ $$oauth -eq 0 ] && [ $$smtp -eq 0 ] && [ $$queue -eq 0 ] && [ $$histories -eq 0 ]
