@@ -417,13 +417,15 @@ class AccountsTests(UITestCase):
     def consent_in_new_tab(self, button, decision, user):
         """Clicks `button` (an element), which opens the provider's page in a new tab; there presses Allow or
         Deny (`decision`), and waits for serve's callback page. Closes the tab, comes back to the page's, and
-        returns what the callback page said: {title, outcome, url, question}."""
+        returns what the callback page said: {title, outcome, url, question}, and `waiting`: what the
+        form said while the provider's page was open (read before the decision: after it, the form moves on)."""
         from selenium.webdriver.common.by import By
         main = self.driver.current_window_handle
         before = set(self.driver.window_handles)
         button.click()
         handle = self.wait(lambda: next(iter(set(self.driver.window_handles) - before), None), 10,
                            "a new tab with the provider's page")
+        waiting = self.dialog()["state"]
         self.driver.switch_to.window(handle)
         try:
             self.wait(lambda: self.driver.find_elements(By.ID, decision), 10, "the provider's consent page")
@@ -438,7 +440,8 @@ class AccountsTests(UITestCase):
                     "outcome": self.driver.find_element(By.ID, "oauth-outcome").text,
                     "url": self.driver.current_url, "question": question,
                     "styled": self.js("return getComputedStyle(document.querySelector('main')).maxWidth"),
-                    "icon": self.js("const l = document.querySelector('link[rel~=icon]'); return l && l.getAttribute('href')")}
+                    "icon": self.js("const l = document.querySelector('link[rel~=icon]'); return l && l.getAttribute('href')"),
+                    "waiting": waiting}
         finally:
             self.driver.close()
             self.driver.switch_to.window(main)
@@ -564,7 +567,7 @@ class AccountsTests(UITestCase):
         self.assertEqual(page["title"], "Signed in", page)
         self.assertIn("alice@example.com", page["outcome"])
         self.assertEqual(page["styled"], "576px", "the callback page has the page's style sheet (.oauth-done main: 36rem)")
-        self.assertIn("provider's page", self.dialog()["state"], "the form said where to finish signing in")
+        self.assertIn("provider's page", page["waiting"], "the form said where to finish signing in")
 
         # Back on the page: the account is listed (the dialog follows by itself), signs in with OAuth, syncs.
         state = self.wait_dialog(lambda s: [a["name"] for a in s["accounts"]] == ["alice@example.com"], 15,
