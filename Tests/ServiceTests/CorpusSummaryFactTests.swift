@@ -31,8 +31,7 @@ final class CorpusSummaryFactTests: XCTestCase {
     func checkEveryConversation(of path: URL, account: String) async throws {
         guard FileManager.default.fileExists(atPath: path.path) else { throw XCTSkip("\(path.path) is missing: make corpora") }
         let service = try MailSearchService(configuration: .init(
-            dataDirectory: DataDirectory(url: work.appendingPathComponent(account)), modelDirectory: try ServiceTests.modelDirectory(),
-            embeddingThreads: 1))
+            dataDirectory: DataDirectory(url: work.appendingPathComponent(account)), modelDirectory: try ServiceTests.modelDirectory()))
         defer { service.shutdown() }
         _ = try await service.mailbox.importMail(path: path.path, account: account)
         let ids = try service.store.threadsWithoutSummary(backend: ServiceCore.extractiveBackend(model: service.model),
