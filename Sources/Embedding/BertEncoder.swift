@@ -162,7 +162,9 @@ final class BertEncoder {
 
     /// Encodes token-id sequences (each already `[CLS] … [SEP]`, at most `maxPositions` long) and
     /// writes one L2-normalised, mean-pooled vector of `hiddenSize` floats per sequence to `output`.
-    func encode(_ sequences: [[Int32]], into output: UnsafeMutablePointer<Float>) {
+    /// `float32Batches`: a batch too large for the half-precision kernels runs on float32 BLAS,
+    /// whatever `documentKernels` says (queries of an encoder whose other batches run on int8).
+    func encode(_ sequences: [[Int32]], into output: UnsafeMutablePointer<Float>, float32Batches: Bool = false) {
         let hidden = configuration.hiddenSize
         let inner = configuration.intermediateSize
         let heads = configuration.headCount
@@ -204,9 +206,10 @@ final class BertEncoder {
 
         let scale = 1 / Float(headSize).squareRoot()
         let halfPrecision = usesHalfPrecision(tokens: tokens)
-        let copies = halfPrecision ? halfPrecisionLayers() : documentKernels != MS_DOCUMENT_FLOAT32 ? documentPrecisionLayers() : nil
+        let documentPrecision = !halfPrecision && !float32Batches && documentKernels != MS_DOCUMENT_FLOAT32
+        let copies = halfPrecision ? halfPrecisionLayers() : documentPrecision ? documentPrecisionLayers() : nil
         // Documents' attention in bfloat16 products too (queries keep float32).
-        let bfloat16Attention = !halfPrecision && usesBFloat16
+        let bfloat16Attention = documentPrecision && usesBFloat16
         // The half-precision and bfloat16 layers split over as many cores as BLAS may use.
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let threads = min(cores, BLAS.threadCount ?? cores)

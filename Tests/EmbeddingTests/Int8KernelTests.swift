@@ -112,4 +112,36 @@ final class Int8KernelTests: XCTestCase {
         }
     }
 
+    /// The encoder of queries, summaries and replies: where the documents' default is float32 and
+    /// the CPU has int8 kernels, its sentences run on int8 (the same vectors as an int8 encoder's),
+    /// while its queries, long ones too, are exactly what every other encoder gives; elsewhere (or
+    /// with MAILSEARCH_KERNELS set) it is the default encoder.
+    func testTheSentenceEncoderRunsSentencesOnInt8AndQueriesAsBefore() throws {
+        let directory = try ModelTestSupport.modelDirectory()
+        let current = MiniLMEmbedder.DocumentKernels.current
+        let forced = ProcessInfo.processInfo.environment["MAILSEARCH_KERNELS"] != nil
+        let int8 = MiniLMEmbedder.DocumentKernels.chosen(for: "int8")
+        let expected: MiniLMEmbedder.DocumentKernels = !forced && current == .float32 ? int8 : current
+        XCTAssertEqual(MiniLMEmbedder.DocumentKernels.sentences, expected)
+
+        let encoder = try MiniLMEmbedder.sentenceEncoder(modelDirectory: directory)
+        XCTAssertEqual(encoder.documentKernels, expected)
+        let sentences = [
+            "The board arrived yesterday and the firmware update failed twice with the same error.",
+            "Could you send me the calibration output of the second channel before Friday?",
+            "We tried the external reference clock, but the lock indicator stays off after every reboot.",
+        ]
+        // A query far over the 32 tokens of the half-precision kernels.
+        let long = Array(repeating: "why does the receiver drop samples when two channels stream at full rate", count: 3)
+            .joined(separator: " and ")
+        XCTAssertGreaterThan(encoder.tokenizeQuery(long).count, 32)
+        let reference = try MiniLMEmbedder(modelDirectory: directory)
+        XCTAssertEqual(try encoder.embedQueries([long, "quokka"]), try reference.embedQueries([long, "quokka"]),
+                       "queries are embedded as by every other encoder")
+        let sameKernels = try MiniLMEmbedder(modelDirectory: directory, documentKernels: expected)
+        XCTAssertEqual(try encoder.embed(sentences), try sameKernels.embed(sentences), "sentences on \(expected)")
+        if expected != current {
+            XCTAssertNotEqual(try encoder.embed(sentences), try reference.embed(sentences), "int8 sentences differ from float32 ones")
+        }
+    }
 }
