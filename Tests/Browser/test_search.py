@@ -216,8 +216,12 @@ class SearchScreenTests(UITestCase):
         self.assertGreater(api3["conversationCount"], 0, "precondition: some invoices have attachments")
         self.wait(lambda: any(c["label"] == "Filter: Has attachment" and c["pressed"] == "true" for c in self.chips()),
                   3, "the Has attachment chip to be pressed")
-        for li in self.els("ol#results > li.result"):
-            self.assertTrue(li.find_elements("css selector", ".attachment-icon"), "a result without .attachment-icon")
+        # Read in one script: the list may be drawn again meanwhile (its elements then go stale).
+        without_icon_js = """const rows = [...document.querySelectorAll('ol#results > li.result')];
+          return {rows: rows.length, without: rows.filter(li => !li.querySelector('.attachment-icon')).map(li => li.dataset.threadId)};"""
+        shown = self.wait(lambda: (lambda r: r if r["rows"] and not r["without"] else None)(self.js(without_icon_js)), 5,
+                          "every result to show the attachment icon")
+        self.assertGreater(shown["rows"], 0)
 
     # MARK: AC-S-04
 
