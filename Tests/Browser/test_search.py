@@ -183,8 +183,7 @@ class SearchScreenTests(UITestCase):
         self.assertTrue(attach, f"no active Has attachment chip (chips: {chips})")
         self.assertTrue(all(c["remove"] and c["remove"].startswith("Remove filter: ") for c in active),
                         f"an active chip without a 'Remove filter: …' button: {active}")
-        for li in self.els("ol#results > li.result"):
-            self.assertTrue(li.find_elements("css selector", ".attachment-icon"), "a result without .attachment-icon under Has attachment")
+        self.each_result(".attachment-icon", "a result without .attachment-icon under Has attachment")
 
         # Remove the sender chip.
         remove = [b for b in self.els("#chips button.chip-remove") if (b.get_attribute("aria-label") or "").startswith("Remove filter: From")]
@@ -216,12 +215,14 @@ class SearchScreenTests(UITestCase):
         self.assertGreater(api3["conversationCount"], 0, "precondition: some invoices have attachments")
         self.wait(lambda: any(c["label"] == "Filter: Has attachment" and c["pressed"] == "true" for c in self.chips()),
                   3, "the Has attachment chip to be pressed")
-        # Read in one script: the list may be drawn again meanwhile (its elements then go stale).
-        without_icon_js = """const rows = [...document.querySelectorAll('ol#results > li.result')];
-          return {rows: rows.length, without: rows.filter(li => !li.querySelector('.attachment-icon')).map(li => li.dataset.threadId)};"""
-        shown = self.wait(lambda: (lambda r: r if r["rows"] and not r["without"] else None)(self.js(without_icon_js)), 5,
-                          "every result to show the attachment icon")
-        self.assertGreater(shown["rows"], 0)
+        self.each_result(".attachment-icon", "a result without .attachment-icon")
+
+    def each_result(self, selector, message):
+        """The text of `selector` in each result, once the list is drawn and every result has one (read
+        in one script: the list may be drawn again meanwhile, and elements held across that go stale)."""
+        js = """return [...document.querySelectorAll('ol#results > li.result')]
+          .map(li => { const e = li.querySelector(arguments[0]); return e ? e.textContent.trim() : null; });"""
+        return self.wait(lambda: (lambda rows: rows if rows and None not in rows else None)(self.js(js, selector)), 5, message)
 
     # MARK: AC-S-04
 
@@ -481,10 +482,7 @@ class SearchScreenTests(UITestCase):
         self.open("/")
         self.assertGreaterEqual(self.server.get_json("/api/status")["accounts"], 2)
         self.search_ui("budget")
-        for li in self.els("ol#results > li.result"):
-            badge = li.find_elements("css selector", ".badge.account")
-            self.assertTrue(badge, "a result without .badge.account")
-            self.assertEqual(badge[0].text.strip(), "demo")
+        self.assertEqual(set(self.each_result(".badge.account", "a result without .badge.account")), {"demo"})
         self.search_ui("xssvec0001")
         badges = [b.text.strip() for b in self.els("ol#results > li.result .badge.account")]
         self.assertIn("xss", badges)
