@@ -141,8 +141,10 @@ final class ComposeSendTests: DovecotTestCase {
         XCTAssertTrue(flags.contains("<draft1.\(draft.messageId)>"), flags)
         _ = try await service.compose.updateDraft(id: draft.id, input: DraftInput(subject: "Plan v2"))
         try await wait("the new version replacing the old") { try subjects("alice", "Drafts") == ["Plan v2"] }
-        let savedOnServer = try await service.compose.draftDetail(id: draft.id).savedOnServer
-        XCTAssertTrue(savedOnServer)
+        // Recorded once the server has answered: just after the new copy shows there.
+        try await wait("the new version recorded as saved on the server") {
+            try await service.compose.draftDetail(id: draft.id).savedOnServer
+        }
         try await service.compose.deleteDraft(id: draft.id)
         try await wait("the deleted draft gone from Drafts") { try subjects("alice", "Drafts").isEmpty }
         try await wait("the deleted draft's row gone") { try service.store.draft(id: draft.id) == nil }
