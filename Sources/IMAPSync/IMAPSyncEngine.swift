@@ -94,7 +94,7 @@ public final class IMAPSyncEngine: Sendable {
         var lastFullPass = ContinuousClock.now
         var inbox = try await listFolders(connection).first { $0.mailbox.isInbox }
         inbox?.status = nil  // what LIST-STATUS said is stale by the time IDLE wakes
-        var caughtUp = false
+        var syncedForAMiss = false  // the last round synced INBOX because of what its EXAMINE showed
         while !Task.isCancelled {
             let untilFullPass = options.fullPassInterval - (ContinuousClock.now - lastFullPass)
             if untilFullPass <= .zero {
@@ -112,8 +112,8 @@ public final class IMAPSyncEngine: Sendable {
             let examined = Self.selected(try await connection.run(.examine(inbox.mailbox, extensions(connection).condStore ? .condStore : .plain)))
             var local = try await mailbox.imapFolderStates(accountId: account.id).first { $0.path == inbox.path }
             // (Once: a folder whose state a sync cannot settle, with no UIDNEXT say, still IDLEs.)
-            let missed = !caughtUp && Self.missedSinceSync(examined, local: local)
-            caughtUp = missed
+            let missed = !syncedForAMiss && Self.missedSinceSync(examined, local: local)
+            syncedForAMiss = missed
             if !missed {
                 board.update(account.name) { $0.state = .listening; $0.folder = nil }
                 let events = try await connection.idle(for: min(options.idleDuration, untilFullPass)) { response in
