@@ -249,17 +249,46 @@ struct MailSearchBench {
                                           semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors))
         let keywordOnly = SearchEmailsUseCase(index: index, parser: SearchQueryParser(calendar: calendar, now: { now }),
                                               semantic: nil)
+        // The same search without the sentence floor, timed in the same run (what it costs).
+        var noSentenceFloor = SemanticRelevance.calibrated
+        noSentenceFloor.sentenceThreshold = nil
+        let withoutSentenceFloor = SearchEmailsUseCase(
+            index: index, parser: SearchQueryParser(calendar: calendar, now: { now }),
+            semantic: VectorSemanticRanker(embedder: embedder, vectors: vectors, relevance: noSentenceFloor))
         // On real mail: the keyword mix (common, rare, filtered, phrase, prefix) plus natural-language queries.
-        let mix = realVectors ? realQueries.flatMap(\.queries) + semanticQueries
+        var mix = realVectors ? realQueries.flatMap(\.queries) + semanticQueries
                               : semanticQueries + ["budget from john", "deployment schedule"]
+        if let path = ProcessInfo.processInfo.environment["BENCH_HYBRID_QUERIES"] {
+            // More queries, one a line, or the "query" of each line of a labels.jsonl (scripts/eval/paraphrase/).
+            for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") where !line.isEmpty {
+                let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+                mix.append((object?["query"] as? String) ?? String(line))
+            }
+        }
+        let parser = SearchQueryParser(calendar: calendar, now: { now })
+        func isLong(_ q: String) -> Bool {
+            FTS5QueryBuilder.contentWords(for: parser.parse(q).text).count >= SemanticRelevance.calibrated.sentenceMinimumWords
+        }
+        for q in mix { _ = try await withoutSentenceFloor.search(q) }
+        // Each query of 4+ content words once with the sentence floor before any other: its words not yet
+        // embedded (unless an earlier query had them), as the first time a user asks.
+        var firstTime = Samples()
+        for q in mix where isLong(q) { firstTime.add(try await measureAsync { _ = try await useCase.search(q) }) }
         for q in mix { _ = try await useCase.search(q) }
-        var samples = Samples()
+        var samples = Samples(), withoutSamples = Samples(), long = Samples(), longWithout = Samples()
         var ran = 0
         for _ in 0..<10 {
             for q in mix {
                 var response: SearchResponse?
-                samples.add(try await measureAsync { response = try await useCase.search(q) })
+                let ms = try await measureAsync { response = try await useCase.search(q) }
+                samples.add(ms)
                 if response?.semantic.ran == true { ran += 1 }
+                let without = try await measureAsync { _ = try await withoutSentenceFloor.search(q) }
+                withoutSamples.add(without)
+                if isLong(q) {
+                    long.add(ms)
+                    longWithout.add(without)
+                }
             }
         }
         if ProcessInfo.processInfo.environment["BENCH_VERBOSE"] != nil {
@@ -279,11 +308,19 @@ struct MailSearchBench {
                 var vector: [Float] = []
                 let embedMs = try measure { vector = try embedder.embedQueries([parsed.text])[0] }
                 let scanMs = measure { _ = vectors.search(vector, k: 50, candidates: ids.map { EmailIdSet($0) }) }
-                report(String(format: "      text %@: filter ids %.2f ms (%d), embed %.2f ms, scan %.2f ms", parsed.text, sqlMs, ids?.count ?? -1, embedMs, scanMs))
+                // A query of four content words or more also embeds its words (the sentence floor's word bag).
+                let words = FTS5QueryBuilder.contentWords(for: parsed.text)
+                let wordsMs = words.count >= SemanticRelevance.calibrated.sentenceMinimumWords
+                    ? try measure { _ = try embedder.embedQueries(words) } : 0
+                report(String(format: "      text %@: filter ids %.2f ms (%d), embed %.2f ms, its %d words %.2f ms, scan %.2f ms",
+                              parsed.text, sqlMs, ids?.count ?? -1, embedMs, words.count, wordsMs, scanMs))
             }
         }
         let corpus = realVectors ? "\(dir.lastPathComponent), \(vectors.count) stored embeddings" : "synthetic, random vectors"
         report("end-to-end hybrid search over \(ids.count) emails (\(corpus); query embedding + FTS5 + vector scan + RRF + grouping): \(samples.summary()); semantic ran in \(ran)/\(samples.values.count)")
+        report("  the same without the sentence floor (queries of 4+ content words do not embed their words), interleaved: \(withoutSamples.summary())")
+        report("  queries of 4+ content words alone: with the sentence floor \(long.summary()) (its words' vectors kept from before); "
+               + "without \(longWithout.summary()); with, the first time each was asked \(firstTime.summary())")
     }
 
     // MARK: Import

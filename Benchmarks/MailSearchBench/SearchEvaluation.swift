@@ -351,30 +351,15 @@ enum SearchEvaluation {
                 "sampleMean": Double(sampled.mean), "sampleSd": Double(sampled.deviation),
                 "relevantCount": relevant.count, "hits": hits, "keywordHits": keywordHits, "notWords": notWords,
                 "mailboxWords": mailboxWords, "contentWords": FTS5QueryBuilder.contentWords(for: text).count,
-                // How much the query reads as a heap of its words (`wordBagSimilarity`).
-                "bag": wordBagSimilarity(query: q, words: try embedder.embed(FTS5QueryBuilder.contentWords(for: text))),
+                // How much the query reads as a heap of its words (`SemanticRelevance.wordBag`; the
+                // words embedded as the ranker embeds them, as queries).
+                "bag": SemanticRelevance.wordBag(query: q, words: try embedder.embedQueries(FTS5QueryBuilder.contentWords(for: text))),
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             lines.append(String(decoding: data, as: UTF8.self))
         }
         try (lines.joined(separator: "\n") + "\n").write(to: url, atomically: true, encoding: .utf8)
         report("features of \(lines.count) queries written to \(url.path)")
-    }
-
-    /// The cosine between a query's vector and the mean of its words' vectors, each word embedded
-    /// alone (each of unit length): near 1 for a heap of words, lower for a sentence that means more
-    /// than its words; 1 without words. A feature for scripts/eval/cross_corpus.py --sentences.
-    static func wordBagSimilarity(query: [Float], words: [[Float]]) -> Double {
-        guard let first = words.first else { return 1 }
-        var mean = [Double](repeating: 0, count: first.count)
-        for vector in words {
-            for i in 0..<min(mean.count, vector.count) { mean[i] += Double(vector[i]) }
-        }
-        let norm = mean.reduce(0) { $0 + $1 * $1 }.squareRoot()
-        guard norm > 0 else { return 1 }
-        var dot = 0.0
-        for i in 0..<min(mean.count, query.count) { dot += mean[i] * Double(query[i]) }
-        return dot / norm
     }
 
     /// Percentiles of the cosine similarities, and what floors would keep or drop.

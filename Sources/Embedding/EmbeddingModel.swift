@@ -91,7 +91,8 @@ public struct EmbeddingModel: Sendable, Hashable, CustomStringConvertible {
         // (README, "Search quality"; `make eval-cross`).
         relevance: SemanticRelevance(threshold: 0.646, spreadWeight: 3, unknownWordPenalty: 0.1, filteredDepth: 0.5,
                              filteredSpan: 0.2, agreementDepth: 0.35, agreementKeywordDepth: 1000, agreementWords: 2,
-                             singleWordAgreementDepth: 0.1, relatedSpan: 0.2))
+                             singleWordAgreementDepth: 0.1, relatedSpan: 0.2, sentenceThreshold: 1.082,
+                             sentenceBagWeight: 0.8, sentenceSpan: 0.2, sentenceMinimumWords: 4))
 
     /// paraphrase-MiniLM-L3-v2 (3 layers, read at 128 tokens as trained): about four times
     /// faster to embed mail with, and less accurate. The PyPI wheel

@@ -42,10 +42,23 @@ public struct SemanticRelevance: Sendable, Hashable {
     /// result) counts only within this much similarity of the query's best semantic match: the
     /// tail is cut where similarity falls off. Infinity keeps every match above the floor.
     public var relatedSpan: Double
+    /// A question written as a sentence (`sentenceMinimumWords` content words or more) that no email
+    /// holds whole has a second floor of its own, lower the more the sentence means beyond its words:
+    /// `sentenceThreshold − sentenceBagWeight × (1 − bag) + unknownWordPenalty × (1 − known) −
+    /// spreadWeight × sd`, where `bag` is the cosine between the query's vector and the mean of its
+    /// words' vectors, each word embedded alone (`wordBag`): near 1 for a heap of words ("rabbit
+    /// sapphire camera accordion"), lower for a sentence. When its best match clears that floor, its
+    /// nearest count down to `sentenceSpan` below it. nil: no such floor.
+    public var sentenceThreshold: Double?
+    public var sentenceBagWeight: Double
+    public var sentenceSpan: Double
+    public var sentenceMinimumWords: Int
 
     public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double, filteredDepth: Double,
                 filteredSpan: Double, agreementDepth: Double = 0, agreementKeywordDepth: Int = 0,
-                agreementWords: Int = 1, singleWordAgreementDepth: Double? = nil, relatedSpan: Double = .infinity) {
+                agreementWords: Int = 1, singleWordAgreementDepth: Double? = nil, relatedSpan: Double = .infinity,
+                sentenceThreshold: Double? = nil, sentenceBagWeight: Double = 0.8, sentenceSpan: Double = 0.2,
+                sentenceMinimumWords: Int = 4) {
         self.threshold = threshold
         self.spreadWeight = spreadWeight
         self.unknownWordPenalty = unknownWordPenalty
@@ -56,6 +69,10 @@ public struct SemanticRelevance: Sendable, Hashable {
         self.agreementWords = agreementWords
         self.singleWordAgreementDepth = singleWordAgreementDepth ?? agreementDepth
         self.relatedSpan = relatedSpan
+        self.sentenceThreshold = sentenceThreshold
+        self.sentenceBagWeight = sentenceBagWeight
+        self.sentenceSpan = sentenceSpan
+        self.sentenceMinimumWords = sentenceMinimumWords
     }
 
     /// What ships for the default model (README, "Search quality"); each model carries its own
@@ -65,5 +82,28 @@ public struct SemanticRelevance: Sendable, Hashable {
     /// The least similarity a hit of this query needs.
     public func floor(deviation: Double, knownWordShare: Double) -> Double {
         threshold + unknownWordPenalty * (1 - min(1, max(0, knownWordShare))) - spreadWeight * deviation
+    }
+
+    /// The sentence floor (`sentenceThreshold`) of a query with this word bag, or nil without one.
+    public func sentenceFloor(deviation: Double, knownWordShare: Double, bag: Double) -> Double? {
+        guard let sentenceThreshold else { return nil }
+        return sentenceThreshold - sentenceBagWeight * (1 - min(1, max(0, bag)))
+            + unknownWordPenalty * (1 - min(1, max(0, knownWordShare))) - spreadWeight * deviation
+    }
+
+    /// The cosine between a query's vector and the mean of its words' vectors (each of unit length,
+    /// each word embedded alone): near 1 for a heap of words, lower for a sentence that means more
+    /// than its words; 1 without words.
+    public static func wordBag(query: [Float], words: [[Float]]) -> Double {
+        guard let first = words.first else { return 1 }
+        var mean = [Double](repeating: 0, count: first.count)
+        for vector in words {
+            for i in 0..<min(mean.count, vector.count) { mean[i] += Double(vector[i]) }
+        }
+        let norm = mean.reduce(0) { $0 + $1 * $1 }.squareRoot()
+        guard norm > 0 else { return 1 }
+        var dot = 0.0
+        for i in 0..<min(mean.count, query.count) { dot += mean[i] * Double(query[i]) }
+        return dot / norm
     }
 }

@@ -104,12 +104,14 @@ public final class SearchEmailsUseCase: Sendable {
             let runKeyword = mode != .semantic && candidates?.isEmpty != true
             async let keywordPart = runKeyword ? index.keywordMatches(match: match, candidates: candidates) : []
             var semanticHits: [SemanticHit] = []
+            var sentenceHits: [SemanticHit] = []
             var relatedSpan = Double.infinity
             if skipReason == nil, let semantic {
                 do {
                     let ranking = try await semantic.rankWithNearMisses(text: semanticText, candidates: candidates,
                                                                         limit: semanticLimit)
                     semanticHits = ranking.matches
+                    sentenceHits = ranking.sentenceMatches
                     relatedSpan = ranking.relatedSpan
                     if !ranking.clearsFloorWithoutFilters, !semanticHits.isEmpty,
                        try await !mailboxHasAWord(of: semanticText) {
@@ -130,6 +132,15 @@ public final class SearchEmailsUseCase: Sendable {
                 report = SemanticReport(ran: false, reason: skipReason)
             }
             let hits = try await keywordPart
+            if hits.isEmpty, !sentenceHits.isEmpty {
+                // No email holds every word of a query written as a sentence: its nearest down to its
+                // sentence floor count too (`SemanticRelevance.sentenceThreshold`), among the other hits by
+                // similarity.
+                let have = Set(semanticHits.map(\.emailId))
+                semanticHits += sentenceHits.filter { !have.contains($0.emailId) }
+                semanticHits.sort { $0.similarity > $1.similarity || ($0.similarity == $1.similarity && $0.emailId < $1.emailId) }
+                if report.ran { report.matches = semanticHits.count }
+            }
             keywordCount = hits.count
             ranking = KeywordRanking(hits: hits)
             if !hits.isEmpty, relatedSpan.isFinite, let best = semanticHits.map(\.similarity).max(),

@@ -59,6 +59,10 @@ public struct SemanticRanking: Sendable, Hashable {
     /// `SemanticRelevance.relatedSpan`: how far below the best match a semantic match without the
     /// query's words still counts when other mail has them all.
     public var relatedSpan: Double
+    /// Searches without filters: the hits below the floor that count when no email holds every word
+    /// of the query, because it reads as a sentence and its best hit clears its sentence floor
+    /// (`SemanticRelevance.sentenceThreshold`); best first.
+    public var sentenceMatches: [SemanticHit] = []
 
     public init(matches: [SemanticHit], nearMisses: [SemanticHit] = [], keywordDepth: Int? = nil,
                 agreementWords: Int = 1, floor: Double? = nil, singleWordAgreementDepth: Double = .infinity,

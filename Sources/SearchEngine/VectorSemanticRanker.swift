@@ -20,6 +20,9 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
     public let minimumSimilarity: Double?
     /// The per-query decision used when there is no fixed floor.
     public let relevance: SemanticRelevance
+    /// The vectors of words the sentence floor's word bag embedded, kept across searches: a word's
+    /// vector does not depend on the query, and a search as you type sends the same words again.
+    let wordVectors = SearchCache<[Float]>(capacity: 4096, timeToLive: .infinity, normalizesKeys: false)
     /// - Parameters:
     ///   - embedder: the model, or nil when it is not installed.
     public init(embedder: (any Embedder)?, vectors: VectorSearchEngine, passages: PassageVectors? = nil,
@@ -60,11 +63,13 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         let hits = search(query, k: limit, candidates: candidates)
         var floor: Double
         var clearsFloorUnfiltered = true
+        var deviation = 0.0, known = 1.0
         if let minimumSimilarity {
             floor = minimumSimilarity
         } else {
-            floor = relevance.floor(deviation: Double(vectors.background(query).deviation),
-                                    knownWordShare: embedder.knownWordShare(text))
+            deviation = Double(vectors.background(query).deviation)
+            known = embedder.knownWordShare(text)
+            floor = relevance.floor(deviation: deviation, knownWordShare: known)
             if candidates != nil, let bestFiltered = hits.first {
                 // Filters narrow the mail: the text must still mean something in the mailbox (its
                 // best match anywhere clears the floor, or — the caller checks — the mail has one of
@@ -85,9 +90,44 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
             return ranking
         }
         let nearMisses = all.filter { $0.similarity < floor && $0.similarity >= floor - relevance.agreementDepth }
-        return SemanticRanking(matches: matches, nearMisses: nearMisses, keywordDepth: relevance.agreementKeywordDepth,
-                               agreementWords: relevance.agreementWords, floor: floor,
-                               singleWordAgreementDepth: relevance.singleWordAgreementDepth, relatedSpan: relevance.relatedSpan)
+        var ranking = SemanticRanking(matches: matches, nearMisses: nearMisses, keywordDepth: relevance.agreementKeywordDepth,
+                                      agreementWords: relevance.agreementWords, floor: floor,
+                                      singleWordAgreementDepth: relevance.singleWordAgreementDepth,
+                                      relatedSpan: relevance.relatedSpan)
+        ranking.sentenceMatches = try sentenceMatches(text: text, query: query, hits: all, floor: floor, deviation: deviation,
+                                                      knownWordShare: known, embedder: embedder)
+        return ranking
+    }
+
+    /// The hits below `floor` that clear the query's sentence floor (`SemanticRelevance.sentenceThreshold`)
+    /// or lie within `sentenceSpan` below it, when its best hit clears it: they count when no email
+    /// holds every word of the query (`SearchEmailsUseCase`). Empty for a query of fewer words. The
+    /// words are embedded only when the best hit could clear the lowest sentence floor there is (a
+    /// bag of 0).
+    func sentenceMatches(text: String, query: [Float], hits: [SemanticHit], floor: Double, deviation: Double,
+                         knownWordShare known: Double, embedder: any Embedder) throws -> [SemanticHit] {
+        guard relevance.sentenceThreshold != nil, let best = hits.first else { return [] }
+        let words = FTS5QueryBuilder.contentWords(for: text)
+        guard words.count >= relevance.sentenceMinimumWords,
+              let lowest = relevance.sentenceFloor(deviation: deviation, knownWordShare: known, bag: 0),
+              best.similarity >= lowest else { return [] }
+        let bag = SemanticRelevance.wordBag(query: query, words: try embedWords(words, embedder: embedder))
+        guard let sentenceFloor = relevance.sentenceFloor(deviation: deviation, knownWordShare: known, bag: bag),
+              best.similarity >= sentenceFloor else { return [] }
+        return hits.filter { $0.similarity < floor && $0.similarity >= sentenceFloor - relevance.sentenceSpan }
+    }
+
+    /// Each word embedded alone (as a query), from `wordVectors` when it was embedded before.
+    func embedWords(_ words: [String], embedder: any Embedder) throws -> [[Float]] {
+        var vectors = words.map { wordVectors.value(for: $0, generation: 0) }
+        let missing = vectors.indices.filter { vectors[$0] == nil }
+        if !missing.isEmpty {
+            for (i, vector) in zip(missing, try embedder.embedQueries(missing.map { words[$0] })) {
+                vectors[i] = vector
+                wordVectors.insert(vector, for: words[i], generation: 0)
+            }
+        }
+        return vectors.compactMap { $0 }
     }
 
     /// The `k` emails most similar to `query` among `candidates`, each scored by the best of its

@@ -1,6 +1,6 @@
 import Embedding
 import Foundation
-import SearchEngine
+@testable import SearchEngine
 import SearchIndex
 import XCTest
 
@@ -119,6 +119,79 @@ final class SemanticAgreementTests: XCTestCase {
         XCTAssertEqual(try ranker.rankNowWithNearMisses(text: "twin", candidates: EmailIdSet([1, 2, 3]), limit: 10).nearMisses, [])
         let fixed = VectorSemanticRanker(embedder: embedder, vectors: vectors, minimumSimilarity: 0.6, relevance: relevance)
         XCTAssertEqual(try fixed.rankNowWithNearMisses(text: "twin", candidates: nil, limit: 10).nearMisses, [])
+    }
+
+    /// A query that reads as a sentence (its vector far from the mean of its words') has a second,
+    /// lower floor; a heap of the same number of words does not; nor has a query of three words.
+    func testASentenceHasASecondFloorAndAHeapOfWordsHasNot() throws {
+        let vectors = VectorSearchEngine(dimension: 4)
+        vectors.upsert([(1, SemanticRelevanceTests.unit([0.55, 0.835, 0, 0])), (2, SemanticRelevanceTests.unit([0.2, 0, 0.98, 0])),
+                        (3, [0, 0, 1, 0])])
+        let sentence = "when did the budget figures reach finance", heap = "rabbit sapphire camera accordion"
+        var table: [String: [Float]] = [sentence: [1, 0, 0, 0], heap: [1, 0, 0, 0], "budget figures finance": [1, 0, 0, 0]]
+        for word in ["budget", "figures", "reach", "finance"] { table[word] = SemanticRelevanceTests.unit([0.5, 0.866, 0, 0]) }
+        for word in ["rabbit", "sapphire", "camera", "accordion"] { table[word] = [1, 0, 0, 0] }
+        let embedder = SemanticRelevanceTests.FixedEmbedder(vectors: table)
+        let relevance = SemanticRelevance(threshold: 0.6, spreadWeight: 0, unknownWordPenalty: 0, filteredDepth: 0,
+                                          filteredSpan: 0, agreementDepth: 0.2, agreementKeywordDepth: 50,
+                                          sentenceThreshold: 0.9, sentenceBagWeight: 0.8, sentenceSpan: 0.2)
+        let ranker = VectorSemanticRanker(embedder: embedder, vectors: vectors, relevance: relevance)
+        // The sentence's words average to a vector at cosine 0.5 to its own: its sentence floor is
+        // 0.9 - 0.8 × 0.5 = 0.5, which e1 (0.55) clears; its nearest count down to 0.3 — e1, not e2 (0.2).
+        let ranking = try ranker.rankNowWithNearMisses(text: sentence, candidates: nil, limit: 10)
+        XCTAssertEqual(ranking.matches, [])
+        XCTAssertEqual(ranking.sentenceMatches.map(\.emailId), [1])
+        XCTAssertEqual(ranker.wordVectors.count, 4, "its four words' vectors are kept for the next search")
+        XCTAssertEqual(try ranker.rankNowWithNearMisses(text: sentence, candidates: nil, limit: 10).sentenceMatches, ranking.sentenceMatches)
+        XCTAssertEqual(SemanticRelevance.wordBag(query: [1, 0, 0, 0], words: [SemanticRelevanceTests.unit([0.5, 0.866, 0, 0])]),
+                       0.5, accuracy: 1e-3)
+        XCTAssertEqual(relevance.sentenceFloor(deviation: 0, knownWordShare: 1, bag: 0.5) ?? 0, 0.5, accuracy: 1e-9)
+        // Four words that mean no more together than apart: bag 1, floor 0.9.
+        XCTAssertEqual(try ranker.rankNowWithNearMisses(text: heap, candidates: nil, limit: 10).sentenceMatches, [])
+        // Three content words are no sentence; with filters there is no sentence floor; nor without one configured.
+        XCTAssertEqual(try ranker.rankNowWithNearMisses(text: "budget figures finance", candidates: nil, limit: 10).sentenceMatches, [])
+        XCTAssertEqual(try ranker.rankNowWithNearMisses(text: sentence, candidates: EmailIdSet([1, 2]), limit: 10).sentenceMatches, [])
+        var plain = relevance
+        plain.sentenceThreshold = nil
+        XCTAssertEqual(try VectorSemanticRanker(embedder: embedder, vectors: vectors, relevance: plain)
+            .rankNowWithNearMisses(text: sentence, candidates: nil, limit: 10).sentenceMatches, [])
+    }
+
+    /// The sentence floor's matches count only when no email holds every word of the query, ranked
+    /// among the other hits by similarity.
+    func testSentenceMatchesCountOnlyWhenNoEmailHoldsEveryWord() async throws {
+        struct SentenceRanker: SemanticRanker {
+            let sentence: [(Int64, Double)]
+            let nearMiss: Int64
+            var unavailableReason: SemanticSkipReason? { nil }
+            func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
+                try await rankWithNearMisses(text: text, candidates: candidates, limit: limit).matches
+            }
+            func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
+                var ranking = SemanticRanking(matches: [], nearMisses: [SemanticHit(emailId: nearMiss, similarity: 0.45)],
+                                              keywordDepth: 100, floor: 0.6)
+                ranking.sentenceMatches = sentence.map { SemanticHit(emailId: $0, similarity: $1) }
+                return ranking
+            }
+        }
+        let f = try SearchFixture()
+        let ids = try f.add([
+            .init(subject: "Quarterly numbers", body: "The spreadsheet went to accounting this morning."),
+            .init(subject: "Lunch on Friday", body: "Shall we meet at noon?"),
+            .init(subject: "Tight", body: "The budget is tight this year."),
+        ])
+        let question = "when did the budget figures reach finance"
+        // ids[2] is a near miss (0.45) with one of the words; the sentence hits ids[0] (0.5) and ids[1] (0.4)
+        // rank around it by similarity.
+        let ranker = SentenceRanker(sentence: [(ids[0], 0.5), (ids[1], 0.4)], nearMiss: ids[2])
+        let alone = try await f.useCase(semantic: ranker).search(question)
+        XCTAssertEqual(alone.results.map(\.emailId), [ids[0], ids[2], ids[1]], "no email holds every word: the sentence floor counts")
+        XCTAssertEqual(alone.semantic.matches, 3)
+        let more = try f.add([.init(subject: "Budget figures", body: "When did the budget figures reach finance? Last week.")])
+        let matched = try await f.useCase(semantic: ranker).search(question)
+        XCTAssertFalse(matched.results.contains { $0.emailId == ids[0] || $0.emailId == ids[1] },
+                       "an email holds every word: the sentence floor does not count")
+        XCTAssertEqual(matched.results.first?.emailId, more.first)
     }
 
     func testAnyWordExpressionLeavesOutFunctionWordsAndKeepsPhrases() {
