@@ -353,7 +353,8 @@ enum SearchEvaluation {
                 "mailboxWords": mailboxWords, "contentWords": FTS5QueryBuilder.contentWords(for: text).count,
                 // How much the query reads as a heap of its words (`SemanticRelevance.wordBag`; the
                 // words embedded as the ranker embeds them, as queries).
-                "bag": SemanticRelevance.wordBag(query: q, words: try embedder.embedQueries(FTS5QueryBuilder.contentWords(for: text))),
+                "bag": SemanticRelevance.wordBag(query: q, words: try embedder.embedQueries(
+                    Array(FTS5QueryBuilder.contentWords(for: text).prefix(SemanticRelevance.maximumBagWords)))),
             ]
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             lines.append(String(decoding: data, as: UTF8.self))

@@ -53,6 +53,9 @@ public struct SemanticRelevance: Sendable, Hashable {
     public var sentenceBagWeight: Double
     public var sentenceSpan: Double
     public var sentenceMinimumWords: Int
+    /// The word bag reads at most this many of the query's content words (the first): a pasted
+    /// paragraph costs no more than a long question. No labelled question here has more than 17.
+    public static let maximumBagWords = 32
 
     public init(threshold: Double, spreadWeight: Double, unknownWordPenalty: Double, filteredDepth: Double,
                 filteredSpan: Double, agreementDepth: Double = 0, agreementKeywordDepth: Int = 0,

@@ -111,7 +111,8 @@ public final class VectorSemanticRanker: SemanticRanker, @unchecked Sendable {
         guard words.count >= relevance.sentenceMinimumWords,
               let lowest = relevance.sentenceFloor(deviation: deviation, knownWordShare: known, bag: 0),
               best.similarity >= lowest else { return [] }
-        let bag = SemanticRelevance.wordBag(query: query, words: try embedWords(words, embedder: embedder))
+        let bag = SemanticRelevance.wordBag(query: query, words: try embedWords(Array(words.prefix(SemanticRelevance.maximumBagWords)),
+                                                                                embedder: embedder))
         guard let sentenceFloor = relevance.sentenceFloor(deviation: deviation, knownWordShare: known, bag: bag),
               best.similarity >= sentenceFloor else { return [] }
         return hits.filter { $0.similarity < floor && $0.similarity >= sentenceFloor - relevance.sentenceSpan }

@@ -128,7 +128,9 @@ final class SemanticAgreementTests: XCTestCase {
         vectors.upsert([(1, SemanticRelevanceTests.unit([0.55, 0.835, 0, 0])), (2, SemanticRelevanceTests.unit([0.2, 0, 0.98, 0])),
                         (3, [0, 0, 1, 0])])
         let sentence = "when did the budget figures reach finance", heap = "rabbit sapphire camera accordion"
-        var table: [String: [Float]] = [sentence: [1, 0, 0, 0], heap: [1, 0, 0, 0], "budget figures finance": [1, 0, 0, 0]]
+        let long = (0..<100).map { "word\($0)x" }.joined(separator: " ")
+        var table: [String: [Float]] = [sentence: [1, 0, 0, 0], heap: [1, 0, 0, 0], "budget figures finance": [1, 0, 0, 0],
+                                        long: [1, 0, 0, 0]]
         for word in ["budget", "figures", "reach", "finance"] { table[word] = SemanticRelevanceTests.unit([0.5, 0.866, 0, 0]) }
         for word in ["rabbit", "sapphire", "camera", "accordion"] { table[word] = [1, 0, 0, 0] }
         let embedder = SemanticRelevanceTests.FixedEmbedder(vectors: table)
@@ -142,6 +144,9 @@ final class SemanticAgreementTests: XCTestCase {
         XCTAssertEqual(ranking.matches, [])
         XCTAssertEqual(ranking.sentenceMatches.map(\.emailId), [1])
         XCTAssertEqual(ranker.wordVectors.count, 4, "its four words' vectors are kept for the next search")
+        // A pasted paragraph: the bag reads its first 32 content words only.
+        _ = try ranker.rankNowWithNearMisses(text: long, candidates: nil, limit: 10)
+        XCTAssertEqual(ranker.wordVectors.count, 4 + SemanticRelevance.maximumBagWords)
         XCTAssertEqual(try ranker.rankNowWithNearMisses(text: sentence, candidates: nil, limit: 10).sentenceMatches, ranking.sentenceMatches)
         XCTAssertEqual(SemanticRelevance.wordBag(query: [1, 0, 0, 0], words: [SemanticRelevanceTests.unit([0.5, 0.866, 0, 0])]),
                        0.5, accuracy: 1e-3)
