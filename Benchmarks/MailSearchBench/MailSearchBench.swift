@@ -309,7 +309,7 @@ struct MailSearchBench {
                 let embedMs = try measure { vector = try embedder.embedQueries([parsed.text])[0] }
                 let scanMs = measure { _ = vectors.search(vector, k: 50, candidates: ids.map { EmailIdSet($0) }) }
                 // A query of four content words or more also embeds its words (the sentence floor's word bag).
-                let words = FTS5QueryBuilder.contentWords(for: parsed.text)
+                let words = Array(FTS5QueryBuilder.contentWords(for: parsed.text).prefix(SemanticRelevance.maximumBagWords))
                 let wordsMs = words.count >= SemanticRelevance.calibrated.sentenceMinimumWords
                     ? try measure { _ = try embedder.embedQueries(words) } : 0
                 report(String(format: "      text %@: filter ids %.2f ms (%d), embed %.2f ms, its %d words %.2f ms, scan %.2f ms",

@@ -81,12 +81,11 @@ AGREE_KEYWORD_DEPTHS = (100, 200, 500, 1000)
 SENTENCE_RULES = {"L": 4, "share": 0.5, "k": 0.8, "Ws": 0.2}
 SENTENCE = None
 # The sentence floor (what ships since 2026-11-28; --no-sentence-floor for the rule before it): the
-# sentence floor of --sentences alone, the agreement unchanged:
-# a query of 4+ content words that no email holds whole, whose best match clears Ts - k (1 - bag) - a sd
-# + c (1 - known), also counts its nearest down to Ws below that floor, ranked among the other hits by
-# similarity. Ts is fitted above every nonsense query of
-# 4+ words, random-word strings included, so none of them comes in through it. L, k and Ws are those of
-# --sentences (by judgment), not fitted.
+# sentence floor of --sentences alone, the agreement unchanged. A query of 4+ content words that no email
+# holds whole, whose best match clears Ts - k (1 - bag) - a sd + c (1 - known), also counts its nearest
+# down to Ws below that floor, ranked among the other hits by similarity. Ts is fitted above every
+# nonsense query of 4+ words, random-word strings included, so none of them comes in through it. L, k
+# and Ws are those of --sentences (by judgment), not fitted.
 SENTENCE_FLOOR_RULES = {"L": 4, "k": 0.8, "Ws": 0.2}
 SENTENCE_FLOOR = None
 MAX_AGREEMENT_WORDS = 10
@@ -273,6 +272,12 @@ def nonsense_leaks(queries, params, sample):
     return sum(r["any"] for k, r in judge(queries, params, sample).items() if k == "nonsense")
 
 
+def sentence_stat(q, a, c, k, sample):
+    """The least Ts whose sentence floor the query's best hit does not clear (fitting Ts over nonsense)."""
+    return q["hits"][0]["s"] + a * (q["sampleSd"] if sample else q["sd"]) - c * (1 - q["known"]) \
+        + k * (1 - min(1.0, max(0.0, q.get("bag", 1.0))))
+
+
 def fit(queries, sample, margin):
     """Parameters chosen on `queries` alone."""
     a, c = SHAPE
@@ -285,8 +290,7 @@ def fit(queries, sample, margin):
     base = {"a": a, "c": c, "T": t, "depth": 0.3, "w": 1, "D": 0.0, "D1": 0.0, "M": 0, "span": float("inf")}
     if SENTENCE:
         k = SENTENCE["k"]
-        long_stats = [q["hits"][0]["s"] + a * (q["sampleSd"] if sample else q["sd"]) - c * (1 - q["known"])
-                      + k * (1 - min(1.0, max(0.0, q.get("bag", 1.0))))
+        long_stats = [sentence_stat(q, a, c, k, sample)
                       for q in nonsense if q["hits"] and content_word_count(q["text"]) >= SENTENCE["L"]]
         base.update(SENTENCE, Ts=round(max(long_stats) + margin, 3) if long_stats else 10.0)
     if SENTENCE_FLOOR:
@@ -294,8 +298,7 @@ def fit(queries, sample, margin):
         long_nonsense = [q for q in queries if q["kind"].startswith("nonsense") and not q.get("notWords")
                          and not q.get("filtered") and q["hits"] and not q.get("keywordHits")
                          and content_word_count(q["text"]) >= SENTENCE_FLOOR["L"]]
-        long_stats = [q["hits"][0]["s"] + a * (q["sampleSd"] if sample else q["sd"]) - c * (1 - q["known"])
-                      + k * (1 - min(1.0, max(0.0, q.get("bag", 1.0)))) for q in long_nonsense]
+        long_stats = [sentence_stat(q, a, c, k, sample) for q in long_nonsense]
         base.update(SENTENCE_FLOOR, sfloor=True,
                     Ts=round(max(long_stats) + margin, 3) if long_stats else 10.0)
     best = None
