@@ -40,7 +40,8 @@ enum InsightsProseBenchmark {
 
     static func sentences(source: String, output: String) throws {
         struct Row: Encodable {
-            struct Line: Encodable { var t: String; var p: Bool }
+            /// Text, prose; kind, character span, question, request, date or time: all of a sentence.
+            struct Line: Encodable { var t: String; var p: Bool; var k: String; var s: Int; var e: Int; var q: Bool; var r: Bool; var d: Bool }
             var n: Int
             var name: String
             var messageId: String
@@ -60,7 +61,10 @@ enum InsightsProseBenchmark {
             guard let cleaned = clean else { continue }
             let row = Row(n: n, name: message.name, messageId: message.parsed.messageId ?? "",
                           body: String(body.prefix(EmbeddingText.bodyWindow)), text: cleaned.text,
-                          sentences: cleaned.sentences.map { .init(t: $0.text, p: $0.isProse) })
+                          sentences: cleaned.sentences.map {
+                              .init(t: $0.text, p: $0.isProse, k: $0.kind.rawValue, s: $0.start, e: $0.end, q: $0.isQuestion,
+                                    r: $0.isRequest, d: $0.hasDateOrTime)
+                          })
             out.append(try encoder.encode(row))
             out.append(0x0A)
             count += 1

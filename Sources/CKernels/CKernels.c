@@ -823,25 +823,138 @@ void ms_attention(const float *qkv, int length, int ldqkv, int hidden, int heads
     ms_team_run(parts, attention_part, &job);
 }
 
-void ms_bias_gelu(float *x, const float *bias, int rows, int width) {
+typedef struct {
+    const float *qkv;
+    const int *starts, *lengths;
+    int count, ldqkv, hidden, heads, maxLength;
+    float scale;
+    float *context;
+    int ldc, parts;
+    long total;
+} attention_batch_job;
+
+/// The cost of one head of a sequence of `length` tokens, in the units `attention_batch_part` splits.
+static long attention_unit_cost(int length) { return length > 0 ? (long)length * length + length : 0; }
+
+/// The (sequence, head) pairs whose cost's midpoint falls in this part's share of the total: each
+/// pair in exactly one part, every pair computed as `attention_part` computes it.
+static void attention_batch_part(void *context, int part) {
+    const attention_batch_job *job = context;
+    const int d = job->hidden / job->heads;
+    const int lpMax = (job->maxLength + 15) & ~15;
+#if MS_X86
+    const int fast = ms_kernels_accelerated() && d % 16 == 0;
+#else
+    const int fast = 0;
+#endif
+    const long from = job->total * part / job->parts, to = job->total * (part + 1) / job->parts;
+    float *scratch = NULL;
+    long before = 0;
+    for (int sequence = 0; sequence < job->count; sequence++) {
+        const int length = job->lengths[sequence];
+        const long cost = attention_unit_cost(length);
+        if (cost == 0) continue;
+        const int lp = (length + 15) & ~15;
+        for (int head = 0; head < job->heads; head++) {
+            const long middle = before + cost / 2;
+            before += cost;
+            if (middle < from || middle >= to) continue;
+            if (!scratch) {
+                scratch = malloc(sizeof(float) * ((size_t)d * lpMax + 6 * (size_t)lpMax + 16));
+                if (!scratch) abort();
+            }
+            const float *q = job->qkv + (size_t)job->starts[sequence] * job->ldqkv + (size_t)head * d;
+            const float *k = q + job->hidden, *v = q + 2 * job->hidden;
+            float *out = job->context + (size_t)job->starts[sequence] * job->ldc + (size_t)head * d;
+#if MS_X86
+            if (fast) {
+                attention_head_avx2(q, k, v, job->ldqkv, length, d, job->scale, out, job->ldc, scratch, scratch + (size_t)d * lp);
+                continue;
+            }
+#endif
+            (void)fast;
+            attention_head_portable(q, k, v, job->ldqkv, length, d, job->scale, out, job->ldc, scratch);
+        }
+    }
+    free(scratch);
+}
+
+void ms_attention_batch(const float *qkv, const int *starts, const int *lengths, int count, int ldqkv, int hidden, int heads,
+                        float scale, float *context, int ldc, int threads) {
+    if (count <= 0 || heads <= 0) return;
+    long total = 0, work = 0;
+    int maxLength = 0;
+    for (int i = 0; i < count; i++) {
+        total += attention_unit_cost(lengths[i]) * heads;
+        if (lengths[i] > 0) work += 2L * lengths[i] * lengths[i] * hidden;
+        if (lengths[i] > maxLength) maxLength = lengths[i];
+    }
+    if (total == 0) return;
+    int parts = threads < 1 ? 1 : threads;
+    // Below about 200K multiply-adds a part, waking a helper costs more than it saves.
+    if (work / parts < 200000) parts = (int)(work / 200000) > 1 ? (int)(work / 200000) : 1;
+    attention_batch_job job = {qkv, starts, lengths, count, ldqkv, hidden, heads, maxLength, scale, context, ldc, parts, total};
+    ms_team_run(parts, attention_batch_part, &job);
+}
+
+/// Rows of an element-wise job split over the team: below this many floats a part, one thread.
+#define MS_ROWS_PER_PART_FLOATS 65536
+
+typedef struct {
+    float *x;
+    const float *residual, *bias, *gamma, *beta;
+    int rows, width, parts;
+    float epsilon;
+} rows_job;
+
+static void gelu_part(void *context, int part) {
+    const rows_job *job = context;
+    const int first = (int)((long)job->rows * part / job->parts), end = (int)((long)job->rows * (part + 1) / job->parts);
+    if (first >= end) return;
+    float *x = job->x + (size_t)first * job->width;
 #if MS_X86
     if (ms_kernels_accelerated()) {
-        bias_gelu_avx2(x, bias, rows, width);
+        bias_gelu_avx2(x, job->bias, end - first, job->width);
         return;
     }
 #endif
-    bias_gelu_portable(x, bias, rows, width);
+    bias_gelu_portable(x, job->bias, end - first, job->width);
+}
+
+static void layer_norm_part(void *context, int part) {
+    const rows_job *job = context;
+    const int first = (int)((long)job->rows * part / job->parts), end = (int)((long)job->rows * (part + 1) / job->parts);
+    if (first >= end) return;
+    const size_t offset = (size_t)first * job->width;
+    float *x = job->x + offset;
+    const float *residual = job->residual ? job->residual + offset : NULL;
+#if MS_X86
+    if (ms_kernels_accelerated() && job->width % 8 == 0) {
+        add_layer_norm_avx2(x, residual, job->bias, end - first, job->width, job->gamma, job->beta, job->epsilon);
+        return;
+    }
+#endif
+    add_layer_norm_portable(x, residual, job->bias, end - first, job->width, job->gamma, job->beta, job->epsilon);
+}
+
+static int rows_parts(int rows, int width, int threads) {
+    const long floats = (long)rows * width;
+    int parts = threads < 1 ? 1 : threads;
+    if (floats / parts < MS_ROWS_PER_PART_FLOATS) parts = (int)(floats / MS_ROWS_PER_PART_FLOATS) > 1 ? (int)(floats / MS_ROWS_PER_PART_FLOATS) : 1;
+    return parts > rows ? (rows > 0 ? rows : 1) : parts;
+}
+
+void ms_bias_gelu(float *x, const float *bias, int rows, int width, int threads) {
+    if (rows <= 0 || width <= 0) return;
+    rows_job job = {x, NULL, bias, NULL, NULL, rows, width, rows_parts(rows, width, threads), 0};
+    ms_team_run(job.parts, gelu_part, &job);
 }
 
 void ms_add_layer_norm(float *x, const float *residual, const float *bias, int rows, int width, const float *gamma,
-                       const float *beta, float epsilon) {
-#if MS_X86
-    if (ms_kernels_accelerated() && width % 8 == 0) {
-        add_layer_norm_avx2(x, residual, bias, rows, width, gamma, beta, epsilon);
-        return;
-    }
-#endif
-    add_layer_norm_portable(x, residual, bias, rows, width, gamma, beta, epsilon);
+                       const float *beta, float epsilon, int threads) {
+    if (rows <= 0 || width <= 0) return;
+    rows_job job = {x, residual, bias, gamma, beta, rows, width, rows_parts(rows, width, threads), epsilon};
+    ms_team_run(job.parts, layer_norm_part, &job);
 }
 
 // MARK: - bfloat16 linear layers for document batches (AVX-512 BF16)
@@ -1436,6 +1549,8 @@ static void linear_int8_portable_range(const uint8_t *q, const float *steps, con
 
 #if MS_X86
 #define MS_I8_ROWS 4
+/// Bytes of quantized rows a block of `linear_int8_avx2_range` covers.
+#define MS_I8_BLOCK_BYTES 16384
 
 /// total += (acc · scale) · step − offset · weightSums (see above), 8 outputs.
 __attribute__((target("avx2,fma"), always_inline)) static inline __m256
@@ -1498,17 +1613,24 @@ linear_int8_avx2_range(const uint8_t *q, const float *steps, const float *offset
                        const int8_t *weights, const float *scales, const float *sums, const float *bias, int n, float *y,
                        int ldy, int first, int end) {
     const int groups = kp / MS_I8_GROUP;
-    for (int r = 0; r < rows; r += MS_I8_ROWS) {
-        const int R = rows - r < MS_I8_ROWS ? rows - r : MS_I8_ROWS;
+    // Rows in blocks whose bytes stay in L2 while every panel of this part passes over them, each
+    // panel then in L1 for the block's rows: the weights are read once a block, not once every 4 rows.
+    int block = MS_I8_BLOCK_BYTES / kp;
+    block = block < MS_I8_ROWS ? MS_I8_ROWS : block / MS_I8_ROWS * MS_I8_ROWS;
+    for (int r0 = 0; r0 < rows; r0 += block) {
+        const int r1 = rows - r0 < block ? rows : r0 + block;
         for (int p = first; p < end; p++) {
             const float *ps = scales + (size_t)p * groups * 16, *pu = sums + (size_t)p * groups * 16;
             const int8_t *panel = weights + (size_t)p * 16 * kp;
-            const uint8_t *qr = q + (size_t)r * kp;
-            const float *sr = steps + (size_t)r * groups, *or = offsets + (size_t)r * groups;
-            if (R == MS_I8_ROWS)
-                i8_block_avx2(qr, kp, MS_I8_ROWS, sr, or, panel, ps, pu, groups, bias, p * 16, n, y + (size_t)r * ldy, ldy);
-            else
-                i8_block_avx2(qr, kp, R, sr, or, panel, ps, pu, groups, bias, p * 16, n, y + (size_t)r * ldy, ldy);
+            for (int r = r0; r < r1; r += MS_I8_ROWS) {
+                const int R = r1 - r < MS_I8_ROWS ? r1 - r : MS_I8_ROWS;
+                const uint8_t *qr = q + (size_t)r * kp;
+                const float *sr = steps + (size_t)r * groups, *or = offsets + (size_t)r * groups;
+                if (R == MS_I8_ROWS)
+                    i8_block_avx2(qr, kp, MS_I8_ROWS, sr, or, panel, ps, pu, groups, bias, p * 16, n, y + (size_t)r * ldy, ldy);
+                else
+                    i8_block_avx2(qr, kp, R, sr, or, panel, ps, pu, groups, bias, p * 16, n, y + (size_t)r * ldy, ldy);
+            }
         }
     }
 }
@@ -1622,6 +1744,35 @@ static void int8_part(void *context, int part) {
                                job->bias, job->n, job->y, job->ldy, first, end);
 }
 
+typedef struct {
+    const float *x;
+    int rows, k, kp, groups, kind;
+    uint8_t *q;
+    float *steps, *offsets;
+    int parts;
+} quantize_job;
+
+static void quantize_part(void *context, int part) {
+    const quantize_job *job = context;
+    const int first = (int)((long)job->rows * part / job->parts), end = (int)((long)job->rows * (part + 1) / job->parts);
+    const int k = job->k, groups = job->groups;
+    for (int r = first; r < end; r++) {
+        for (int g = 0; g < groups; g++) {
+            const int from = g * MS_I8_GROUP, count = k - from < MS_I8_GROUP ? k - from : MS_I8_GROUP;
+            const float *source = job->x + (size_t)r * k + from;
+            uint8_t *target = job->q + (size_t)r * job->kp + from;
+            const size_t index = (size_t)r * groups + g;
+#if MS_X86
+            if (job->kind != MS_DOCUMENT_INT8_PORTABLE && count == MS_I8_GROUP) {
+                quantize_group64_avx2(source, target, job->steps + index, job->offsets + index);
+                continue;
+            }
+#endif
+            quantize_group_u8(source, count, target, job->steps + index, job->offsets + index);
+        }
+    }
+}
+
 void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, const float *bias, int n, float *y,
                            int ldy, int threads, int kind) {
     if (rows <= 0 || n <= 0) return;
@@ -1634,7 +1785,6 @@ void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, 
     const int8_t *weights = packed;
     const float *scales = (const float *)(weights + (size_t)panelCount * 16 * kp);
     const float *sums = scales + (size_t)panelCount * groups * 16;
-    // The rows quantized once, on this thread (k operations a row against n·k multiply-adds).
     static __thread uint8_t *buffer = NULL;
     static __thread size_t capacity = 0;
     const size_t quantized = ((size_t)rows * kp + 63) / 64 * 64;
@@ -1648,21 +1798,9 @@ void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, 
     uint8_t *q = buffer;
     float *steps = (float *)(buffer + quantized);
     float *offsets = steps + (size_t)rows * groups;
-    for (int r = 0; r < rows; r++) {
-        for (int g = 0; g < groups; g++) {
-            const int from = g * MS_I8_GROUP, count = k - from < MS_I8_GROUP ? k - from : MS_I8_GROUP;
-            const float *source = x + (size_t)r * k + from;
-            uint8_t *target = q + (size_t)r * kp + from;
-            const size_t index = (size_t)r * groups + g;
-#if MS_X86
-            if (kind != MS_DOCUMENT_INT8_PORTABLE && count == MS_I8_GROUP) {
-                quantize_group64_avx2(source, target, steps + index, offsets + index);
-                continue;
-            }
-#endif
-            quantize_group_u8(source, count, target, steps + index, offsets + index);
-        }
-    }
+    // The rows quantized once, split over the team like an element-wise job (each row alone).
+    quantize_job quantizing = {x, rows, k, kp, groups, kind, q, steps, offsets, rows_parts(rows, k, threads)};
+    ms_team_run(quantizing.parts, quantize_part, &quantizing);
     const int unit = kind == MS_DOCUMENT_INT8_VNNI ? MS_VNNI_PANELS_UNIT : 1;
     const int blocks = (panelCount + unit - 1) / unit;
     int parts = threads < 1 ? 1 : threads;

@@ -182,6 +182,7 @@ final class BertEncoder {
             starts.append(offset)
             offset += length
         }
+        let starts32 = starts.map { Int32($0) }, lengths32 = lengths.map { Int32($0) }
 
         // Work buffers for the whole batch, reused by every layer.
         let x = FloatStorage(count: tokens * hidden)
@@ -200,9 +201,13 @@ final class BertEncoder {
                 for i in 0..<hidden { row[i] = word[i] + place[i] + tokenTypeEmbeddings[i] }
             }
         }
+        // The linear layers (half precision, bfloat16, int8), the attention and the element-wise
+        // layers split over as many cores as BLAS may use.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let threads = min(cores, BLAS.threadCount ?? cores)
         ms_add_layer_norm(
             x.pointer, nil, nil, Int32(tokens), Int32(hidden), embeddingNormGamma, embeddingNormBeta,
-            configuration.layerNormEpsilon)
+            configuration.layerNormEpsilon, Int32(threads))
 
         let scale = 1 / Float(headSize).squareRoot()
         let halfPrecision = usesHalfPrecision(tokens: tokens)
@@ -210,9 +215,6 @@ final class BertEncoder {
         let copies = halfPrecision ? halfPrecisionLayers() : documentPrecision ? documentPrecisionLayers() : nil
         // Documents' attention in bfloat16 products too (queries keep float32).
         let bfloat16Attention = documentPrecision && usesBFloat16
-        // The half-precision and bfloat16 layers split over as many cores as BLAS may use.
-        let cores = ProcessInfo.processInfo.activeProcessorCount
-        let threads = min(cores, BLAS.threadCount ?? cores)
         for (index, layer) in layers.enumerated() {
             let packed = copies?[index]
             // Q, K, V for every token at once.
@@ -221,28 +223,36 @@ final class BertEncoder {
                 outputs: 3 * hidden, into: qkv.pointer)
             // Attention, sequence by sequence (all heads in one fused kernel: scores, softmax and
             // the weighted values of a few rows at a time, in cache).
-            for (sequence, length) in lengths.enumerated() where length > 0 {
-                (bfloat16Attention ? ms_attention_bf16 : ms_attention)(
-                    qkv.pointer + starts[sequence] * 3 * hidden, Int32(length), Int32(3 * hidden), Int32(hidden),
-                    Int32(heads), scale, context.pointer + starts[sequence] * hidden, Int32(hidden), Int32(threads))
+            if bfloat16Attention {
+                for (sequence, length) in lengths.enumerated() where length > 0 {
+                    ms_attention_bf16(
+                        qkv.pointer + starts[sequence] * 3 * hidden, Int32(length), Int32(3 * hidden), Int32(hidden),
+                        Int32(heads), scale, context.pointer + starts[sequence] * hidden, Int32(hidden), Int32(threads))
+                }
+            } else {
+                // Every sequence's heads in one job on the team (a summary's 40 short sentences
+                // were 40 jobs of a few microseconds each).
+                ms_attention_batch(
+                    qkv.pointer, starts32, lengths32, Int32(lengths.count), Int32(3 * hidden), Int32(hidden), Int32(heads), scale,
+                    context.pointer, Int32(hidden), Int32(threads))
             }
             Self.linear(
                 context.pointer, rows: tokens, inputs: hidden, weight: layer.attentionOutputWeight,
                 packed: packed?.attentionOutput, threads: threads, bias: layer.attentionOutputBias, outputs: hidden, into: projected.pointer)
             ms_add_layer_norm(
                 x.pointer, projected.pointer, nil, Int32(tokens), Int32(hidden), layer.attentionNormGamma, layer.attentionNormBeta,
-                configuration.layerNormEpsilon)
+                configuration.layerNormEpsilon, Int32(threads))
             // Feed-forward.
             Self.linear(
                 x.pointer, rows: tokens, inputs: hidden, weight: layer.intermediateWeight,
                 packed: packed?.intermediate, threads: threads, bias: layer.intermediateBias, outputs: inner, into: intermediate.pointer)
-            ms_bias_gelu(intermediate.pointer, nil, Int32(tokens), Int32(inner))
+            ms_bias_gelu(intermediate.pointer, nil, Int32(tokens), Int32(inner), Int32(threads))
             Self.linear(
                 intermediate.pointer, rows: tokens, inputs: inner, weight: layer.outputWeight,
                 packed: packed?.output, threads: threads, bias: layer.outputBias, outputs: hidden, into: projected.pointer)
             ms_add_layer_norm(
                 x.pointer, projected.pointer, nil, Int32(tokens), Int32(hidden), layer.outputNormGamma, layer.outputNormBeta,
-                configuration.layerNormEpsilon)
+                configuration.layerNormEpsilon, Int32(threads))
         }
 
         // Mean pooling over each sequence's tokens, then L2 normalisation.

@@ -45,9 +45,9 @@ public enum EmbeddingText {
         var own: [String] = [], quoted: [String] = []
         var inQuote = false
         for raw in lines {
-            var line = raw.trimmingCharacters(in: .whitespaces)
+            var line = raw.trimmedOfSpaces
             if inQuote || line.hasPrefix(">") {
-                while line.hasPrefix(">") { line = String(line.dropFirst()).trimmingCharacters(in: .whitespaces) }
+                while line.hasPrefix(">") { line = line.dropFirst().trimmedOfSpaces }
                 append(line, to: &quoted)
                 continue
             }

@@ -40,7 +40,7 @@ public enum MessageCleaner {
         removeGreeting(&lines)
         removeSignOff(&lines)
         // What a mail program leaves of a picture ("[IMAGE]", "[image: plot.png]") is not text.
-        for i in lines.indices where lines[i].text.contains("[") {
+        for i in lines.indices where lines[i].text.utf8.contains(UInt8(ascii: "[")) {
             let text = lines[i].text
             let kept = ProseClassifier.imagePlaceholder.stringByReplacingMatches(
                 in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "").trimmingCharacters(in: .whitespaces)
@@ -98,19 +98,23 @@ public enum MessageCleaner {
     static func aligned(_ own: [String], to body: [Substring]) -> [Line] {
         var raw: [String] = []
         var next = 0
+        var trimmedBody: [String?] = Array(repeating: nil, count: body.count)
         for (n, line) in own.enumerated() {
             var found: String?
+            var trimmedFound = ""
             var j = next
             while j < body.count {
-                let trimmed = body[j].trimmingCharacters(in: .whitespaces)
+                let trimmed = trimmedBody[j] ?? body[j].trimmedOfSpaces
+                trimmedBody[j] = trimmed
                 if trimmed == line || (n == own.count - 1 && !line.isEmpty && trimmed.hasPrefix(line)) {
                     found = String(body[j])
+                    trimmedFound = trimmed
                     break
                 }
                 j += 1
             }
             if let found {
-                raw.append(n == own.count - 1 && found.trimmingCharacters(in: .whitespaces) != line ? line : found)
+                raw.append(n == own.count - 1 && trimmedFound != line ? line : found)
                 next = j + 1
             } else {
                 raw.append(line)
@@ -129,13 +133,13 @@ public enum MessageCleaner {
         var i = 0
         while i < lines.count {
             let line = lines[i]
-            if line.contains(">"), ProseClassifier.matches(ProseClassifier.nameQuote, String(line)) {
+            if line.utf8.contains(UInt8(ascii: ">")), ProseClassifier.matches(ProseClassifier.nameQuote, String(line)) {
                 i += 1
                 continue
             }
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            let trimmed = line.trimmedOfSpaces
             if trimmed.hasPrefix("On "), !trimmed.hasSuffix("wrote:"), !trimmed.hasSuffix("writes:"), i + 1 < lines.count {
-                let next = lines[i + 1].trimmingCharacters(in: .whitespaces)
+                let next = lines[i + 1].trimmedOfSpaces
                 if next.count < 80, next.hasSuffix("wrote:") || next.hasSuffix("writes:") {
                     i += 2
                     continue
@@ -169,9 +173,11 @@ public enum MessageCleaner {
     static func withoutQuotedHeaderBlock(_ body: String) -> String {
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         for (i, line) in lines.enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "*", with: "")
+            // Every "From:" field has a colon (ASCII or full width): a line without one is no such field.
+            guard line.utf8.contains(UInt8(ascii: ":")) || line.unicodeScalars.contains("：") else { continue }
+            let trimmed = line.trimmedOfSpaces.replacingOccurrences(of: "*", with: "")
             guard fromFields.contains(where: { trimmed.hasPrefix($0) }) else { continue }
-            let next = lines[(i + 1)..<min(lines.count, i + 5)].map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: "*", with: "") }
+            let next = lines[(i + 1)..<min(lines.count, i + 5)].map { $0.trimmedOfSpaces.replacingOccurrences(of: "*", with: "") }
             if next.contains(where: { line in followingFields.contains { line.hasPrefix($0) } }) {
                 return lines[..<i].joined(separator: "\n")
             }
@@ -299,16 +305,49 @@ public enum MessageCleaner {
 
     static func makeSentence(_ text: String, start: Int, end: Int) -> Sentence {
         let kind = ProseClassifier.kind(of: text)
-        let words = text.split(whereSeparator: { $0.isWhitespace })
-        let visible = text.filter { !$0.isWhitespace }
-        let letters = visible.filter(\.isLetter).count
-        let prose = kind == .prose && words.count >= 4 && words.count <= 60 && visible.count > 0
-            && Double(letters) / Double(visible.count) >= 0.6 && text.count <= 400
+        var words = 0, visible = 0, letters = 0
+        // ASCII, the common case: bytes, not Characters, and the regular expressions only where a
+        // word they need is there (in lower case: ASCII letters fold to ASCII letters alone).
+        let lower: [UInt8]? = text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 } : nil
+        if let lower {
+            var inWord = false
+            for b in lower {
+                if ProseClassifier.isASCIISpace(b) {
+                    inWord = false
+                    continue
+                }
+                if !inWord { words += 1 }
+                inWord = true
+                visible += 1
+                if (0x61...0x7A).contains(b) { letters += 1 }
+            }
+        } else {
+            words = text.split(whereSeparator: { $0.isWhitespace }).count
+            let shown = text.filter { !$0.isWhitespace }
+            visible = shown.count
+            letters = shown.filter(\.isLetter).count
+        }
+        let prose = kind == .prose && words >= 4 && words <= 60 && visible > 0
+            && Double(letters) / Double(visible) >= 0.6 && text.count <= 400
+        let isRequest = lower.map { bytes in requestWords.contains { ProseClassifier.has(bytes, bytes: $0) } } ?? true
+            && matches(request, text)
+        let hasDateOrTime = lower.map { bytes in
+            bytes.contains { (0x30...0x39).contains($0) } || dateWords.contains { ProseClassifier.has(bytes, bytes: $0) }
+        } ?? true && matches(dateOrTime, text)
         return Sentence(
             text: text, start: start, end: end,
             isQuestion: text.hasSuffix("?") || text.hasSuffix("?)") || text.hasSuffix("?\""),
-            isRequest: matches(request, text), hasDateOrTime: matches(dateOrTime, text), kind: kind, isProse: prose)
+            isRequest: isRequest, hasDateOrTime: hasDateOrTime, kind: kind, isProse: prose)
     }
+
+    /// A word of every alternative of `request` (lower case): a text with none of them cannot match it.
+    private static let requestWords = ["you", "we", "please", "pls", "let", "is there", "any", "possible", "appreciate", "kindly"]
+        .map { Array($0.utf8) }
+    /// The same for `dateOrTime`, whose other alternatives all need a digit.
+    private static let dateWords = [
+        "mon", "tue", "wed", "thu", "fri", "sat", "sun", "today", "tomorrow", "tonight", "yesterday", "week", "end of", "eod",
+        "noon", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    ].map { Array($0.utf8) }
 
     // MARK: Regular expressions
 

@@ -72,16 +72,16 @@ public enum ProseClassifier {
         if t.isEmpty || t == "\\" { return .blank }
         if f.isNameQuote { return .quote }
         // A line of nothing but pictures' placeholders: not text, and no program's output either.
-        if f.hasBracket, t.contains("]"), ProseClassifier.imagePlaceholder.stringByReplacingMatches(
+        if f.hasBracket, t.utf8.contains(UInt8(ascii: "]")), ProseClassifier.imagePlaceholder.stringByReplacingMatches(
             in: t, range: NSRange(t.startIndex..., in: t), withTemplate: "").allSatisfy(\.isWhitespace) { return .data }
         // Each regular expression runs only on a line that could match it (they are the costly part).
         if f.labelColon, matches(trailer, t) { return .trailer }
         if f.labelColon, matches(headerLine, t) { return .header }
         // Lotus Notes lays a forwarded message's header out in columns, which a reflowed line
         // joins: "\"Heard, Marie\"   To:   someone@cwt.com   cc:   Subject:   FW: …".
-        if f.hasColon, t.contains("  "), notesHeader.numberOfMatches(in: t, range: NSRange(t.startIndex..., in: t)) >= 2 { return .header }
+        if f.hasColon, has(f.lower, "  "), notesHeader.numberOfMatches(in: t, range: NSRange(t.startIndex..., in: t)) >= 2 { return .header }
         if let c = f.first, "di-+@nrs".contains(c), matches(diffLine, t) { return .diff }
-        if t.contains("|") || has(f.lower, "changed"), matches(diffstat, f.line) { return .diff }
+        if t.utf8.contains(UInt8(ascii: "|")) || has(f.lower, "changed"), matches(diffstat, f.line) { return .diff }
         if f.mayBeFooter, matches(footerLine, t) { return .footer }
         if let strong = strongMarker(f) { return strong }
         if f.tokens.isEmpty { return .data }
@@ -107,7 +107,7 @@ public enum ProseClassifier {
         if has(f.lower, "//"), matches(trailingComment, t) { return .code }
         if f.hasBracket || f.hasColon || first.isNumber || t.hasPrefix("Traceback"), matches(logMarker, t) { return .log }
         if has(f.lower, "rw"), matches(longListing, t) { return .log }
-        if "$#>%".contains(first) || t.contains("@") && f.hasColon || has(f.lower, ":\\") || t.hasPrefix("In ["), matches(shellPrompt, t) { return .log }
+        if "$#>%".contains(first) || t.utf8.contains(UInt8(ascii: "@")) && f.hasColon || has(f.lower, ":\\") || t.hasPrefix("In ["), matches(shellPrompt, t) { return .log }
         if first == "#" || first.isNumber || t.hasPrefix("at ") || t.hasPrefix("File \"") || t.hasPrefix("in "), matches(stackFrame, t) { return .log }
         if mayBeCode(f) || t != f.trimmed, matches(codeLine, t) { return .code }
         if let last = t.last, "{}".contains(last), f.stopwords <= 2 { return .code }
@@ -178,7 +178,7 @@ public enum ProseClassifier {
     private static func markPastedArticles(_ f: [Features], _ kinds: inout [LineKind]) {
         for i in f.indices {
             let t = f[i].trimmed
-            let lone = (t.hasPrefix("http://") || t.hasPrefix("https://")) && !t.contains(" ")
+            let lone = (t.hasPrefix("http://") || t.hasPrefix("https://")) && !t.utf8.contains(0x20)
             let separator = t.count >= 2 && t.allSatisfy { "=_*~".contains($0) }
             guard lone || separator else { continue }
             var seen = 0, j = i + 1
@@ -368,7 +368,10 @@ public enum ProseClassifier {
             self.indent = indent
             let trimmed = ProseClassifier.trim(Substring(line), ProseClassifier.spaces)
             self.trimmed = trimmed
-            tokens = trimmed.split(whereSeparator: \.isWhitespace)
+            let ascii = trimmed.utf8.allSatisfy { $0 < 0x80 }
+            // ASCII, the common case: split by bytes, not Characters (their Unicode properties cost more).
+            tokens = ascii ? trimmed.utf8.split(whereSeparator: ProseClassifier.isASCIISpace).map { Substring($0) }
+                : trimmed.split(whereSeparator: \.isWhitespace)
             var words = 0, stop = 0, code = 0, log = 0, link = 0
             for token in tokens {
                 let bare = ProseClassifier.trim(token, ProseClassifier.wordEdges).lowercased()
@@ -383,9 +386,8 @@ public enum ProseClassifier {
             logTokens = log
             linkTokens = link
             var letters = 0, digits = 0, symbols = 0, visible = 0
-            if trimmed.utf8.allSatisfy({ $0 < 0x80 }) {
-                // ASCII, the common case: bytes, not Characters (their Unicode properties cost more).
-                for b in trimmed.utf8 where !(b == 0x20 || (0x09...0x0D).contains(b)) {
+            if ascii {
+                for b in trimmed.utf8 where !ProseClassifier.isASCIISpace(b) {
                     visible += 1
                     if (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b) { letters += 1 } else if (0x30...0x39).contains(b) { digits += 1 } else if ProseClassifier.symbolBytes.contains(b) { symbols += 1 }
                 }
@@ -408,11 +410,11 @@ public enum ProseClassifier {
             } else {
                 labelPrefix = false
             }
-            isNameQuote = line.contains(">") && ProseClassifier.matches(ProseClassifier.nameQuote, line)
+            isNameQuote = line.utf8.contains(UInt8(ascii: ">")) && ProseClassifier.matches(ProseClassifier.nameQuote, line)
                 || ProseClassifier.matches(ProseClassifier.markedQuote, line)
             first = trimmed.first
-            hasColon = trimmed.contains(":") || trimmed.contains("：")
-            hasBracket = trimmed.contains("[")
+            hasColon = trimmed.utf8.contains(UInt8(ascii: ":")) || trimmed.unicodeScalars.contains("：")
+            hasBracket = trimmed.utf8.contains(UInt8(ascii: "["))
             let colon = trimmed.firstIndex { $0 == ":" || $0 == "：" }
             labelColon = colon.map { trimmed.distance(from: trimmed.startIndex, to: $0) <= 26 } ?? false
             let lower = trimmed.lowercased()
@@ -423,6 +425,11 @@ public enum ProseClassifier {
                 || lower.hasPrefix("sent from my") || lower.hasPrefix("get outlook") || lower.hasPrefix("you received this")
             firstWord = String(trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
         }
+    }
+
+    /// The ASCII bytes that are white space as a `Character` is (tab … carriage return, space).
+    static func isASCIISpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || (0x09...0x0D).contains(byte)
     }
 
     /// The symbols `symbolShare` counts, as ASCII bytes.
@@ -443,7 +450,11 @@ public enum ProseClassifier {
 
     /// Whether `needle` is in `text` (UTF-8): Foundation's `contains` costs several times more.
     static func has(_ text: [UInt8], _ needle: String) -> Bool {
-        let n = Array(needle.utf8)
+        has(text, bytes: Array(needle.utf8))
+    }
+
+    /// Whether the bytes `n` are in `text`.
+    static func has(_ text: [UInt8], bytes n: [UInt8]) -> Bool {
         guard !n.isEmpty, text.count >= n.count else { return n.isEmpty }
         outer: for i in 0...(text.count - n.count) where text[i] == n[0] {
             for k in 1..<n.count where text[i + k] != n[k] { continue outer }
@@ -476,7 +487,7 @@ public enum ProseClassifier {
     static func isLink(_ token: Substring) -> Bool {
         let t = trim(token, linkEdges)
         if t.hasPrefix("http://") || t.hasPrefix("https://") || t.hasPrefix("www.") || t.hasPrefix("ftp://") || t.hasPrefix("mailto:") { return true }
-        if t.contains("@"), t.contains("."), !t.hasPrefix("@") { return true }
+        if t.utf8.contains(UInt8(ascii: "@")), t.utf8.contains(UInt8(ascii: ".")), !t.hasPrefix("@") { return true }
         if t.count > 2, t.hasPrefix("/") || t.hasPrefix("~/") || t.hasPrefix("./") || t.hasPrefix("../") { return t.dropFirst().contains("/" as Character) || t.count > 6 }
         if t.count > 3, t.dropFirst().hasPrefix(":\\") { return true }  // C:\…
         return false

@@ -23,7 +23,7 @@ final class Int8KernelTests: XCTestCase {
                 let base = try XCTUnwrap(raw.baseAddress)
                 let aligned = UnsafeMutableRawPointer(bitPattern: (Int(bitPattern: base) + 63) & ~63)!
                 ms_pack_int8_panels(weights, Int32(outputs), Int32(inputs), aligned)
-                for rows in [1, 3, 5, 33] {
+                for rows in [1, 3, 5, 33, 100] {
                     // Activations with an outlier column, as after a LayerNorm.
                     let x = (0..<(rows * inputs)).map { Float(cos(Double($0) * 0.7)) * ($0 % inputs == 3 ? 9 : 1) }
                     let stride = outputs + 3

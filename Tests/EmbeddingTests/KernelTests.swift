@@ -205,6 +205,56 @@ final class KernelTests: XCTestCase {
         XCTAssertLessThan(worst, 1e-5)
     }
 
+    /// A batch's attention in one job (`ms_attention_batch`: (sequence, head) pairs split over the
+    /// team by cost) gives every sequence exactly what `ms_attention` gives it alone, on 1–3 threads;
+    /// rows between and after the sequences stay untouched.
+    func testBatchAttentionIsEachSequencesAttention() {
+        let hidden = 64, heads = 4, d = hidden / heads, stride = 3 * hidden + 5, ldc = hidden + 3
+        let scale = 1 / Float(d).squareRoot()
+        for lengths in [[1], [7, 0, 33, 2, 130, 16], (1...60).map { ($0 * 7) % 41 + 1 }] {
+            var starts: [Int32] = [], row = 0
+            for length in lengths {
+                starts.append(Int32(row))
+                row += length + 1  // a row between sequences that no sequence owns
+            }
+            let qkv = (0..<(row * stride)).map { Float(sin(Double($0) * 0.37)) * 2 }
+            var alone = [Float](repeating: 12345, count: row * ldc)
+            for (i, length) in lengths.enumerated() where length > 0 {
+                alone.withUnsafeMutableBufferPointer { out in
+                    qkv.withUnsafeBufferPointer { input in
+                        ms_attention(input.baseAddress! + Int(starts[i]) * stride, Int32(length), Int32(stride), Int32(hidden), Int32(heads),
+                                     scale, out.baseAddress! + Int(starts[i]) * ldc, Int32(ldc), 1)
+                    }
+                }
+            }
+            for threads in [1, 2, 3] {
+                var batch = [Float](repeating: 12345, count: row * ldc)
+                ms_attention_batch(qkv, starts, lengths.map { Int32($0) }, Int32(lengths.count), Int32(stride), Int32(hidden), Int32(heads),
+                                   scale, &batch, Int32(ldc), Int32(threads))
+                XCTAssertEqual(batch, alone, "lengths \(lengths), \(threads) threads")
+            }
+        }
+    }
+
+    /// The element-wise layers and the int8 layer split over the team give what one thread gives.
+    func testRowsSplitOverThreadsChangeNothing() {
+        let rows = 700, width = 384
+        let x = (0..<(rows * width)).map { Float(sin(Double($0) * 0.53)) * 3 + 1 }
+        let residual = (0..<(rows * width)).map { Float(cos(Double($0) * 0.29)) }
+        let bias = (0..<width).map { Float($0 % 5) * 0.2 }
+        let gamma = (0..<width).map { 1 + Float($0 % 3) * 0.1 }
+        let beta = (0..<width).map { Float($0 % 4) * -0.05 }
+        var one = x, two = x
+        ms_bias_gelu(&one, bias, Int32(rows), Int32(width), 1)
+        ms_bias_gelu(&two, bias, Int32(rows), Int32(width), 2)
+        XCTAssertEqual(one, two)
+        one = x
+        two = x
+        ms_add_layer_norm(&one, residual, bias, Int32(rows), Int32(width), gamma, beta, 1e-12, 1)
+        ms_add_layer_norm(&two, residual, bias, Int32(rows), Int32(width), gamma, beta, 1e-12, 3)
+        XCTAssertEqual(one, two)
+    }
+
     /// The bfloat16 attention (documents) against plain loops over the same roundings: scores
     /// from bfloat16 queries and keys, softmax numerators and values rounded to bfloat16, sums
     /// and the softmax in float32. Every length from 1 to 40, 130 and 256; 1 and 3 threads.
@@ -253,14 +303,14 @@ final class KernelTests: XCTestCase {
             let bias = (0..<width).map { Float($0 % 7) * 0.1 - 0.3 }
             let input = (0..<(rows * width)).map { Float(sin(Double($0) * 0.91)) * 6 }
             var output = input
-            ms_bias_gelu(&output, bias, Int32(rows), Int32(width))
+            ms_bias_gelu(&output, bias, Int32(rows), Int32(width), 1)
             for (index, value) in input.enumerated() {
                 let x = Double(value + bias[index % width])
                 let expected = 0.5 * x * (1 + erf(x / 2.0.squareRoot()))
                 XCTAssertEqual(Double(output[index]), expected, accuracy: 2e-6, "width \(width), x \(x)")
             }
             var unbiased = input
-            ms_bias_gelu(&unbiased, nil, Int32(rows), Int32(width))
+            ms_bias_gelu(&unbiased, nil, Int32(rows), Int32(width), 1)
             XCTAssertEqual(Double(unbiased[5]), 0.5 * Double(input[5]) * (1 + erf(Double(input[5]) / 2.0.squareRoot())), accuracy: 2e-6)
         }
     }
@@ -274,7 +324,7 @@ final class KernelTests: XCTestCase {
             let gamma = (0..<width).map { 1 + Float($0 % 3) * 0.1 }
             let beta = (0..<width).map { Float($0 % 4) * -0.05 }
             var output = x
-            ms_add_layer_norm(&output, residual, bias, Int32(rows), Int32(width), gamma, beta, 1e-12)
+            ms_add_layer_norm(&output, residual, bias, Int32(rows), Int32(width), gamma, beta, 1e-12, 1)
             for r in 0..<rows {
                 let v = (0..<width).map { Double(x[r * width + $0] + residual[r * width + $0] + bias[$0]) }
                 let mean = v.reduce(0, +) / Double(width)

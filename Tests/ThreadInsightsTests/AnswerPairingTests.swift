@@ -85,9 +85,9 @@ final class UnmarkedQuoteTests: XCTestCase {
         // Page's third message offers only what Page wrote.
         XCTAssertTrue(ExtractiveSummarizer.isQuotedFromEarlier("Those reports come from the FPGA image generation tools from the vendor.",
                                                                 message: 2, messages: messages,
-                                                                folded: messages.map { ExtractiveSummarizer.foldedText($0.body) }))
+                                                                folded: messages.map { .init(ExtractiveSummarizer.foldedText($0.body)) }))
         XCTAssertFalse(ExtractiveSummarizer.isQuotedFromEarlier("Thanks, that explains the long build log I saw.",
                                                                  message: 2, messages: messages,
-                                                                 folded: messages.map { ExtractiveSummarizer.foldedText($0.body) }))
+                                                                 folded: messages.map { .init(ExtractiveSummarizer.foldedText($0.body)) }))
     }
 }

@@ -94,15 +94,23 @@ void ms_attention(const float *qkv, int length, int ldqkv, int hidden, int heads
 void ms_attention_bf16(const float *qkv, int length, int ldqkv, int hidden, int heads, float scale, float *context,
                        int ldc, int threads);
 
+/// `ms_attention` for a batch of `count` sequences at once: sequence i's rows start at row
+/// `starts[i]` of `qkv` and of `context` and number `lengths[i]`. Its (sequence, head) pairs are split
+/// over up to `threads` threads by their cost (one job on the team, not one a sequence); each pair
+/// is computed exactly as `ms_attention` computes it.
+void ms_attention_batch(const float *qkv, const int *starts, const int *lengths, int count, int ldqkv, int hidden, int heads,
+                        float scale, float *context, int ldc, int threads);
+
 /// x = GELU(x + bias) for `rows` rows of `width` floats, with the exact (erf) formulation
 /// x · ½ · (1 + erf(x / √2)); erf as a rational function (absolute error below 1e-7).
-/// `bias` may be NULL.
-void ms_bias_gelu(float *x, const float *bias, int rows, int width);
+/// `bias` may be NULL. Rows split over up to `threads` threads when there are many.
+void ms_bias_gelu(float *x, const float *bias, int rows, int width, int threads);
 
 /// x = LayerNorm(x + residual + bias) · gamma + beta, row by row, for `rows` rows of `width`
-/// floats (mean and variance over the row, two passes). `residual` and `bias` may be NULL.
+/// floats (mean and variance over the row, two passes). `residual` and `bias` may be NULL. Rows
+/// split over up to `threads` threads when there are many.
 void ms_add_layer_norm(float *x, const float *residual, const float *bias, int rows, int width, const float *gamma,
-                       const float *beta, float epsilon);
+                       const float *beta, float epsilon, int threads);
 
 /// How the linear layers of document batches (more than a query's tokens) run.
 enum {
