@@ -2,8 +2,8 @@ import Foundation
 
 extension Array where Element: Sendable {
     /// `map` on every core, the results in order: this thread and up to one helper a further core
-    /// (Dispatch's global queue) take the elements one at a time. For pure, independent work of
-    /// some size: parsing a batch of messages, cleaning a conversation's bodies. Unlike
+    /// (Dispatch's global queue) take the elements one at a time. For a few pieces of pure,
+    /// independent work of some size: cleaning a conversation's bodies. Unlike
     /// `concurrentPerform`, which runs every iteration on the calling thread when that is one of
     /// Swift concurrency's, this uses the cores from any thread; and it never waits for a helper
     /// that has not started (a busy queue): this thread then does the work alone.
