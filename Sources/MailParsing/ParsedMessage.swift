@@ -120,11 +120,29 @@ public struct ParsedMessage: Sendable {
 
     /// The first value of a header (case-insensitive name), unfolded, undecoded.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        headers.first { Self.sameName($0.name, name) }?.value
     }
 
     /// Every value of a header (case-insensitive name), in order.
     public func headers(named name: String) -> [String] {
-        headers.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
+        headers.filter { Self.sameName($0.name, name) }.map(\.value)
+    }
+
+    /// `caseInsensitiveCompare(_:) == .orderedSame`, by bytes when both names are ASCII (they are,
+    /// but for broken mail): Foundation's comparison was 1.5 % of an import.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        var ascii = true
+        if a.utf8.count == b.utf8.count {
+            for (p, q) in zip(a.utf8, b.utf8) {
+                if p >= 0x80 || q >= 0x80 { ascii = false; break }
+                if p == q { continue }
+                let lower = p | 0x20
+                guard lower == q | 0x20, (0x61...0x7A).contains(lower) else { return false }
+            }
+            if ascii { return true }
+        } else if a.utf8.allSatisfy({ $0 < 0x80 }) && b.utf8.allSatisfy({ $0 < 0x80 }) {
+            return false
+        }
+        return a.caseInsensitiveCompare(b) == .orderedSame
     }
 }

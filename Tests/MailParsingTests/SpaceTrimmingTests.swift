@@ -28,3 +28,16 @@ final class SpaceTrimmingTests: XCTestCase {
         }
     }
 }
+
+/// A header's name is found as Foundation's case-insensitive comparison finds it.
+final class HeaderNameTests: XCTestCase {
+    func testSameNameAgreesWithFoundation() {
+        let names = ["Subject", "subject", "SUBJECT", "Subjecu", "Subjec", "Subject ", "X-Mailer", "x-mailer", "X_Mailer",
+                     "Message-ID", "message-id", "MESSAGE-Id", "@", "`", "[", "{", "Straße", "STRASSE", "strasse", "Ünïcode", "üNÏCODE", ""]
+        for a in names {
+            for b in names {
+                XCTAssertEqual(ParsedMessage.sameName(a, b), a.caseInsensitiveCompare(b) == .orderedSame, "\(a) / \(b)")
+            }
+        }
+    }
+}
