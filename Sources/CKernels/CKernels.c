@@ -292,6 +292,8 @@ static _Thread_local int serialOnThisThread = 0;
 
 void ms_team_serial_on_this_thread(int serial) { serialOnThisThread = serial != 0; }
 
+int ms_team_is_serial_on_this_thread(void) { return serialOnThisThread; }
+
 void ms_team_run(int parts, ms_team_task task, void *context) {
     if (parts <= 1 || serialOnThisThread || pthread_mutex_trylock(&team.busy) != 0) {
         for (int part = 0; part < parts; part++) task(context, part);

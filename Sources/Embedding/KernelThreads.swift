@@ -8,4 +8,9 @@ public enum KernelThreads {
     public static func runAloneOnThisThread() {
         ms_team_serial_on_this_thread(1)
     }
+
+    /// Whether the calling thread runs alone (`runAloneOnThisThread`): its other work should too.
+    public static var runsAloneOnThisThread: Bool {
+        ms_team_is_serial_on_this_thread() != 0
+    }
 }

@@ -53,8 +53,11 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
 
     public func summarize(_ messages: [ConversationMessage]) throws -> ThreadSummary {
         // The bodies cleaned (1.5 ms a message at the median, 5.6 at p95 on usrp-users) and folded on
-        // every core.
-        let prepared = messages.map(\.body).concurrentMap { (MessageCleaner.clean($0), Folded(Self.foldedText($0))) }
+        // every core; on this thread alone where its kernels run alone (the background summaries'
+        // niced thread must not take a core from a search).
+        let prepare: @Sendable (String) -> (CleanedMessage, Folded) = { (MessageCleaner.clean($0), Folded(Self.foldedText($0))) }
+        let bodies = messages.map(\.body)
+        let prepared = KernelThreads.runsAloneOnThisThread ? bodies.map(prepare) : bodies.concurrentMap(prepare)
         let cleaned = prepared.map(\.0), folded = prepared.map(\.1)
         // What the conversation waits for is said once, on its own line: not a candidate.
         let waiting = Self.waitingOn(messages: messages, cleaned: cleaned)

@@ -32,6 +32,9 @@ void ms_team_run(int parts, ms_team_task task, void *context);
 /// run at normal priority, so a job of a niced thread on them would compete with the foreground.
 void ms_team_serial_on_this_thread(int serial);
 
+/// Whether `ms_team_serial_on_this_thread(1)` holds for the calling thread.
+int ms_team_is_serial_on_this_thread(void);
+
 /// Converts `count` floats to IEEE half precision (round to nearest even).
 void ms_float_to_half(const float *source, uint16_t *destination, size_t count);
 
