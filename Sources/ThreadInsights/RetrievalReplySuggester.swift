@@ -214,10 +214,14 @@ public enum ReplyIntents {
         let text = text.split(whereSeparator: \.isWhitespace)
             .filter { !($0.contains("@") || $0.contains("://") || $0.lowercased().hasPrefix("www.")) }
             .joined(separator: " ")
-        if text.range(of: news, options: .regularExpression) == nil { intents.remove("congrats") }
-        if text.range(of: meeting, options: .regularExpression) == nil { intents.remove("schedule") }
+        if !MessageCleaner.matches(newsExpression, text) { intents.remove("congrats") }
+        if !MessageCleaner.matches(meetingExpression, text) { intents.remove("schedule") }
         return intents
     }
+
+    /// `news` and `meeting` compiled once (`range(of:options: .regularExpression)` compiled them a call).
+    private static let newsExpression = MessageCleaner.regex(news)
+    private static let meetingExpression = MessageCleaner.regex(meeting)
 
     static let news = #"(?i)\b(congrat\w*|promot(ed|ion)|new (job|role|position)|(got|accepted|landed) (the|a|an) (job|offer|position)|(have|has|just) joined|joining (us|the team)|welcome (aboard|to the team)|baby|born|married|engaged|wedding|graduat\w*|passed (the|my|his|her)|won(?!['’]t)|award\w*|anniversary|retir(e|ing|ement)|good news|(happy|pleased|proud|excited) to (announce|share|say|tell)|we did it)\b"#
     static let meeting = #"(?i)\b(meet|meeting|meetings|calendar|appointment|lunch|dinner|coffee|catch up|get together|sync up|reschedule|availability|free (on|at|for|this|next|tomorrow)|what time|when (can|could|would|shall|should) we|(quick|phone|conference|video|zoom|skype|teams) call|call (me|us)|give (me|us) a call|(schedule|set up|book) (a|the|some) (call|meeting|time|slot))\b"#
