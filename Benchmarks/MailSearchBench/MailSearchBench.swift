@@ -437,6 +437,10 @@ struct MailSearchBench {
     }
 
     static func keywordPhases(dataDir: URL, queries: [String]) async throws {
+        // A data directory made by an import, never a mail folder (opening one would create a store in it).
+        guard FileManager.default.fileExists(atPath: dataDir.appendingPathComponent("mail.sqlite").path) else {
+            throw BenchError("phases: \(dataDir.path) has no mail.sqlite: give a data directory (make bench-import makes bench-data/import-enron-indexed)")
+        }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC")!
         let now = Date()

@@ -176,22 +176,6 @@ public struct ImportPipeline: Sendable {
 
     /// Parses a batch on all cores. A message fails only when there is nothing to parse.
     static func parse(_ raws: [RawMessage]) -> [Result<IncomingEmail, ImportFailure>] {
-        let results = UnsafeMutableBufferPointer<Result<IncomingEmail, ImportFailure>?>.allocate(capacity: raws.count)
-        results.initialize(repeating: nil)
-        defer {
-            results.deinitialize()
-            results.deallocate()
-        }
-        let box = UnsafeSendableBox(results)
-        DispatchQueue.concurrentPerform(iterations: raws.count) { i in
-            box.value[i] = MessageConverter.incoming(raws[i])
-        }
-        return results.map { $0! }
+        raws.concurrentMap(MessageConverter.incoming)
     }
-}
-
-/// Hands a buffer to `concurrentPerform`, whose iterations write disjoint elements.
-private struct UnsafeSendableBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
