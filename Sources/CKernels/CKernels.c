@@ -776,6 +776,7 @@ MS_TARGET static void attention_head_avx2(const float *q, const float *k, const 
 }
 #endif
 
+/// One sequence's attention, its heads split over the parts (the bfloat16 kernel's job).
 typedef struct {
     const float *qkv;
     int length, ldqkv, hidden, heads;
@@ -783,47 +784,6 @@ typedef struct {
     float *context;
     int ldc, parts;
 } attention_job;
-
-static void attention_part(void *context, int part) {
-    const attention_job *job = context;
-    const int d = job->hidden / job->heads;
-    const int lp = (job->length + 15) & ~15;
-    const int first = job->heads * part / job->parts, end = job->heads * (part + 1) / job->parts;
-#if MS_X86
-    const int fast = ms_kernels_accelerated() && d % 16 == 0;
-#else
-    const int fast = 0;
-#endif
-    float *scratch = malloc(sizeof(float) * ((size_t)d * lp + 6 * (size_t)lp + 16));
-    if (!scratch) abort();
-    for (int head = first; head < end; head++) {
-        const float *q = job->qkv + (size_t)head * d;
-        const float *k = q + job->hidden, *v = q + 2 * job->hidden;
-        float *out = job->context + (size_t)head * d;
-#if MS_X86
-        if (fast) {
-            attention_head_avx2(q, k, v, job->ldqkv, job->length, d, job->scale, out, job->ldc, scratch,
-                                scratch + (size_t)d * lp);
-            continue;
-        }
-#endif
-        (void)fast;
-        attention_head_portable(q, k, v, job->ldqkv, job->length, d, job->scale, out, job->ldc, scratch);
-    }
-    free(scratch);
-}
-
-void ms_attention(const float *qkv, int length, int ldqkv, int hidden, int heads, float scale, float *context, int ldc,
-                  int threads) {
-    if (length <= 0 || heads <= 0) return;
-    int parts = threads < 1 ? 1 : threads;
-    if (parts > heads) parts = heads;
-    // Below about 200K multiply-adds a part, waking a helper costs more than it saves.
-    const long work = 2L * length * length * hidden;
-    if (work / parts < 200000) parts = (int)(work / 200000) > 1 ? (int)(work / 200000) : 1;
-    attention_job job = {qkv, length, ldqkv, hidden, heads, scale, context, ldc, parts};
-    ms_team_run(parts, attention_part, &job);
-}
 
 typedef struct {
     const float *qkv;
@@ -839,7 +799,7 @@ typedef struct {
 static long attention_unit_cost(int length) { return length > 0 ? (long)length * length + length : 0; }
 
 /// The (sequence, head) pairs whose cost's midpoint falls in this part's share of the total: each
-/// pair in exactly one part, every pair computed as `attention_part` computes it.
+/// pair in exactly one part, each by `attention_head_avx2` (or the portable loops) alone.
 static void attention_batch_part(void *context, int part) {
     const attention_batch_job *job = context;
     const int d = job->hidden / job->heads;
@@ -899,6 +859,19 @@ void ms_attention_batch(const float *qkv, const int *starts, const int *lengths,
     ms_team_run(parts, attention_batch_part, &job);
 }
 
+void ms_attention(const float *qkv, int length, int ldqkv, int hidden, int heads, float scale, float *context, int ldc,
+                  int threads) {
+    const int start = 0;
+    ms_attention_batch(qkv, &start, &length, 1, ldqkv, hidden, heads, scale, context, ldc, threads);
+}
+
+
+/// Part `part` of `parts` of `rows` rows: [*first, *end).
+static void part_rows(int rows, int part, int parts, int *first, int *end) {
+    *first = (int)((long)rows * part / parts);
+    *end = (int)((long)rows * (part + 1) / parts);
+}
+
 /// Rows of an element-wise job split over the team: below this many floats a part, one thread.
 #define MS_ROWS_PER_PART_FLOATS 65536
 
@@ -911,7 +884,8 @@ typedef struct {
 
 static void gelu_part(void *context, int part) {
     const rows_job *job = context;
-    const int first = (int)((long)job->rows * part / job->parts), end = (int)((long)job->rows * (part + 1) / job->parts);
+    int first, end;
+    part_rows(job->rows, part, job->parts, &first, &end);
     if (first >= end) return;
     float *x = job->x + (size_t)first * job->width;
 #if MS_X86
@@ -925,7 +899,8 @@ static void gelu_part(void *context, int part) {
 
 static void layer_norm_part(void *context, int part) {
     const rows_job *job = context;
-    const int first = (int)((long)job->rows * part / job->parts), end = (int)((long)job->rows * (part + 1) / job->parts);
+    int first, end;
+    part_rows(job->rows, part, job->parts, &first, &end);
     if (first >= end) return;
     const size_t offset = (size_t)first * job->width;
     float *x = job->x + offset;
@@ -1756,7 +1731,8 @@ typedef struct {
 
 static void quantize_part(void *context, int part) {
     const quantize_job *job = context;
-    const int first = (int)((long)job->rows * part / job->parts), end = (int)((long)job->rows * (part + 1) / job->parts);
+    int first, end;
+    part_rows(job->rows, part, job->parts, &first, &end);
     const int k = job->k, groups = job->groups;
     for (int r = first; r < end; r++) {
         for (int g = 0; g < groups; g++) {

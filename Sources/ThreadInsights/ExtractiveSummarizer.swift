@@ -149,12 +149,12 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
             bytes.reserveCapacity(text.utf8.count)
             var gap = false
             for b in text.utf8 {
-                if b == 0x20 || (0x09...0x0D).contains(b) {
+                if ProseClassifier.isASCIISpace(b) {
                     gap = !bytes.isEmpty
                     continue
                 }
                 if gap { bytes.append(0x20); gap = false }
-                bytes.append((0x41...0x5A).contains(b) ? b + 0x20 : b)
+                bytes.append(ProseClassifier.asciiLowercased(b))
             }
             return String(decoding: bytes, as: UTF8.self)
         }

@@ -308,7 +308,7 @@ public enum MessageCleaner {
         var words = 0, visible = 0, letters = 0
         // ASCII, the common case: bytes, not Characters, and the regular expressions only where a
         // word they need is there (in lower case: ASCII letters fold to ASCII letters alone).
-        let lower: [UInt8]? = text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 } : nil
+        let lower: [UInt8]? = text.utf8.allSatisfy { $0 < 0x80 } ? text.utf8.map(ProseClassifier.asciiLowercased) : nil
         if let lower {
             var inWord = false
             for b in lower {

@@ -432,6 +432,11 @@ public enum ProseClassifier {
         byte == 0x20 || (0x09...0x0D).contains(byte)
     }
 
+    /// An ASCII byte in lower case (A–Z to a–z, the rest as it is).
+    static func asciiLowercased(_ byte: UInt8) -> UInt8 {
+        (0x41...0x5A).contains(byte) ? byte + 0x20 : byte
+    }
+
     /// The symbols `symbolShare` counts, as ASCII bytes.
     static let symbolBytes: Set<UInt8> = Set("{}[]()<>;=*&|\\$#%^~`".utf8)
 
