@@ -106,6 +106,7 @@ public final class SearchEmailsUseCase: Sendable {
             var semanticHits: [SemanticHit] = []
             var sentenceHits: [SemanticHit] = []
             var relatedSpan = Double.infinity
+            var nearMisses: [SemanticHit] = []
             if skipReason == nil, let semantic {
                 do {
                     let ranking = try await semantic.rankWithNearMisses(text: semanticText, candidates: candidates,
@@ -113,6 +114,7 @@ public final class SearchEmailsUseCase: Sendable {
                     semanticHits = ranking.matches
                     sentenceHits = ranking.sentenceMatches
                     relatedSpan = ranking.relatedSpan
+                    nearMisses = ranking.nearMisses
                     if !ranking.clearsFloorWithoutFilters, !semanticHits.isEmpty,
                        try await !mailboxHasAWord(of: semanticText) {
                         semanticHits = []
@@ -139,6 +141,15 @@ public final class SearchEmailsUseCase: Sendable {
                 let have = Set(semanticHits.map(\.emailId))
                 semanticHits += sentenceHits.filter { !have.contains($0.emailId) }
                 semanticHits.sort { $0.similarity > $1.similarity || ($0.similarity == $1.similarity && $0.emailId < $1.emailId) }
+                if report.ran { report.matches = semanticHits.count }
+            }
+            if hits.isEmpty, !agreed.isEmpty, let best = semanticHits.map(\.similarity).max() {
+                // What counts are near misses whose words agree: the near misses more similar than the best
+                // of them count too, after them. A result is never shown while a nearer one is hidden (a
+                // student's question about driver internals found two posts through its words, not the
+                // answer the ranker put second).
+                let have = Set(semanticHits.map(\.emailId))
+                semanticHits += nearMisses.filter { $0.similarity > best && !have.contains($0.emailId) }
                 if report.ran { report.matches = semanticHits.count }
             }
             keywordCount = hits.count

@@ -96,6 +96,39 @@ final class SemanticAgreementTests: XCTestCase {
         XCTAssertEqual(response.results.first?.why.semantic?.keywordAgreement, true, "the explanation says why it counts")
     }
 
+    /// Near misses at the similarities given, best first.
+    struct GradedNearMissRanker: SemanticRanker {
+        let nearMisses: [(Int64, Double)]
+        var unavailableReason: SemanticSkipReason? { nil }
+        func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] { [] }
+        func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
+            SemanticRanking(matches: [], nearMisses: nearMisses.map { SemanticHit(emailId: $0.0, similarity: $0.1) }, keywordDepth: 100)
+        }
+    }
+
+    func testANearMissThatAgreesBringsTheNearerOnesAfterIt() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([
+            .init(subject: "Docker and the FPGA offload", body: "Running the image inside a container."),
+            .init(subject: "Lunch on Friday", body: "Shall we meet at noon?"),
+            .init(subject: "Hardware notes", body: "The board arrived today."),
+            .init(subject: "Weekend plans", body: "Hiking, weather permitting."),
+        ])
+        // ids[1] is nearer than the one that agrees, ids[2] as near (not nearer), ids[3] further.
+        let ranker = GradedNearMissRanker(nearMisses: [(ids[1], 0.40), (ids[0], 0.35), (ids[2], 0.35), (ids[3], 0.30)])
+        for mode in [SearchMode.semantic, .hybrid] {
+            let response = try await f.useCase(semantic: ranker).search("does the offload work from a container", mode: mode)
+            XCTAssertEqual(response.results.map(\.emailId), [ids[0], ids[1]], "\(mode): the one that agrees first, then the nearer one")
+            XCTAssertEqual(response.semantic.matches, 2)
+            XCTAssertEqual(response.results.first?.why.semantic?.keywordAgreement, true)
+            XCTAssertNil(response.results.last?.why.semantic?.keywordAgreement, "the nearer one counts by its similarity alone")
+        }
+        // None agrees: nothing, however near.
+        let response = try await f.useCase(semantic: GradedNearMissRanker(nearMisses: [(ids[1], 0.40), (ids[2], 0.35)]))
+            .search("does the offload work from a container", mode: .semantic)
+        XCTAssertEqual(response.results.map(\.emailId), [])
+    }
+
     func testAMatchAboveTheFloorIsNotLabelledAsAKeywordAgreement() async throws {
         let f = try SearchFixture()
         let ids = try f.add([.init(subject: "Docker and the FPGA offload", body: "Running the image inside a container.")])

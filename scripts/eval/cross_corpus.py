@@ -25,6 +25,9 @@ spread and known-word share) and simulates what ships, SearchEmailsUseCase:
             no one-word path); and when no email holds every word, a query whose best match clears its
             sentence floor Ts - k (1 - bag) - a sd + c (1 - known) counts its nearest down to Ws below
             that floor (bag: the cosine between the query's vector and the mean of its words' vectors)
+  nearer    when no email holds every word and the hits that count are near misses the keyword index agreed
+            with, the ranker's hits more similar than the best of them count too, after them: a result is
+            never shown while a nearer one is hidden (2026-11-28; no parameter; --no-nearer: as before)
   tail      when the keyword ranker matched, a related (semantic-only) hit counts only within
             `span` of the best semantic similarity
   fusion    RRF (k 60, semantic weight 1.5) with every related result after every keyword-bearing
@@ -48,7 +51,7 @@ queries' hybrid >= keyword alone; nonsense: 0 results; the median count of conve
 the words, for queries whose words occur in one conversation, <= 3 (the related ones are counted apart).
 
 Usage: cross_corpus.py FEATURES.jsonl FEATURES.jsonl ... [--unseen FEATURES.jsonl]... [--sample]
-       [--no-sentence-floor | --sentences] [--json OUT]
+       [--no-sentence-floor | --sentences] [--no-nearer] [--json OUT]
 """
 
 import argparse
@@ -88,6 +91,8 @@ SENTENCE = None
 # and Ws are those of --sentences (by judgment), not fitted.
 SENTENCE_FLOOR_RULES = {"L": 4, "k": 0.8, "Ws": 0.2}
 SENTENCE_FLOOR = None
+# Nearer hits come with an agreed near miss (what ships since 2026-11-28; --no-nearer for the rule before it).
+NEARER = True
 MAX_AGREEMENT_WORDS = 10
 # How far below the floor a sentence's near miss holding half its words counts (fitted like D).
 SENTENCE_AGREE_DEPTHS = (0.0, 0.1, 0.2, 0.35)
@@ -199,6 +204,12 @@ def semantic_kept(q, params, sample):
             # other keeps: usrp-users with this one, enron-b held out and enron-c with the other.)
             kept = sorted(kept + [h for h in page if h["s"] >= sentence_floor - params["Ws"] and h["e"] not in have],
                           key=lambda h: -h["s"])
+    if NEARER and kept and not q.get("keywordHits"):
+        # A near miss that counts because its words agree brings every hit more similar than the best
+        # of what counts, after it (SearchEmailsUseCase): never a result shown and a nearer one hidden.
+        best = max(h["s"] for h in kept)
+        have = {h["e"] for h in kept}
+        kept = kept + [h for h in page if h["s"] > best and h["e"] not in have]
     if q.get("keywordHits") and kept and params["span"] != float("inf"):
         matched = {h["e"] for h in q["keywordHits"]}
         best = max(h["s"] for h in kept)
@@ -393,11 +404,14 @@ def main():
                     help="the experimental sentence rules (not shipped); random-word strings then count as nonsense")
     ap.add_argument("--no-sentence-floor", dest="sentence_floor", action="store_false",
                     help="the rule as it was before the sentence floor (random-word strings stay apart either way)")
+    ap.add_argument("--no-nearer", dest="nearer", action="store_false",
+                    help="the rule as it was before nearer hits came with an agreed near miss")
     ap.add_argument("--incoherent-is-nonsense", action="store_true",
                     help="count incoherent everyday-word queries as nonsense (fit and bars)")
     args = ap.parse_args()
     global INCOHERENT_IS_NONSENSE, AGREE_WORDS, SENTENCE
-    global SENTENCE_FLOOR
+    global SENTENCE_FLOOR, NEARER
+    NEARER = args.nearer
     if args.sentences:
         SENTENCE = SENTENCE_RULES
     if args.sentence_floor and not args.sentences:
