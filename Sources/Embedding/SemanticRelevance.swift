@@ -34,10 +34,16 @@ public struct SemanticRelevance: Sendable, Hashable {
     public var agreementDepth: Double
     public var agreementKeywordDepth: Int
     public var agreementWords: Int
-    /// For a query of three or more words, how far below the floor a near miss counts when it is
-    /// among the best matches of only one of its words (one word in common is weaker evidence:
-    /// "purple elephant tapdancing on jupiter" and a thread about a Jupiter synthesizer).
+    /// For a query of three words, how far below the floor a near miss counts when it is among the
+    /// best matches of only one of its words (one word in common is weaker evidence: "purple
+    /// elephant tapdancing" and a thread about a Jupiter synthesizer).
     public var singleWordAgreementDepth: Double
+    /// The most content words a query may have for one word in common to count as agreement
+    /// (`singleWordAgreementDepth`): one word of four or more ("purple elephant tapdancing on
+    /// jupiter") is chance. A judgment for precision, not fitted: on the eight labelled sets 27 fewer
+    /// strings of random words find something, no paraphrase question loses its answer, and 4 topic
+    /// queries whose one shared word was a rare name do (docs/benchmarks.md).
+    public static let singleWordAgreementMaximumWords = 3
     /// When some mail holds every word of the query, a semantic match without them (a related
     /// result) counts only within this much similarity of the query's best semantic match: the
     /// tail is cut where similarity falls off. Infinity keeps every match above the floor.

@@ -1,3 +1,4 @@
+import Embedding
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -185,7 +186,8 @@ public final class SearchEmailsUseCase: Sendable {
 
     /// The near misses of `ranking` that count because the keyword index agrees (`SemanticRelevance`):
     /// among the `keywordDepth` best BM25 matches of mail holding `agreementWords` of the text's words
-    /// (of a text of three or more; any one of fewer), or, within `singleWordAgreementDepth` of the
+    /// (of a text of three or more; any one of fewer), or, for a text of three
+    /// (`SemanticRelevance.singleWordAgreementMaximumWords`), within `singleWordAgreementDepth` of the
     /// floor, among the best matches of any one of them.
     private func agreeingNearMisses(_ ranking: SemanticRanking, text: String, keywordDepth: Int) async throws -> [SemanticHit] {
         func agreeing(_ words: Int) async throws -> Set<Int64> {
@@ -194,9 +196,10 @@ public final class SearchEmailsUseCase: Sendable {
                 .map(\.emailId))
         }
         let strong = try await agreeing(ranking.agreementWords)
-        let needsTwo = ranking.agreementWords > 1 && FTS5QueryBuilder.contentWords(for: text).count >= 3
+        let words = FTS5QueryBuilder.contentWords(for: text).count
+        let needsTwo = ranking.agreementWords > 1 && words >= 3
         var weak: Set<Int64> = []
-        if needsTwo, let floor = ranking.floor,
+        if needsTwo, words <= SemanticRelevance.singleWordAgreementMaximumWords, let floor = ranking.floor,
            ranking.nearMisses.contains(where: { $0.similarity >= floor - ranking.singleWordAgreementDepth }) {
             weak = try await agreeing(1)
         }

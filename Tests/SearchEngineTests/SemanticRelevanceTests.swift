@@ -129,6 +129,33 @@ final class SemanticAgreementTests: XCTestCase {
         XCTAssertEqual(response.results.map(\.emailId), [])
     }
 
+    func testOneWordInCommonIsAgreementOnlyForAQueryOfThreeWords() async throws {
+        let f = try SearchFixture()
+        let ids = try f.add([
+            .init(subject: "Jupiter with softsynths?", body: "Anyone running the Jupiter emulation?"),
+            .init(subject: "Elephant seen at the zoo", body: "A purple elephant, painted for the parade."),
+        ])
+        struct OneWordRanker: SemanticRanker {
+            let nearMisses: [Int64]
+            var unavailableReason: SemanticSkipReason? { nil }
+            func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] { [] }
+            func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
+                // Both 0.05 below the floor: within the one-word depth (0.1) and the two-word one (0.35).
+                SemanticRanking(matches: [], nearMisses: nearMisses.map { SemanticHit(emailId: $0, similarity: 0.45) },
+                                keywordDepth: 100, agreementWords: 2, floor: 0.5, singleWordAgreementDepth: 0.1)
+            }
+        }
+        let useCase = f.useCase(semantic: OneWordRanker(nearMisses: [ids[0], ids[1]]))
+        // Three words: "jupiter" alone counts, so do "purple" and "elephant".
+        let three = try await useCase.search("purple elephant jupiter", mode: .semantic)
+        XCTAssertEqual(Set(three.results.map(\.emailId)), Set(ids))
+        // Four or more: only the email with two of them.
+        let five = try await useCase.search("purple elephant tapdancing on jupiter", mode: .semantic)
+        XCTAssertEqual(five.results.map(\.emailId), [ids[1]], "one word of four is chance")
+        let four = try await useCase.search("jupiter moons tapdancing telescope", mode: .semantic)
+        XCTAssertEqual(four.results.map(\.emailId), [])
+    }
+
     func testAMatchAboveTheFloorIsNotLabelledAsAKeywordAgreement() async throws {
         let f = try SearchFixture()
         let ids = try f.add([.init(subject: "Docker and the FPGA offload", body: "Running the image inside a container.")])
