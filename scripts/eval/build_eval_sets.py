@@ -30,6 +30,9 @@ Sets (--only SET builds one):
                 length-aware floor (README, "Search quality").
   enron-e       a fifth (corpus enron-inbox-e, seed --enron-e-seed, default --seed + 4), disjoint in
                 the same sense from the four above: the sample held back from the sentence floor.
+  enron-f       a sixth (corpus enron-inbox-f, seed --enron-f-seed, default --seed + 5), disjoint in
+                the same sense from the five above: the sample held back from the nearer hits and the
+                one-word agreement rule (2026-11-28).
   spamassassin  2,403 messages of 2002 mailing lists and personal mail (corpus spamassassin-lists; the
                 *.eml files of --lists in sorted order, scripts/fetch-list-corpus.sh), threaded by headers.
   newsgroups    2,954 Usenet posts of 1993 (comp.graphics, rec.sport.baseball, sci.space; corpus
@@ -1171,7 +1174,7 @@ def build_newsgroups(path, out_dir, seed, max_short=100, corpus="newsgroups-1993
     finish(out_dir, queries, stats, post_ids=seen)
 
 
-BUILT_IN_SETS = ["usrp", "enron", "enron-b", "enron-c", "enron-d", "enron-e", "spamassassin", "newsgroups"]
+BUILT_IN_SETS = ["usrp", "enron", "enron-b", "enron-c", "enron-d", "enron-e", "enron-f", "spamassassin", "newsgroups"]
 
 
 def main():
@@ -1194,6 +1197,8 @@ def main():
                     help="seed of enron-d, disjoint from the enron, enron-b and enron-c sets (default --seed + 3)")
     ap.add_argument("--enron-e-seed", type=int, default=None,
                     help="seed of enron-e, disjoint from the enron, enron-b, enron-c and enron-d sets (default --seed + 4)")
+    ap.add_argument("--enron-f-seed", type=int, default=None,
+                    help="seed of enron-f, disjoint from the enron and enron-b to enron-e sets (default --seed + 5)")
     ap.add_argument("--enron-size", type=int, default=5000)
     ap.add_argument("--topic", type=int, default=400)
     ap.add_argument("--short", type=int, default=200)
@@ -1223,12 +1228,15 @@ def main():
     enron_c_seed = args.seed + 2 if args.enron_c_seed is None else args.enron_c_seed
     enron_d_seed = args.seed + 3 if args.enron_d_seed is None else args.enron_d_seed
     enron_e_seed = args.seed + 4 if args.enron_e_seed is None else args.enron_e_seed
+    enron_f_seed = args.seed + 5 if args.enron_f_seed is None else args.enron_f_seed
     for name, corpus, seed, apart in (("enron", "enron-inbox", args.seed, None),
                                       ("enron-b", "enron-inbox-b", enron_b_seed, args.seed),
                                       ("enron-c", "enron-inbox-c", enron_c_seed, [args.seed, enron_b_seed]),
                                       ("enron-d", "enron-inbox-d", enron_d_seed, [args.seed, enron_b_seed, enron_c_seed]),
                                       ("enron-e", "enron-inbox-e", enron_e_seed,
-                                       [args.seed, enron_b_seed, enron_c_seed, enron_d_seed])):
+                                       [args.seed, enron_b_seed, enron_c_seed, enron_d_seed]),
+                                      ("enron-f", "enron-inbox-f", enron_f_seed,
+                                       [args.seed, enron_b_seed, enron_c_seed, enron_d_seed, enron_e_seed])):
         if wanted(name):
             if not os.path.isdir(args.enron):
                 sys.exit("%s not found (make corpora)" % args.enron)
