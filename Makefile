@@ -364,29 +364,11 @@ $(EVAL_DIR)/usrp/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scrip
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
 	python3 scripts/eval/build_eval_sets.py --only usrp --usrp $(CORPORA)/usrp-users.mbox --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
 
-$(EVAL_DIR)/enron/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron.jsonl) $(CORPORA)/enron-inbox/maildir
+## The Enron subsets (enron, then enron-b to enron-f, each disjoint from those before it).
+ENRON_EVAL_SETS = enron enron-b enron-c enron-d enron-e enron-f
+$(ENRON_EVAL_SETS:%=$(EVAL_DIR)/%/manifest.json): $(EVAL_DIR)/%/manifest.json: scripts/eval/build_eval_sets.py scripts/eval/paraphrase/%.jsonl $(CORPORA)/enron-inbox/maildir
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
-	python3 scripts/eval/build_eval_sets.py --only enron --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
-
-$(EVAL_DIR)/enron-b/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron-b.jsonl) $(CORPORA)/enron-inbox/maildir
-	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
-	python3 scripts/eval/build_eval_sets.py --only enron-b --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
-
-$(EVAL_DIR)/enron-c/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron-c.jsonl) $(CORPORA)/enron-inbox/maildir
-	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
-	python3 scripts/eval/build_eval_sets.py --only enron-c --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
-
-$(EVAL_DIR)/enron-d/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron-d.jsonl) $(CORPORA)/enron-inbox/maildir
-	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
-	python3 scripts/eval/build_eval_sets.py --only enron-d --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
-
-$(EVAL_DIR)/enron-e/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron-e.jsonl) $(CORPORA)/enron-inbox/maildir
-	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
-	python3 scripts/eval/build_eval_sets.py --only enron-e --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
-
-$(EVAL_DIR)/enron-f/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/enron-f.jsonl) $(CORPORA)/enron-inbox/maildir
-	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }
-	python3 scripts/eval/build_eval_sets.py --only enron-f --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
+	python3 scripts/eval/build_eval_sets.py --only $* --enron $(CORPORA)/enron-inbox/maildir --out $(EVAL_DIR) --seed $(EVAL_SEED) $(EVAL_ARGS)
 
 $(EVAL_DIR)/spamassassin/manifest.json: scripts/eval/build_eval_sets.py $(wildcard scripts/eval/paraphrase/spamassassin.jsonl) $(wildcard $(CORPORA)/list-heldout/original)
 	@command -v python3 >/dev/null || { echo "error: make eval needs python3" >&2; exit 1; }

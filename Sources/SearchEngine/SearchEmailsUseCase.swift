@@ -148,7 +148,7 @@ public final class SearchEmailsUseCase: Sendable {
                 // What counts are near misses whose words agree: the near misses more similar than the best
                 // of them count too, after them. A result is never shown while a nearer one is hidden (a
                 // student's question about driver internals found two posts through its words, not the
-                // answer the ranker put second).
+                // answer the ranker put third).
                 let have = Set(semanticHits.map(\.emailId))
                 semanticHits += nearMisses.filter { $0.similarity > best && !have.contains($0.emailId) }
                 if report.ran { report.matches = semanticHits.count }

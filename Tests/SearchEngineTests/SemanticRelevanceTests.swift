@@ -66,17 +66,36 @@ final class SemanticRelevanceTests: XCTestCase {
 
 /// Near misses: the nearest emails just below the floor count when the keyword index agrees.
 final class SemanticAgreementTests: XCTestCase {
-    /// A ranker with fixed matches and near misses.
+    /// A ranker with fixed matches and near misses (best first), and the agreement its decision asks for.
     struct NearMissRanker: SemanticRanker {
-        let matches: [Int64]
-        let nearMisses: [Int64]
+        var matches: [(Int64, Double)] = []
+        var nearMisses: [(Int64, Double)]
+        var agreementWords = 1
+        var floor: Double?
+        var singleWordAgreementDepth = Double.infinity
         var unavailableReason: SemanticSkipReason? { nil }
+
+        init(nearMisses: [(Int64, Double)], agreementWords: Int = 1, floor: Double? = nil,
+             singleWordAgreementDepth: Double = .infinity) {
+            self.nearMisses = nearMisses
+            self.agreementWords = agreementWords
+            self.floor = floor
+            self.singleWordAgreementDepth = singleWordAgreementDepth
+        }
+
+        /// Matches at 0.6, near misses at 0.3.
+        init(matches: [Int64], nearMisses: [Int64]) {
+            self.matches = matches.map { ($0, 0.6) }
+            self.nearMisses = nearMisses.map { ($0, 0.3) }
+        }
+
         func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] {
             try await rankWithNearMisses(text: text, candidates: candidates, limit: limit).matches
         }
         func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
-            SemanticRanking(matches: matches.map { SemanticHit(emailId: $0, similarity: 0.6) },
-                            nearMisses: nearMisses.map { SemanticHit(emailId: $0, similarity: 0.3) }, keywordDepth: 100)
+            SemanticRanking(matches: matches.map { SemanticHit(emailId: $0.0, similarity: $0.1) },
+                            nearMisses: nearMisses.map { SemanticHit(emailId: $0.0, similarity: $0.1) }, keywordDepth: 100,
+                            agreementWords: agreementWords, floor: floor, singleWordAgreementDepth: singleWordAgreementDepth)
         }
     }
 
@@ -96,16 +115,6 @@ final class SemanticAgreementTests: XCTestCase {
         XCTAssertEqual(response.results.first?.why.semantic?.keywordAgreement, true, "the explanation says why it counts")
     }
 
-    /// Near misses at the similarities given, best first.
-    struct GradedNearMissRanker: SemanticRanker {
-        let nearMisses: [(Int64, Double)]
-        var unavailableReason: SemanticSkipReason? { nil }
-        func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] { [] }
-        func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
-            SemanticRanking(matches: [], nearMisses: nearMisses.map { SemanticHit(emailId: $0.0, similarity: $0.1) }, keywordDepth: 100)
-        }
-    }
-
     func testANearMissThatAgreesBringsTheNearerOnesAfterIt() async throws {
         let f = try SearchFixture()
         let ids = try f.add([
@@ -115,7 +124,7 @@ final class SemanticAgreementTests: XCTestCase {
             .init(subject: "Weekend plans", body: "Hiking, weather permitting."),
         ])
         // ids[1] is nearer than the one that agrees, ids[2] as near (not nearer), ids[3] further.
-        let ranker = GradedNearMissRanker(nearMisses: [(ids[1], 0.40), (ids[0], 0.35), (ids[2], 0.35), (ids[3], 0.30)])
+        let ranker = NearMissRanker(nearMisses: [(ids[1], 0.40), (ids[0], 0.35), (ids[2], 0.35), (ids[3], 0.30)])
         for mode in [SearchMode.semantic, .hybrid] {
             let response = try await f.useCase(semantic: ranker).search("does the offload work from a container", mode: mode)
             XCTAssertEqual(response.results.map(\.emailId), [ids[0], ids[1]], "\(mode): the one that agrees first, then the nearer one")
@@ -124,7 +133,7 @@ final class SemanticAgreementTests: XCTestCase {
             XCTAssertNil(response.results.last?.why.semantic?.keywordAgreement, "the nearer one counts by its similarity alone")
         }
         // None agrees: nothing, however near.
-        let response = try await f.useCase(semantic: GradedNearMissRanker(nearMisses: [(ids[1], 0.40), (ids[2], 0.35)]))
+        let response = try await f.useCase(semantic: NearMissRanker(nearMisses: [(ids[1], 0.40), (ids[2], 0.35)]))
             .search("does the offload work from a container", mode: .semantic)
         XCTAssertEqual(response.results.map(\.emailId), [])
     }
@@ -135,17 +144,9 @@ final class SemanticAgreementTests: XCTestCase {
             .init(subject: "Jupiter with softsynths?", body: "Anyone running the Jupiter emulation?"),
             .init(subject: "Elephant seen at the zoo", body: "A purple elephant, painted for the parade."),
         ])
-        struct OneWordRanker: SemanticRanker {
-            let nearMisses: [Int64]
-            var unavailableReason: SemanticSkipReason? { nil }
-            func rank(text: String, candidates: EmailIdSet?, limit: Int) async throws -> [SemanticHit] { [] }
-            func rankWithNearMisses(text: String, candidates: EmailIdSet?, limit: Int) async throws -> SemanticRanking {
-                // Both 0.05 below the floor: within the one-word depth (0.1) and the two-word one (0.35).
-                SemanticRanking(matches: [], nearMisses: nearMisses.map { SemanticHit(emailId: $0, similarity: 0.45) },
-                                keywordDepth: 100, agreementWords: 2, floor: 0.5, singleWordAgreementDepth: 0.1)
-            }
-        }
-        let useCase = f.useCase(semantic: OneWordRanker(nearMisses: [ids[0], ids[1]]))
+        // Both 0.05 below the floor: within the one-word depth (0.1) and the two-word one.
+        let useCase = f.useCase(semantic: NearMissRanker(nearMisses: [(ids[0], 0.45), (ids[1], 0.45)], agreementWords: 2,
+                                                         floor: 0.5, singleWordAgreementDepth: 0.1))
         // Three words: "jupiter" alone counts, so do "purple" and "elephant".
         let three = try await useCase.search("purple elephant jupiter", mode: .semantic)
         XCTAssertEqual(Set(three.results.map(\.emailId)), Set(ids))
