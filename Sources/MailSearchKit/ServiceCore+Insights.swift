@@ -64,9 +64,11 @@ extension ServiceCore {
 
     /// Changes whenever the summarizer chooses sentences differently (2: prose only, `ProseClassifier`;
     /// 3: a chosen question brings its answer, Notes' header columns are not prose; 4: a patch
-    /// thread's reviewers, unmarked quotes and pasted output and articles left out), so that
-    /// summaries stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 4
+    /// thread's reviewers, unmarked quotes and pasted output and articles left out; 5: articles
+    /// pasted below a link with a dateline or between rules, paragraphs in quotation marks,
+    /// closing phrases above the sender's name), so that summaries stored by an earlier version
+    /// are made again, not shown.
+    static let extractiveVersion = 5
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

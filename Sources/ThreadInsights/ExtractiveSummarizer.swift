@@ -60,7 +60,7 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         let prepared = KernelThreads.runsAloneOnThisThread ? bodies.map(prepare) : bodies.concurrentMap(prepare)
         let cleaned = prepared.map(\.0), folded = prepared.map(\.1)
         // What the conversation waits for is said once, on its own line: not a candidate.
-        let waiting = Self.waitingOn(messages: messages, cleaned: cleaned)
+        let waiting = Self.waitingOn(messages: messages, cleaned: cleaned, folded: folded)
         var candidates: [Candidate] = []
         for (m, c) in cleaned.enumerated() {
             // A sentence ending in a colon introduces what follows it (a command, a list, a quote),
@@ -251,11 +251,13 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     /// "Waiting on X: question" when the last message asks a question (or makes a request ending
     /// the message): X is the recipients of the last message who took part in the conversation,
     /// else the previous sender, else the recipients.
-    static func waitingOn(messages: [ConversationMessage], cleaned: [CleanedMessage]) -> SummaryPoint? {
+    static func waitingOn(messages: [ConversationMessage], cleaned: [CleanedMessage], folded: [Folded]) -> SummaryPoint? {
         guard let last = messages.last, let text = cleaned.last else { return nil }
-        // A question of the sender's prose: not a "?" in a line of code, a log or a quote.
-        let asks = text.sentences.filter { $0.isQuestion && $0.kind == .prose && $0.text.count >= 8 }
-        guard let question = asks.last ?? text.sentences.last(where: { $0.isRequest && $0.isProse }) else { return nil }
+        // A question of the sender's prose: not a "?" in a line of code, a log or a quote, nor one an
+        // earlier message of someone else asked (pasted without marks: that one is being answered).
+        let own = { (s: Sentence) in !isQuotedFromEarlier(s.text, message: messages.count - 1, messages: messages, folded: folded) }
+        let asks = text.sentences.filter { $0.isQuestion && $0.kind == .prose && $0.text.count >= 8 && own($0) }
+        guard let question = asks.last ?? text.sentences.last(where: { $0.isRequest && $0.isProse && own($0) }) else { return nil }
         let author = last.from?.email.lowercased()
         let earlier = messages.dropLast()
         let participants = Dictionary(earlier.compactMap { m in m.from.map { ($0.email.lowercased(), $0) } },

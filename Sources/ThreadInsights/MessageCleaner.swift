@@ -33,7 +33,7 @@ public struct Sentence: Sendable, Hashable {
 /// and splits the rest into sentences, each marked prose or not (`ProseClassifier`). Pure.
 public enum MessageCleaner {
     public static func clean(_ body: String) -> CleanedMessage {
-        let unquoted = withoutNameQuotes(withoutQuotedHeaderBlock(body))
+        let unquoted = withoutNameQuotes(withoutUnmarkedQuote(withoutQuotedHeaderBlock(body)))
         let own = withoutCutSentence(EmbeddingText.ownText(of: unquoted))
         var lines = aligned(own.split(separator: "\n", omittingEmptySubsequences: false).map(String.init),
                             to: unquoted.split(separator: "\n", omittingEmptySubsequences: false))
@@ -122,6 +122,38 @@ public enum MessageCleaner {
         }
         let kinds = ProseClassifier.kinds(of: raw)
         return zip(own, kinds).map { Line(text: $0, kind: $1) }
+    }
+
+    /// Cuts a body at a mail program's attribution ("On Aug 15, 2023, at 04:19, Ann Lee <ann@…>
+    /// wrote:", "At 12:32 PM 12/28/00 -0600, Adam wrote:", also wrapped over two lines) when the text
+    /// below it carries no `>`: the quoted original, pasted without marks (as phones send it), is the
+    /// earlier sender's words down to the end. An attribution above `>` lines is left to the quote
+    /// markers (a reply written between the quoted lines stays the sender's).
+    static func withoutUnmarkedQuote(_ body: String) -> String {
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        func isBlank(_ line: Substring) -> Bool { line.allSatisfy { $0.isWhitespace || $0 == "\u{FEFF}" || $0 == "\u{200B}" } }
+        func isMailAttribution(_ text: String) -> Bool {
+            (text.hasSuffix("wrote:") || text.hasSuffix("writes:")) && text.count < 200 && text.contains(where: \.isNumber)
+                && ["On ", "Am ", "Le ", "At ", "El "].contains(where: text.hasPrefix)
+        }
+        var i = 0
+        while i < lines.count {
+            let trimmed = lines[i].trimmedOfSpaces
+            guard !trimmed.hasPrefix(">"), ["On ", "Am ", "Le ", "At ", "El "].contains(where: trimmed.hasPrefix) else { i += 1; continue }
+            var end = i
+            if !isMailAttribution(trimmed) {
+                // Wrapped: "On Mon, 11 Sep 2023 at 05:30, Ann Lee <" / "ann@example.com> wrote:".
+                guard i + 1 < lines.count, isMailAttribution(trimmed + " " + lines[i + 1].trimmedOfSpaces) else { i += 1; continue }
+                end = i + 1
+            }
+            var next = end + 1
+            while next < lines.count, isBlank(lines[next]) { next += 1 }
+            if next < lines.count, !lines[next].trimmedOfSpaces.hasPrefix(">") {
+                return lines[..<i].joined(separator: "\n")
+            }
+            i = end + 1
+        }
+        return body
     }
 
     /// Leaves out what the body quotes in ways `EmbeddingText.ownText` does not see: supercite's

@@ -48,11 +48,13 @@ public enum ProseClassifier {
         markPatch(lines, features, &kinds)
         markAttributedQuotes(features, &kinds)
         markPastedArticles(features, &kinds)
+        markQuotedParagraphs(features, &kinds)
         markBlocks(features, &kinds)
         markFooterBlocks(&kinds)
         markContinuations(features, &kinds)
         markDisclaimers(features, &kinds)
         markSignature(features, &kinds)
+        markValediction(features, &kinds)
         return kinds
     }
 
@@ -172,31 +174,136 @@ public enum ProseClassifier {
         }
     }
 
-    /// A pasted article: a lone link or a separator line ("=====", "=="), then within five lines a
-    /// byline ("By Clint Boulton"): from there to the end of the message it is the article's text,
-    /// not the sender's (list mail that forwards news under the forwarder's name).
+    /// A pasted article, not the sender's words (list mail that forwards news under the forwarder's
+    /// name):
+    /// - a lone link or a separator line ("=====", "=="), then within six lines a
+    ///   byline ("By Clint Boulton"), or below a link a dateline ("Wednesday August 28, 2002",
+    ///   "MILPITAS, Calif., September 9, 2002-"): from the line after it to the end of the message
+    ///   (a feed's "URL: link" and "Date:" above a post are no such thing: the post is the
+    ///   feed's author's own);
+    /// - a lone link and, right below it, a separator: the text up to the next separator (or the end);
+    /// - a separator a blank line below the sender's sign-off (one to three names in a paragraph of
+    ///   their own below the sender's prose; right below, the rule would underline a heading): what
+    ///   follows it, to the end.
     private static func markPastedArticles(_ f: [Features], _ kinds: inout [LineKind]) {
-        for i in f.indices {
+        func isSeparator(_ t: String, minimum: Int = 2) -> Bool {
+            t.count >= minimum && t.allSatisfy { "=_*~-".contains($0) } && !(t.count < 4 && t.allSatisfy { $0 == "-" })
+        }
+        func quoteAll(from start: Int, to end: Int) {
+            for k in start..<end where kinds[k] != .blank { kinds[k] = .quote }
+        }
+        func nextLine(after i: Int) -> Int? {
+            var j = i + 1
+            while j < f.count, kinds[j] == .blank { j += 1 }
+            return j < f.count ? j : nil
+        }
+        var i = 0
+        while i < f.count {
             let t = f[i].trimmed
             let lone = (t.hasPrefix("http://") || t.hasPrefix("https://")) && !t.utf8.contains(0x20)
-            let separator = t.count >= 2 && t.allSatisfy { "=_*~".contains($0) }
-            guard lone || separator else { continue }
+            let separator = isSeparator(t)
+            guard lone || separator else { i += 1; continue }
+            // A lone link with a separator right below it: the text between that and the next separator.
+            if lone, let s = nextLine(after: i), isSeparator(f[s].trimmed, minimum: 10) {
+                var end = s + 1
+                while end < f.count, !isSeparator(f[end].trimmed, minimum: 10) { end += 1 }
+                quoteAll(from: s + 1, to: end)
+                i = end + 1
+                continue
+            }
+            // A separator below a sign-off ("Eirikur", then "--------"): the rest is pasted.
+            if separator, t.count >= 4, let previous = (0..<i).last(where: { kinds[$0] != .blank }), previous < i - 1,
+               previous > 0, kinds[previous - 1] == .blank, [.prose, .data].contains(kinds[previous]), isSignOff(f[previous]),
+               let text = (0..<previous).last(where: { kinds[$0] != .blank }), kinds[text] == .prose {
+                quoteAll(from: i + 1, to: f.count)
+                return
+            }
             var seen = 0, j = i + 1
-            while j < f.count, seen < 5 {
+            while j < f.count, seen < 6 {
                 if kinds[j] != .blank {
                     seen += 1
-                    if matches(byline, f[j].trimmed) {
-                        for k in (i + 1)..<f.count where kinds[k] != .blank { kinds[k] = .quote }
+                    if matches(byline, f[j].trimmed) || lone && isDateline(f[j]) {
+                        quoteAll(from: i + 1, to: f.count)
                         return
                     }
                 }
                 j += 1
             }
+            i += 1
         }
     }
 
     /// "By Clint Boulton", "By Scott Tyler Shafer", "BY JANE DOE, Reuters".
     static let byline = regex(#"^(?i:by)\s+[A-Z][A-Za-z'.-]+(?:\s+[A-Z][A-Za-z'.-]+){1,3}\s*(?:,.*)?$"#)
+
+    /// A line that is mostly a date with its year, as an article's header gives it: "Friday, 6
+    /// September, 2002, 08:53 GMT", "*Päivämäärä:* 26.8.2002", "Date: 2002-09-12T23:03:40-08:00". Not
+    /// a sentence, not an attribution ("On Sep 9, 2002, Bob wrote:"), not a file's name or a link
+    /// ("[image: Screenshot from 2022-06-06 12-34-22.png]").
+    static func isDateline(_ f: Features) -> Bool {
+        guard f.tokens.count <= 8, f.stopwords <= 1, f.linkTokens == 0, !f.hasBracket, !f.trimmed.hasSuffix(":"),
+              !matches(attribution, f.trimmed) else { return false }
+        return matches(datelinePattern, f.trimmed)
+    }
+
+    static let datelinePattern = regex(
+        #"(?:\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?,?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?(?:19|20)\d{2}\b|\b\d{1,2}\.?\s+(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?),?\s+(?:19|20)\d{2}\b|\b\d{1,2}[./]\d{1,2}[./](?:19|20)\d{2}\b|\b(?:19|20)\d{2}-\d{2}-\d{2}(?:\b|T\d))"#)
+
+    /// A sender's sign-off: one to three names on a line of their own ("Eirikur", "R", "Bob Smith").
+    static func isSignOff(_ f: Features) -> Bool {
+        let t = f.trimmed
+        guard (1...3).contains(f.tokens.count), t.count <= 30, f.stopwords == 0 else { return false }
+        return f.tokens.allSatisfy { token in
+            guard let first = token.first, first.isUppercase else { return false }
+            return token.allSatisfy { $0.isLetter || $0 == "." || $0 == "'" || $0 == "-" }
+        }
+    }
+
+    /// A paragraph wrapped in quotation marks (the first opens it, the next closes it at its end),
+    /// or a quotation opened at the start of a paragraph and left open (its only mark) up to the
+    /// paragraph, among the next eight, whose end closes it: another's words quoted, not the
+    /// sender's ("\"British scientists were honoured for research that found …\"", then the
+    /// sender's comment). A quoted phrase in the sender's own sentence leaves it theirs.
+    private static func markQuotedParagraphs(_ f: [Features], _ kinds: inout [LineKind]) {
+        var paragraphs: [Range<Int>] = []
+        var start = 0
+        while start < f.count {
+            guard kinds[start] != .blank else { start += 1; continue }
+            var end = start
+            while end < f.count, kinds[end] != .blank { end += 1 }
+            paragraphs.append(start..<end)
+            start = end
+        }
+        func isMark(_ c: Character) -> Bool { c == "\"" || c == "“" || c == "”" }
+        func marks(_ range: Range<Int>) -> Int { range.reduce(0) { $0 + f[$1].trimmed.filter(isMark).count } }
+        func endsWithMark(_ range: Range<Int>) -> Bool {
+            var last = f[range.upperBound - 1].trimmed
+            while let c = last.last, ".,;:!?)".contains(c) { last.removeLast() }
+            return last.last.map(isMark) ?? false
+        }
+        var p = 0
+        while p < paragraphs.count {
+            let range = paragraphs[p]
+            guard let open = f[range.lowerBound].trimmed.first, isMark(open), kinds[range.lowerBound] == .prose else { p += 1; continue }
+            var closing: Int?
+            let own = marks(range)
+            if own == 2, endsWithMark(range) {
+                closing = p
+            } else if own == 1 {
+                var count = 1
+                for q in (p + 1)..<min(paragraphs.count, p + 9) {
+                    count += marks(paragraphs[q])
+                    if endsWithMark(paragraphs[q]), count % 2 == 0 { closing = q; break }
+                }
+            }
+            guard let q = closing else { p += 1; continue }
+            let words = paragraphs[p...q].reduce(0) { sum, range in sum + range.reduce(0) { $0 + f[$1].words } }
+            if words >= 12 {
+                for range in paragraphs[p...q] { for k in range where [.prose, .data].contains(kinds[k]) { kinds[k] = .quote } }
+            }
+            p = q + 1
+        }
+    }
 
     /// A footer line starts a footer: the rest of its block (to a blank line) is the footer's too
     /// ("This sf.net email is sponsored by: OSDN - Tired of that same old" / "cell phone? Get a new
@@ -292,6 +399,21 @@ public enum ProseClassifier {
         let contact = block.contains { matches(contactLine, f[$0].trimmed) }
         guard short, contact else { return }
         for i in block where kinds[i] == .prose || kinds[i] == .data || kinds[i] == .link { kinds[i] = .signature }
+    }
+
+    /// A closing phrase that ends in a comma above the sender's name, with their prose above it and
+    /// nothing of theirs below ("Blaming it on staying up past bedtime," / "Neale"; "Blue in the
+    /// face," / "RAH"): a signature, not a sentence. A message of that line alone keeps it ("for the
+    /// 10:30 meeting," / "Frank").
+    private static func markValediction(_ f: [Features], _ kinds: inout [LineKind]) {
+        for i in f.indices.dropFirst() where kinds[i] == .prose || kinds[i] == .data {
+            guard isSignOff(f[i]), let above = (max(0, i - 2)..<i).last(where: { kinds[$0] != .blank }),
+                  kinds[above] == .prose, f[above].trimmed.hasSuffix(","), f[above].words <= 8,
+                  (0..<above).contains(where: { kinds[$0] == .prose }),
+                  !f.indices.dropFirst(i + 1).contains(where: { kinds[$0] == .prose }) else { continue }
+            kinds[above] = .signature
+            kinds[i] = .signature
+        }
     }
 
     /// A legal notice ("… intended recipient … confidential … prohibited") is a footer: the end of a

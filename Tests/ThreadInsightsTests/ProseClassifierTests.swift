@@ -252,6 +252,78 @@ final class ProseClassifierTests: XCTestCase {
         XCTAssertEqual(ProseClassifier.kinds(of: ["==", "By the way, the build works now.", "Thanks for the fix."]).last, .prose)
     }
 
+    /// A news article pasted below a link with its header's date (and no byline), a text pasted
+    /// between a link and a closing rule, and what a sender pastes below their own sign-off are not
+    /// their words; the sender's comment around them is (found judging the SpamAssassin lists).
+    func testAPastedArticleBelowALinkWithADatelineOrBetweenRulesIsAQuote() {
+        let dated = ["the latest -", "http://news.example.co.uk/1/hi/world/africa/2240487.stm", "",
+                     "Friday, 6 September, 2002, 08:53 GMT 09:53 UK", "Zimbabwe eases GM stance", "",
+                     "Zimbabwe has dropped objections to accepting genetically modified grain so that food aid can be delivered."]
+        XCTAssertEqual(Array(ProseClassifier.kinds(of: dated)[2...]), [.blank, .quote, .quote, .blank, .quote])
+        let dateOnly = ["http://www.example.com/archives/2002/09/12.html", "Date: 2002-09-12T23:03:40-08:00", "",
+                        "If you've been in Los Angeles for long enough to read this sentence, you've been stuck in traffic."]
+        XCTAssertEqual(ProseClassifier.kinds(of: dateOnly).last, .quote)
+        // A feed's post ("URL:" and "Date:" above it) is its author's own.
+        let feed = ["URL: http://www.example.com/archives/2002/09/12.html", "Date: 2002-09-12T04:04:00-08:00", "",
+                    "It seems that my body runs on a 25-26 hour clock, usually tending closer to 26 hours."]
+        XCTAssertEqual(ProseClassifier.kinds(of: feed).last, .prose)
+        let ruled = ["An apparent quote, from the Times:", "", "http://www.example.co.uk/printFriendly/0,,1-43-351083,00.html", "",
+                     String(repeating: "-", count: 40), "TONY BLAIR's special relationship with the President is under strain.",
+                     String(repeating: "-", count: 40), "", "Make of it what you will."]
+        let kinds = ProseClassifier.kinds(of: ruled)
+        XCTAssertEqual(kinds[0], .prose)
+        XCTAssertEqual(kinds[5], .quote)
+        XCTAssertEqual(kinds.last, .prose)
+        let signed = ["Gary's news service has an article on Internet saturation.", "", "Eirikur", "", "--------", "",
+                      "Latest stats from NUA show a flattening Internet population growth in every country."]
+        XCTAssertEqual(ProseClassifier.kinds(of: signed).last, .quote)
+        // A date in the sender's own words is no dateline; a heading underlined is no sign-off.
+        let own = ["http://www.example.org/release-notes.html", "", "The release of September 9, 2002 fixes the build on Solaris, as promised."]
+        XCTAssertEqual(ProseClassifier.kinds(of: own).last, .prose)
+        let heading = ["We tried both settings last week.", "", "Results", "=======", "", "The second setting halves the latency on every run."]
+        XCTAssertEqual(ProseClassifier.kinds(of: heading).last, .prose)
+        // The last line of a log is no sign-off, and a screenshot's name is no dateline (usrp-users).
+        let log = ["I get the following crash error when I run the gnb:", "", "LIBUSB_TRANSFER_ERROR", "Aborted", "",
+                   String(repeating: "-", count: 30), "Also after the crash, when I try to run the probe it fails too."]
+        XCTAssertEqual(ProseClassifier.kinds(of: log).last, .prose)
+        let screenshot = ["It generates errors, as I described in the thread below.", "https://lists.example.com/thread/VJB7A53C6X77JN7DPP3A",
+                          "", "[image: Screenshot from 2022-06-06 12-34-22.png]", "",
+                          "For using the IP core directly I think you need to know the module structure better."]
+        XCTAssertEqual(ProseClassifier.kinds(of: screenshot).last, .prose)
+    }
+
+    /// A paragraph wholly inside quotation marks is someone else's words; the sender's comment after
+    /// it is theirs, and a quoted phrase inside their own sentence does not make it a quote.
+    func testAParagraphInQuotationMarksIsAQuote() {
+        let lines = ["\"British scientists were honoured for research that found ostriches became",
+                     "more amorous with each other when a human was around.\"", "",
+                     "This is true of manatees also, you don't want to know."]
+        XCTAssertEqual(ProseClassifier.kinds(of: lines), [.quote, .quote, .blank, .prose])
+        let spanning = ["\"True to form, industrious third party developers saw that they could gain an advantage.", "",
+                        "All of that changed with the release of Jaguar, but not because the private APIs had changed.\"", "",
+                        "I think they will come round to it."]
+        XCTAssertEqual(ProseClassifier.kinds(of: spanning), [.quote, .blank, .quote, .blank, .prose])
+        let phrase = ["\"Free trade\" is what they call it, and I am not sure that it lifts anyone out of poverty."]
+        XCTAssertEqual(ProseClassifier.kinds(of: phrase), [.prose])
+        // Paragraphs that open with a quoted name and close with another are the sender's (usrp-users).
+        let names = ["\"gr-ettus/grc/ettus_rfnoc_graph.block.yml\".  I found this because the commands in the",
+                     "\"Device Args\" parameter were not being processed correctly.", "",
+                     "The line is associated with the following \"if\" statement (line 19), as far as I can tell.", "",
+                     "The \"clock_source_s\" should be \"dev_args_s\"."]
+        XCTAssertFalse(ProseClassifier.kinds(of: names).contains(.quote))
+    }
+
+    /// A closing phrase ending in a comma above the sender's name is a signature.
+    func testAClosingPhraseAboveTheSendersNameIsASignature() {
+        let lines = ["The tokenizer now has an extra [:], and all is well.", "", "Blaming it on staying up past bedtime,", "", "Neale"]
+        XCTAssertEqual(ProseClassifier.kinds(of: lines), [.prose, .blank, .signature, .blank, .signature])
+        // A greeting above the text is not.
+        let greeting = ["Hi all,", "Bob", "", "The build is green again since this morning."]
+        XCTAssertEqual(ProseClassifier.kinds(of: greeting).last, .prose)
+        // A message of that line alone (Enron: a forward's one line) keeps it.
+        XCTAssertEqual(ProseClassifier.kinds(of: ["for the 10:30 meeting,", "", "Frank"]).first, .prose)
+    }
+
     func testPicturePlaceholdersAreNotProgramOutput() {
         let body = """
             [IMAGE]
@@ -355,6 +427,44 @@ final class ProseClassifierTests: XCTestCase {
             let body = "Could you show me an example of the device arguments?\n\n\(from)\n\(sent)\nSubject: Re: external LO\n\nUse the Device Arguments field."
             XCTAssertEqual(MessageCleaner.clean(body).text, "Could you show me an example of the device arguments?", from)
         }
+    }
+
+    /// A phone's reply quotes the original below its attribution without `>` marks: the text below is
+    /// the earlier sender's, and the question there is no "Waiting on" (usrp-users: "Waiting on Luca:
+    /// Did you set it in a GNU Radio flowgraph…?" under the reply that answered it). An attribution
+    /// above `>` lines leaves the reply written between them.
+    func testAnUnmarkedQuoteBelowAMailAttributionIsNotTheSendersText() throws {
+        let reply = """
+            You set it in the block in grc. spp=256
+
+            On Aug 15, 2023, at 04:19, Bachmaier, Luca <luca@example.com> wrote:
+
+            \u{FEFF}
+            Hi Paul,
+            thank you for your reply. Do you remember how you set the SPP block parameter? Did you set it in a GNU Radio flowgraph, a script, or something else?
+            """
+        XCTAssertEqual(MessageCleaner.clean(reply).text, "You set it in the block in grc. spp=256")
+        let wrapped = "Agreed, ship it.\n\nOn Mon, 11 Sep 2023 at 05:30, Ann Lee <\nann@example.com> wrote:\nShall we ship the release on Friday?"
+        XCTAssertEqual(MessageCleaner.clean(wrapped).text, "Agreed, ship it.")
+        let inline = "On Mon, 11 Sep 2023 at 05:30, Ann Lee <ann@example.com> wrote:\n> Shall we ship on Friday?\n\nYes, Friday works for the whole team.\n"
+        XCTAssertEqual(MessageCleaner.clean(inline).text, "Yes, Friday works for the whole team.")
+        // A person's own "Bob wrote:" keeps what follows the quoted paragraph.
+        let own = "Bob wrote:\nThe meeting moves to Friday.\n\nThat suits me fine, I will book the room for the whole afternoon."
+        XCTAssertTrue(MessageCleaner.clean(own).text.contains("I will book the room"))
+
+        let luca = Address(name: "Bachmaier, Luca", email: "luca@example.com")
+        let paul = Address(name: "Paul Atreides", email: "paul@example.com")
+        let question = "Hi Paul,\nthank you for your reply. Do you remember how you set the SPP block parameter? Did you set it in a GNU Radio flowgraph, a script, or something else?\nRegards\nLuca"
+        let messages = [
+            ConversationMessage(emailId: 1, from: luca, to: [paul], date: nil, body: "How do I set the runtime parameters of the FFT block in a flowgraph?"),
+            ConversationMessage(emailId: 2, from: paul, to: [luca], date: nil, body: "Set the spp block parameter to the same value in every block."),
+            ConversationMessage(emailId: 3, from: luca, to: [paul], date: nil, body: question),
+            // Pasted without an attribution at all: still the earlier sender's question.
+            ConversationMessage(emailId: 4, from: paul, to: [luca], date: nil,
+                                body: "You set it in the block in grc.\n\nDid you set it in a GNU Radio flowgraph, a script, or something else?"),
+        ]
+        let summary = try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages)
+        XCTAssertNil(summary.points.first { $0.kind == .waitingOn }, "\(summary.points.map(\.text))")
     }
 
     /// "Waiting on" is never built from a "?" inside code (a kernel thread's was `1 << gpio, value ?`),
