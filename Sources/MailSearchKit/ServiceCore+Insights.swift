@@ -66,9 +66,9 @@ extension ServiceCore {
     /// 3: a chosen question brings its answer, Notes' header columns are not prose; 4: a patch
     /// thread's reviewers, unmarked quotes and pasted output and articles left out; 5: articles
     /// pasted below a link with a dateline or between rules, paragraphs in quotation marks,
-    /// closing phrases above the sender's name), so that summaries stored by an earlier version
-    /// are made again, not shown.
-    static let extractiveVersion = 5
+    /// closing phrases above the sender's name; 6: "U.S.", "Corp.", "a.m." end a sentence only
+    /// before a capital), so that summaries stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 6
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -295,7 +295,8 @@ public enum MessageCleaner {
             } else if c == "." || c == "!" || c == "?" {
                 var j = i
                 while j + 1 < chars.count, ".!?)\"'".contains(chars[j + 1]) { j += 1 }
-                if j + 1 >= chars.count || chars[j + 1].isWhitespace, !(c == "." && isAbbreviation(chars, before: i)) {
+                if j + 1 >= chars.count || chars[j + 1].isWhitespace, !(c == "." && isAbbreviation(chars, before: i)),
+                   !(c == "." && j == i && continuesAfterAbbreviation(chars, dot: i)) {
                     emit(j + 1)
                     i = j + 1
                     continue
@@ -319,6 +320,26 @@ public enum MessageCleaner {
         while e + 1 < chars.count, !chars[e + 1].isWhitespace { e += 1 }
         return chars[s...e].contains { "/=&@:".contains($0) }
     }
+
+    /// "U.S.", "a.m.", "Corp.", "Jan.": an abbreviation that may end a sentence too. It does not
+    /// when a small letter, a digit or a dash follows ("the U.S. economy", "Enron Corp. and its
+    /// affiliates", "6 a.m. - 7 p.m.", "Jan. 5"): Enron's summaries showed halves of such sentences.
+    private static func continuesAfterAbbreviation(_ chars: [Character], dot: Int) -> Bool {
+        var k = dot
+        while k > 0, chars[k - 1].isLetter || chars[k - 1] == "." { k -= 1 }
+        let word = String(chars[k..<dot]).lowercased()
+        let dotted = word.count >= 3 && word.enumerated().allSatisfy { $0.offset % 2 == 0 ? $0.element.isLetter : $0.element == "." }
+        guard dotted || endingAbbreviations.contains(word) else { return false }
+        var n = dot + 1
+        while n < chars.count, chars[n] == " " || chars[n] == "\t" { n += 1 }
+        guard n < chars.count, let next = chars[n].unicodeScalars.first else { return false }
+        return CharacterSet.lowercaseLetters.contains(next) || chars[n].isNumber || "-–,;(&".contains(chars[n])
+    }
+
+    private static let endingAbbreviations: Set<String> = [
+        "corp", "dept", "govt", "bros", "univ", "intl", "assn", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep",
+        "sept", "oct", "nov", "dec",
+    ]
 
     private static func isAbbreviation(_ chars: [Character], before dot: Int) -> Bool {
         var k = dot

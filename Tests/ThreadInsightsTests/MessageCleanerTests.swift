@@ -72,6 +72,17 @@ final class MessageCleanerTests: XCTestCase {
                        ["We use UHD 3.15, e.g. on the X310.", "Does it work?", "Mr. Smith said yes!", "- first item", "- second item"])
     }
 
+    /// "U.S.", "Corp.", "a.m.", "Jan." end a sentence only before a capital (Enron's summaries showed
+    /// "As you know, the U.S." and "… if Enron Corp." as lines).
+    func testAnAbbreviationEndsASentenceOnlyBeforeACapital() {
+        let body = "As you know, the U.S. economy slowed. Enron Corp. and its affiliates signed on Jan. 5 at 6 a.m. - 7 p.m. every day. We moved to the U.S. Then we stayed."
+        XCTAssertEqual(MessageCleaner.clean(body).sentences.map(\.text), [
+            "As you know, the U.S. economy slowed.",
+            "Enron Corp. and its affiliates signed on Jan. 5 at 6 a.m. - 7 p.m. every day.",
+            "We moved to the U.S.", "Then we stayed.",
+        ])
+    }
+
     func testProseFilterDropsLogLines() {
         let cleaned = MessageCleaner.clean("[ERROR] [UHD] 0x7f3a 0x0001 0x0002 0xdead 0xbeef\nThe device stops after ten minutes of streaming.")
         XCTAssertEqual(cleaned.sentences.filter(\.isProse).map(\.text), ["The device stops after ten minutes of streaming."])

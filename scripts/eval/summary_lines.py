@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Summary lines judged one by one: is each line of a thread summary the shown author's own prose?
 (issue 33's bar: no line of diff, code, log, quote or signature). The verdicts are
-docs/summary-lines-judging.json ("lines": the first round; "v5": every line of the summaries of
-extractive version 5, per set).
+docs/summary-lines-judging.json ("lines": the first round; "round2": every line of the summaries of
+extractive version 6, per set, with its verdict).
 
   scripts/eval/summary_lines.py packets CORPUS DATA_DIR SUMMARIES.jsonl N SEED PARTS OUT_DIR \
       [--exclude-judged] [--only-unjudged]
@@ -45,7 +45,7 @@ def judged():
     """(corpus, threadId, text) -> verdict, from both rounds of the judging file."""
     data = json.load(open(JUDGING))
     verdicts = {(l["corpus"], l["threadId"], l["text"]): l["verdict"] for l in data["lines"]}
-    for l in data.get("v5", {}).get("lines", []):
+    for l in data.get("round2", {}).get("lines", []):
         verdicts[(l["corpus"], l["threadId"], l["text"])] = l["verdict"]
     return data, verdicts
 
@@ -55,7 +55,7 @@ def packets(args):
     rows = [json.loads(l) for l in open(args.summaries)]
     rows = [r for r in rows if r["points"]]
     seen = {(l["corpus"], l["threadId"]) for l in data["lines"]} | {
-        (l["corpus"], l["threadId"]) for l in data.get("v5", {}).get("lines", [])}
+        (l["corpus"], l["threadId"]) for l in data.get("round2", {}).get("lines", [])}
     if args.only_unjudged:
         pick = [r for r in rows if (args.corpus, r["threadId"]) in seen
                 and any((args.corpus, r["threadId"], p) not in verdicts for p in r["points"])]
