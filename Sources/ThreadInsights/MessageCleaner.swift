@@ -131,15 +131,15 @@ public enum MessageCleaner {
     /// markers (a reply written between the quoted lines stays the sender's).
     static func withoutUnmarkedQuote(_ body: String) -> String {
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        let openings = ["On ", "Am ", "Le ", "At ", "El "]
         func isBlank(_ line: Substring) -> Bool { line.allSatisfy { $0.isWhitespace || $0 == "\u{FEFF}" || $0 == "\u{200B}" } }
         func isMailAttribution(_ text: String) -> Bool {
             (text.hasSuffix("wrote:") || text.hasSuffix("writes:")) && text.count < 200 && text.contains(where: \.isNumber)
-                && ["On ", "Am ", "Le ", "At ", "El "].contains(where: text.hasPrefix)
         }
         var i = 0
         while i < lines.count {
             let trimmed = lines[i].trimmedOfSpaces
-            guard !trimmed.hasPrefix(">"), ["On ", "Am ", "Le ", "At ", "El "].contains(where: trimmed.hasPrefix) else { i += 1; continue }
+            guard !trimmed.hasPrefix(">"), openings.contains(where: trimmed.hasPrefix) else { i += 1; continue }
             var end = i
             if !isMailAttribution(trimmed) {
                 // Wrapped: "On Mon, 11 Sep 2023 at 05:30, Ann Lee <" / "ann@example.com> wrote:".
@@ -325,9 +325,7 @@ public enum MessageCleaner {
     /// when a small letter, a digit or a dash follows ("the U.S. economy", "Enron Corp. and its
     /// affiliates", "6 a.m. - 7 p.m.", "Jan. 5"): Enron's summaries showed halves of such sentences.
     private static func continuesAfterAbbreviation(_ chars: [Character], dot: Int) -> Bool {
-        var k = dot
-        while k > 0, chars[k - 1].isLetter || chars[k - 1] == "." { k -= 1 }
-        let word = String(chars[k..<dot]).lowercased()
+        let word = word(chars, before: dot)
         let dotted = word.count >= 3 && word.enumerated().allSatisfy { $0.offset % 2 == 0 ? $0.element.isLetter : $0.element == "." }
         guard dotted || endingAbbreviations.contains(word) else { return false }
         var n = dot + 1
@@ -341,10 +339,15 @@ public enum MessageCleaner {
         "sept", "oct", "nov", "dec",
     ]
 
-    private static func isAbbreviation(_ chars: [Character], before dot: Int) -> Bool {
+    /// The letters and dots before a dot, in lower case ("u.s" before the last dot of "U.S.").
+    private static func word(_ chars: [Character], before dot: Int) -> String {
         var k = dot
         while k > 0, chars[k - 1].isLetter || chars[k - 1] == "." { k -= 1 }
-        let word = String(chars[k..<dot]).lowercased()
+        return String(chars[k..<dot]).lowercased()
+    }
+
+    private static func isAbbreviation(_ chars: [Character], before dot: Int) -> Bool {
+        let word = word(chars, before: dot)
         if word.count == 1 { return word.first!.isLetter }  // an initial
         return abbreviations.contains(word)
     }

@@ -265,15 +265,7 @@ public enum ProseClassifier {
     /// sender's ("\"British scientists were honoured for research that found …\"", then the
     /// sender's comment). A quoted phrase in the sender's own sentence leaves it theirs.
     private static func markQuotedParagraphs(_ f: [Features], _ kinds: inout [LineKind]) {
-        var paragraphs: [Range<Int>] = []
-        var start = 0
-        while start < f.count {
-            guard kinds[start] != .blank else { start += 1; continue }
-            var end = start
-            while end < f.count, kinds[end] != .blank { end += 1 }
-            paragraphs.append(start..<end)
-            start = end
-        }
+        let paragraphs = paragraphs(kinds)
         func isMark(_ c: Character) -> Bool { c == "\"" || c == "“" || c == "”" }
         func marks(_ range: Range<Int>) -> Int { range.reduce(0) { $0 + f[$1].trimmed.filter(isMark).count } }
         func endsWithMark(_ range: Range<Int>) -> Bool {
@@ -340,12 +332,8 @@ public enum ProseClassifier {
     /// lines is part of them (`else`, `Using Device: Single USRP:`, a wrapped argument list), and an
     /// indented block that holds code is code.
     private static func markBlocks(_ f: [Features], _ kinds: inout [LineKind]) {
-        var start = 0
-        while start < f.count {
-            guard kinds[start] != .blank else { start += 1; continue }
-            var end = start
-            while end < f.count, kinds[end] != .blank { end += 1 }
-            let block = start..<end
+        // A block's lines change kind here, never to or from blank: the blocks stay the same.
+        for block in paragraphs(kinds) {
             let technical = block.filter { [.code, .log, .diff].contains(kinds[$0]) }
             if !technical.isEmpty {
                 let codeCount = technical.filter { kinds[$0] != .log }.count
@@ -362,8 +350,21 @@ public enum ProseClassifier {
                     }
                 }
             }
+        }
+    }
+
+    /// The runs of lines with no blank line between them.
+    static func paragraphs(_ kinds: [LineKind]) -> [Range<Int>] {
+        var result: [Range<Int>] = []
+        var start = 0
+        while start < kinds.count {
+            guard kinds[start] != .blank else { start += 1; continue }
+            var end = start
+            while end < kinds.count, kinds[end] != .blank { end += 1 }
+            result.append(start..<end)
             start = end
         }
+        return result
     }
 
     /// A short line that ends a sentence the line before it began (a wrapped model number, a
