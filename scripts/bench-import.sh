@@ -18,6 +18,7 @@ SCRATCH=$ROOT/bench-data/import-bench
 "$ROOT/scripts/ensure-packages.sh" notmuch time
 [ -x "$MAILSEARCH" ] || { echo "error: no mailsearch binary at $MAILSEARCH (make release)" >&2; exit 1; }
 [ -d "$CORPUS" ] || { echo "error: no Maildir at $CORPUS (make corpora)" >&2; exit 1; }
+CORPUS=$(cd "$CORPUS" && pwd)  # notmuch reads mail_root from its config: a relative path would be its own
 messages=$(find "$CORPUS" -type f | wc -l)
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(nproc) cores; features: $(grep -o -w 'avx2\|fma\|f16c\|avx512f\|avx512_vnni\|avx512_bf16' /proc/cpuinfo | sort -u | tr '\n' ' ')"
 echo "corpus: $CORPUS ($messages files); load average before: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,6 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Lower-cased ASCII bytes of a subject or body prefix, with the vocabulary's hits counted:
-/// single words by a hash of each word (one pass), phrases by a byte scan.
+/// single words by a hash of each word (one pass), phrases by a byte search.
 struct TextFeatures {
     let bytes: [UInt8]
     private let words: Set<UInt64>
@@ -42,18 +47,18 @@ struct TextFeatures {
     func contains(phrase: [UInt8]) -> Bool {
         let n = phrase.count
         guard n > 0, bytes.count >= n else { return false }
-        return bytes.withUnsafeBufferPointer { hay in
-            phrase.withUnsafeBufferPointer { needle in
-                let first = needle[0]
-                var i = 0
-                let last = hay.count - n
-                while i <= last {
-                    if hay[i] == first {
-                        var j = 1
-                        while j < n && hay[i + j] == needle[j] { j += 1 }
-                        if j == n { return true }
-                    }
-                    i += 1
+        // The C library's memchr finds each candidate first byte and memcmp checks the rest (both
+        // vectorised): a byte loop here was the import's costliest Swift function (4 % of an Enron
+        // import's CPU: ~100 phrases over up to 1,500 bytes of every email).
+        return bytes.withUnsafeBytes { hay in
+            phrase.withUnsafeBytes { needle in
+                guard let start = hay.baseAddress, let key = needle.baseAddress else { return false }
+                let first = Int32(needle[0])
+                var at = start
+                let last = start + (hay.count - n)  // the last place the phrase can begin
+                while at <= last, let found = memchr(at, first, last - at + 1) {
+                    if memcmp(found, key, n) == 0 { return true }
+                    at = UnsafeRawPointer(found) + 1
                 }
                 return false
             }

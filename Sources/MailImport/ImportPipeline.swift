@@ -70,7 +70,13 @@ public struct ImportPipeline: Sendable {
     public var batchSize: Int
     public var observer: (any ImportBatchObserver)?
 
-    public init(store: MailStore, accountName: String, folderOverride: String? = nil, batchSize: Int = 500,
+    /// Messages per transaction unless told otherwise. Each commit rewrites the index pages its
+    /// emails touched (12 indexes of emails, threads, contacts) and hands FTS5 one segment, so
+    /// larger batches write less: Enron imported in 21.9 s with 2,000 against 26.4 s with 500.
+    /// A killed import loses at most the batch under way (importing again completes it).
+    public static let defaultBatchSize = 2_000
+
+    public init(store: MailStore, accountName: String, folderOverride: String? = nil, batchSize: Int = ImportPipeline.defaultBatchSize,
                 observer: (any ImportBatchObserver)? = nil) {
         self.store = store
         self.accountName = accountName
@@ -85,6 +91,9 @@ public struct ImportPipeline: Sendable {
         let source = try ImportSource.detect(path: path, folderOverride: folderOverride)
         let account = try store.account(named: accountName)
         try observer?.willBeginImport()
+        // Fewer, larger checkpoints while the import writes; back to the usual interval after.
+        try store.setCheckpointInterval(pages: MailStore.importCheckpointPages)
+        defer { try? store.setCheckpointInterval(pages: MailStore.checkpointPages) }
         var finished = false
         defer { if !finished { observer?.didAbandonImport() } }
         typealias ParsedBatch = (items: [Result<IncomingEmail, ImportFailure>], bytesDone: Int64)

@@ -11,7 +11,7 @@ public struct MailboxService: Sendable {
     /// Imports an mbox, Maildir or folder of messages into `account` (created when missing),
     /// reporting progress after each batch; new mail is searchable by keyword at once, and
     /// embedded in the background when that is on.
-    public func importMail(path: String, account: String, folder: String? = nil, batchSize: Int = 500,
+    public func importMail(path: String, account: String, folder: String? = nil, batchSize: Int = ImportPipeline.defaultBatchSize,
                            progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
         try await core.importMail(path: path, account: account, folder: folder, batchSize: batchSize, progress: progress)
     }

@@ -490,7 +490,7 @@ final class ServiceCore: @unchecked Sendable {
     /// Imports an mbox, Maildir or folder of messages into `account` (created when missing),
     /// reporting progress after each batch; new mail is searchable by keyword at once, and
     /// embedded in the background when that is on.
-    public func importMail(path: String, account: String, folder: String? = nil, batchSize: Int = 500,
+    public func importMail(path: String, account: String, folder: String? = nil, batchSize: Int = ImportPipeline.defaultBatchSize,
                            progress: @escaping @Sendable (ImportProgress) -> Void = { _ in }) async throws -> ImportSummary {
         guard state.beginImport(path: path) else {
             throw ServiceError(.conflict, "an import is already running", hint: "wait for it to finish; its progress is in the status")
@@ -516,7 +516,7 @@ final class ServiceCore: @unchecked Sendable {
         }
         Task.detached { [self] in
             do {
-                let summary = try await runImport(path: path, account: account, folder: folder, batchSize: 500) { _ in }
+                let summary = try await runImport(path: path, account: account, folder: folder, batchSize: ImportPipeline.defaultBatchSize) { _ in }
                 state.importFinished(summary: summary, error: nil)
             } catch {
                 state.importFinished(summary: nil, error: "\(error)")

@@ -29,7 +29,7 @@ struct ImportCommand: AsyncParsableCommand {
     var folder: String?
 
     @Option(help: "Messages per transaction.")
-    var batchSize = 500
+    var batchSize = ImportPipeline.defaultBatchSize
 
     @Flag(help: "No progress output.")
     var quiet = false

@@ -57,6 +57,39 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(try store.statistics().emails, 4)
     }
 
+    /// Sees the writer's checkpoint interval while an import commits, and can fail the import.
+    final class CheckpointProbe: ImportBatchObserver, @unchecked Sendable {
+        let failAfter: Int?
+        var seen: [Int] = []
+        init(failAfter: Int? = nil) { self.failAfter = failAfter }
+        func didCommit(_ result: IngestResult, store: MailStore) throws {
+            seen.append(try store.database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") ?? -1 })
+            if let failAfter, seen.count >= failAfter { throw CocoaError(.fileWriteUnknown) }
+        }
+    }
+
+    func checkpointInterval() throws -> Int {
+        try store.database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") ?? -1 }
+    }
+
+    /// An import checkpoints less often while it writes, and sets the interval back when it ends,
+    /// whether it ends well or on an error.
+    func testAnImportCheckpointsLessOftenAndSetsTheIntervalBack() throws {
+        for i in 0..<7 { try write(message(id: "cp\(i)@x", subject: "n\(i)"), to: "cp/\(i)") }
+        XCTAssertEqual(try checkpointInterval(), MailStore.checkpointPages)
+        let probe = CheckpointProbe()
+        _ = try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: probe).run(path: directory.appendingPathComponent("cp").path)
+        XCTAssertEqual(probe.seen, Array(repeating: MailStore.importCheckpointPages, count: 4))
+        XCTAssertEqual(try checkpointInterval(), MailStore.checkpointPages, "set back after the import")
+
+        for i in 0..<7 { try write(message(id: "cq\(i)@x", subject: "m\(i)"), to: "cq/\(i)") }
+        let failing = CheckpointProbe(failAfter: 1)
+        XCTAssertThrowsError(try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: failing)
+            .run(path: directory.appendingPathComponent("cq").path))
+        XCTAssertEqual(failing.seen.first, MailStore.importCheckpointPages)
+        XCTAssertEqual(try checkpointInterval(), MailStore.checkpointPages, "set back after a failed import")
+    }
+
     func testMessagesWithoutMessageIdAreIdentifiedByContent() throws {
         try write(message(id: nil, subject: "same"), to: "t/a/1")
         try write(message(id: nil, subject: "same"), to: "t/b/1")
