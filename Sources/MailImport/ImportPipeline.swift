@@ -72,7 +72,8 @@ public struct ImportPipeline: Sendable {
 
     /// Messages per transaction unless told otherwise. Each commit rewrites the index pages its
     /// emails touched (12 indexes of emails, threads, contacts) and hands FTS5 one segment, so
-    /// larger batches write less: Enron imported in 21.9 s with 2,000 against 26.4 s with 500.
+    /// larger batches write less: Enron imported in 21.9 s with 2,000 against 26.4 s with 500 (one run
+    /// each, 2-core AVX2 host; docs/benchmarks.md has the interleaved runs).
     /// A killed import loses at most the batch under way (importing again completes it).
     public static let defaultBatchSize = 2_000
 
@@ -91,11 +92,11 @@ public struct ImportPipeline: Sendable {
         let source = try ImportSource.detect(path: path, folderOverride: folderOverride)
         let account = try store.account(named: accountName)
         try observer?.willBeginImport()
+        var finished = false
+        defer { if !finished { observer?.didAbandonImport() } }
         // Fewer, larger checkpoints while the import writes; back to the usual interval after.
         try store.setCheckpointInterval(pages: MailStore.importCheckpointPages)
         defer { try? store.setCheckpointInterval(pages: MailStore.checkpointPages) }
-        var finished = false
-        defer { if !finished { observer?.didAbandonImport() } }
         typealias ParsedBatch = (items: [Result<IncomingEmail, ImportFailure>], bytesDone: Int64)
         let queue = HandOff<ParsedBatch>(capacity: 2)
         let batchSize = self.batchSize

@@ -113,9 +113,6 @@ public final class MailStore: Sendable {
 
     // MARK: Ingest
 
-    /// Adds a batch of emails of one account in a single transaction: deduplicates by
-    /// (account, Message-ID), links folders, threads the new mail (spec 001 §5.2.4),
-    /// records attachments and contacts. Emails already present only gain folder links.
     /// SQLite folds the write-ahead log into mail.sqlite once it holds this many pages (32 MB).
     public static let checkpointPages = 8_192
     /// The same while an import writes (256 MB): the writer does each checkpoint itself and waits
@@ -130,6 +127,9 @@ public final class MailStore: Sendable {
         try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = \(pages)") }
     }
 
+    /// Adds a batch of emails of one account in a single transaction: deduplicates by
+    /// (account, Message-ID), links folders, threads the new mail (spec 001 §5.2.4),
+    /// records attachments and contacts. Emails already present only gain folder links.
     public func ingest(_ batch: [IncomingEmail], accountId: Int64) throws -> IngestResult {
         try database.write { db in
             var writer = IngestWriter(db: db, accountId: accountId)
