@@ -129,7 +129,7 @@ public enum MIMEParser {
         } else if !html.isEmpty {
             msg.textBody = html.map { HTMLTextExtractor.plainText(from: $0) }.joined(separator: "\n")
         }
-        msg.htmlBody = walker.htmlBody
+        msg.htmlBody = walker.htmlBody ?? walker.sniffedHTMLBody
         msg.attachments = walker.attachments
         msg.hasAttachment = walker.attachments.contains { !($0.isInline && $0.contentId != nil) }
         msg.snippet = TextNormalizer.snippet(msg.textBody)

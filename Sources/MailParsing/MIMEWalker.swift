@@ -5,6 +5,8 @@
 ///   (`filename` or `name` parameter) and is not explicitly `inline`, or it is not `text/*`.
 /// - `text/html` leaves that are not attachments feed `htmlBody` (the first one) and, when a
 ///   `multipart/alternative` has no plain alternative or the message has no plain part at all, the text.
+///   A `text/plain` leaf that is an HTML document (`HTMLSniffer`) is text like any plain part, but
+///   its text is that of the HTML, and it is the HTML shown when no leaf is `text/html` (with a defect).
 /// - In `multipart/alternative` the first alternative holding plain text wins; otherwise the last one.
 /// - `message/rfc822` (and `message/global`) parts shown inline are parsed and their readable text is
 ///   appended to the body; with Content-Disposition `attachment` they are attachments instead.
@@ -25,6 +27,8 @@ final class MIMEWalker {
     var attachmentContents: [[UInt8]] = []
     var capturesContent = false
     var htmlBody: String? = nil
+    /// The first `text/plain` leaf that is an HTML document: the HTML shown when no part is `text/html`.
+    var sniffedHTMLBody: String? = nil
     var partCount = 0
     private var reportedPartCap = false
     private var reportedDepthCap = false
@@ -197,6 +201,12 @@ final class MIMEWalker {
         if type == "text/html" {
             if htmlBody == nil { htmlBody = text }
             return [.html(text)]
+        }
+        if type == "text/plain", HTMLSniffer.isHTMLDocument(text) {
+            // HTML sent as plain text (old clients, bulk senders): read as the HTML it is.
+            defect("html-in-text-plain", "a text/plain part that is an HTML document, read as HTML")
+            if sniffedHTMLBody == nil { sniffedHTMLBody = text }
+            return [.plain(HTMLTextExtractor.plainText(from: text))]
         }
         return [.plain(text)]
     }
