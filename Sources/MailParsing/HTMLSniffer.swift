@@ -1,5 +1,5 @@
 /// Whether a part labelled `text/plain` is in fact an HTML document: mail from old clients and
-/// bulk senders that sent their HTML without saying so (357 of Enron's 44,715 emails: newsletters,
+/// bulk senders that sent their HTML without saying so (359 of Enron's 44,715 emails: newsletters,
 /// offers, forwards from web mail). Such a part is read as HTML (its text for search, snippets,
 /// summaries and embeddings; the page shows it as the sanitized HTML it is) instead of showing
 /// its tags as words.
