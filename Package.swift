@@ -31,7 +31,11 @@ let package = Package(
         .target(name: "MailModel"),
         // RFC 5322 / MIME / charsets / HTML-to-text / mbox and Maildir readers. Pure; depends on nothing
         // so that the fuzzer can compile it on its own.
-        .target(name: "MailParsing"),
+        .target(
+            name: "MailParsing",
+            // Every import, search and summary parses and cleans mail: keep the debug test run usable.
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
+        ),
         // mail.sqlite: schema, migrations, threading, contacts, recent searches.
         .target(name: "MailStore", dependencies: ["MailModel", "MailParsing", grdb]),
         // search.sqlite (FTS5), SearchIndexManager, VectorSearchEngine.
@@ -98,7 +102,9 @@ let package = Package(
         .target(
             name: "ThreadInsights",
             dependencies: ["Embedding", "MailModel", "MailParsing"],
-            resources: [.embedInCode("Resources/replies.tsv")]
+            resources: [.embedInCode("Resources/replies.tsv")],
+            // The cleaner and classifier run over whole corpora in the tests: optimised in debug too.
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]
         ),
         // Seeded synthetic mail for the demo, the tests and the benchmarks.
         .target(name: "DemoCorpus"),
