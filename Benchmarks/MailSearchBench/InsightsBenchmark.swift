@@ -207,7 +207,8 @@ enum InsightsBenchmark {
             guard let (thread, emails) = try store.thread(id: id), emails.count >= 3 else { continue }
             let messages = emails.map { stored -> ConversationMessage in
                 let e = stored.email
-                return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject)
+                return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject,
+                                           isBulk: ConversationMessage.isBulk(category: e.category))
             }
             var summary: ThreadSummary?
             let ms = try measure { summary = try summarizer.summarize(messages) }
@@ -254,7 +255,8 @@ enum InsightsBenchmark {
             }
             let messages = emails.map { stored -> ConversationMessage in
                 let e = stored.email
-                return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject)
+                return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject,
+                                           isBulk: ConversationMessage.isBulk(category: e.category))
             }
             print("== t\(threadId) \(thread.subject) (\(emails.count) messages; first \(judgment.firstMessageId))")
             for (i, m) in messages.enumerated() {

@@ -67,8 +67,9 @@ extension ServiceCore {
     /// thread's reviewers, unmarked quotes and pasted output and articles left out; 5: articles
     /// pasted below a link with a dateline or between rules, paragraphs in quotation marks,
     /// closing phrases above the sender's name; 6: "U.S.", "Corp.", "a.m." end a sentence only
-    /// before a capital), so that summaries stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 6
+    /// before a capital; 7: no "Waiting on" when the last message is bulk mail), so that summaries
+    /// stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 7
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {
@@ -221,7 +222,8 @@ extension ServiceCore {
 
     static func conversationMessage(_ stored: StoredEmail) -> ConversationMessage {
         let e = stored.email
-        return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject)
+        return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject,
+                                   isBulk: ConversationMessage.isBulk(category: e.category))
     }
 }
 

@@ -252,7 +252,9 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     /// the message): X is the recipients of the last message who took part in the conversation,
     /// else the previous sender, else the recipients.
     static func waitingOn(messages: [ConversationMessage], cleaned: [CleanedMessage], folded: [Folded]) -> SummaryPoint? {
-        guard let last = messages.last, let text = cleaned.last else { return nil }
+        // A newsletter's "Questions? Click here" waits on no one (Enron: "Waiting on <its
+        // recipient>: To customize, reschedule, or turn off these reports please click here").
+        guard let last = messages.last, !last.isBulk, let text = cleaned.last else { return nil }
         // A question of the sender's prose: not a "?" in a line of code, a log or a quote, nor one an
         // earlier message of someone else asked (pasted without marks: that one is being answered).
         let own = { (s: Sentence) in !isQuotedFromEarlier(s.text, message: messages.count - 1, messages: messages, folded: folded) }

@@ -11,8 +11,13 @@ public struct ConversationMessage: Sendable, Hashable {
     /// The plain-text body as stored (quotes, signatures and all: `MessageCleaner` removes them).
     public var body: String
     public var subject: String
+    /// Sent by a program or a marketer to many (its category Promotions, Updates or Social: a
+    /// newsletter, a notice, an offer): it waits on no one's answer, whatever it asks.
+    public var isBulk: Bool
 
-    public init(emailId: Int64, from: Address?, to: [Address] = [], cc: [Address] = [], date: Date?, body: String, subject: String = "") {
+    public init(emailId: Int64, from: Address?, to: [Address] = [], cc: [Address] = [], date: Date?, body: String, subject: String = "",
+                isBulk: Bool = false) {
+        self.isBulk = isBulk
         self.emailId = emailId
         self.from = from
         self.to = to
@@ -20,6 +25,11 @@ public struct ConversationMessage: Sendable, Hashable {
         self.date = date
         self.body = body
         self.subject = subject
+    }
+
+    /// Whether mail of this category is bulk (`isBulk`): Promotions, Updates, Social.
+    public static func isBulk(category: AICategory) -> Bool {
+        category == .promotions || category == .updates || category == .social
     }
 
     /// The name shown for the author: the display name, else the address.

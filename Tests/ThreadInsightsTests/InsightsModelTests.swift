@@ -59,6 +59,14 @@ final class InsightsModelTests: XCTestCase {
                                             date: nil, body: "The room is booked.")
         XCTAssertNil(try summarizer.summarize(try XCTUnwrap(threads["offsite"]).conversation.dropLast() + [statement])
             .points.first { $0.kind == .waitingOn })
+        // The same last question in bulk mail (a newsletter's, an offer's): nothing is waited for.
+        var bulk = try XCTUnwrap(threads["offsite"]).conversation
+        bulk[bulk.count - 1].isBulk = true
+        XCTAssertNil(try summarizer.summarize(bulk).points.first { $0.kind == .waitingOn })
+        XCTAssertTrue(ConversationMessage.isBulk(category: .promotions) && ConversationMessage.isBulk(category: .updates)
+                      && ConversationMessage.isBulk(category: .social))
+        XCTAssertFalse(ConversationMessage.isBulk(category: .primary) || ConversationMessage.isBulk(category: .forums)
+                       || ConversationMessage.isBulk(category: .uncategorized))
     }
 
     func testAVeryLongConversationEmbedsABoundedNumberOfSentences() throws {
