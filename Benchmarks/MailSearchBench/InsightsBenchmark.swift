@@ -205,11 +205,7 @@ enum InsightsBenchmark {
         var points = 0, invented = 0, withInvented = 0
         for id in ids {
             guard let (thread, emails) = try store.thread(id: id), emails.count >= 3 else { continue }
-            let messages = emails.map { stored -> ConversationMessage in
-                let e = stored.email
-                return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject,
-                                           isBulk: ConversationMessage.isBulk(category: e.category))
-            }
+            let messages = emails.map { ConversationMessage(email: $0.email) }
             var summary: ThreadSummary?
             let ms = try measure { summary = try summarizer.summarize(messages) }
             times.add(ms)
@@ -253,11 +249,7 @@ enum InsightsBenchmark {
                 print("== \(judgment.firstMessageId): not in \(dataDirectory)\n")
                 continue
             }
-            let messages = emails.map { stored -> ConversationMessage in
-                let e = stored.email
-                return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject,
-                                           isBulk: ConversationMessage.isBulk(category: e.category))
-            }
+            let messages = emails.map { ConversationMessage(email: $0.email) }
             print("== t\(threadId) \(thread.subject) (\(emails.count) messages; first \(judgment.firstMessageId))")
             for (i, m) in messages.enumerated() {
                 let text = MessageCleaner.clean(m.body).text.replacingOccurrences(of: "\n", with: " ")

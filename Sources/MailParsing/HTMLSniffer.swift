@@ -33,7 +33,7 @@ public enum HTMLSniffer {
         // White space, comments and declarations (`<!DOCTYPE html>`, `<!-- … -->`, `<! … >`).
         while i < end {
             let c = b[i]
-            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x0C { i += 1; continue }
+            if HTMLTextExtractor.isWS(c) { i += 1; continue }
             if c == 0xEF, i + 2 < end, b[i + 1] == 0xBB, b[i + 2] == 0xBF { i += 3; continue }  // a byte order mark
             guard c == UInt8(ascii: "<"), i + 1 < end, b[i + 1] == UInt8(ascii: "!") else { break }
             if i + 3 < end, b[i + 2] == UInt8(ascii: "-"), b[i + 3] == UInt8(ascii: "-") {
@@ -66,19 +66,15 @@ public enum HTMLSniffer {
         var j = at + 1
         if j < end, b[j] == UInt8(ascii: "/") { j += 1 }
         let start = j
-        while j < end, j - start <= 10, isAlnum(b[j]) { j += 1 }
+        while j < end, j - start <= 10, HTMLTextExtractor.isAlnum(b[j]) { j += 1 }
         guard j > start, j - start <= 10, j < end else { return nil }
         let next = b[j]
-        guard next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || next == 0x20 || next == 0x09 || next == 0x0A || next == 0x0D
-        else { return nil }
+        guard next == UInt8(ascii: ">") || next == UInt8(ascii: "/") || HTMLTextExtractor.isWS(next) else { return nil }
         var name = ""
         name.unicodeScalars.reserveCapacity(j - start)
-        for k in start..<j { name.unicodeScalars.append(Unicode.Scalar(b[k] | (isAlpha(b[k]) ? 0x20 : 0))) }
+        for k in start..<j { name.unicodeScalars.append(Unicode.Scalar(b[k] | (HTMLTextExtractor.isAlpha(b[k]) ? 0x20 : 0))) }
         return elements.contains(name) ? j : nil
     }
-
-    @inline(__always) private static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
-    @inline(__always) private static func isAlnum(_ c: UInt8) -> Bool { isAlpha(c) || (c >= 0x30 && c <= 0x39) }
 
     private static func find(_ b: UnsafeBufferPointer<UInt8>, _ needle: StaticString, from: Int, end: Int) -> Int? {
         needle.withUTF8Buffer { n -> Int? in

@@ -51,9 +51,10 @@ public enum HTMLTextExtractor {
         return d
     }()
 
-    @inline(__always) private static func isWS(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A || c == 0x0C }
-    @inline(__always) private static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
-    @inline(__always) private static func isAlnum(_ c: UInt8) -> Bool { isAlpha(c) || (c >= 0x30 && c <= 0x39) }
+    // HTML's byte classes (`HTMLSniffer` reads with them too).
+    @inline(__always) static func isWS(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0D || c == 0x0A || c == 0x0C }
+    @inline(__always) static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+    @inline(__always) static func isAlnum(_ c: UInt8) -> Bool { isAlpha(c) || (c >= 0x30 && c <= 0x39) }
 
     /// Output with whitespace handling: pending spaces, newlines capped at one blank line.
     private struct Output {

@@ -90,7 +90,8 @@ public struct ParsedMessage: Sendable {
     public var receivedDate: Date?
     /// Readable plain text: the text/plain parts, or the HTML part turned into text when there is no plain part.
     public var textBody: String
-    /// The HTML body as decoded text (first text/html part), or nil.
+    /// The HTML body as decoded text (first text/html part; else the first text/plain part that is an
+    /// HTML document, `HTMLSniffer`), or nil.
     public var htmlBody: String?
     public var attachments: [ParsedAttachment]
     public var hasAttachment: Bool

@@ -221,9 +221,7 @@ extension ServiceCore {
     }
 
     static func conversationMessage(_ stored: StoredEmail) -> ConversationMessage {
-        let e = stored.email
-        return ConversationMessage(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject,
-                                   isBulk: ConversationMessage.isBulk(category: e.category))
+        ConversationMessage(email: stored.email)
     }
 }
 

@@ -27,6 +27,12 @@ public struct ConversationMessage: Sendable, Hashable {
         self.subject = subject
     }
 
+    /// A stored email as a conversation's message: its plain body, and bulk by its category.
+    public init(email e: Email) {
+        self.init(emailId: e.id, from: e.from, to: e.to, cc: e.cc, date: e.date, body: e.bodyPlain, subject: e.subject,
+                  isBulk: Self.isBulk(category: e.category))
+    }
+
     /// Whether mail of this category is bulk (`isBulk`): Promotions, Updates, Social.
     public static func isBulk(category: AICategory) -> Bool {
         category == .promotions || category == .updates || category == .social

@@ -1,7 +1,7 @@
 import XCTest
 @testable import MailParsing
 
-/// A `text/plain` part that is an HTML document (Enron: 357 newsletters, offers and web-mail
+/// A `text/plain` part that is an HTML document (Enron: 359 newsletters, offers and web-mail
 /// forwards) is read as HTML; a person's words that quote or discuss HTML stay text.
 final class HTMLInPlainTextTests: XCTestCase {
     private func parse(_ s: String) -> ParsedMessage { MIMEParser.parse(Array(s.utf8)) }
