@@ -70,4 +70,8 @@ enum CategoryVocabulary {
         "to stop receiving", "privacy policy", "all rights reserved", "this is an automated message",
         "do not reply to this email", "please do not reply", "this mailbox is not monitored", "no longer wish to receive",
     ])
+
+    /// Every single word of the vocabularies the rules count (`TextFeatures(keeping:)`).
+    static let wordHashes: Set<UInt64> = updates.wordHashes.union(promotions.wordHashes).union(social.wordHashes)
+        .union(bulkBody.wordHashes)
 }

@@ -67,7 +67,7 @@ public struct MailboxListDetector: Sendable {
             }
             guard fromPerson else { continue }
             let marked = Self.listMarked(s, fromPerson: true)
-            for (i, r) in row.recipients.enumerated() where r != row.from && r.contains("@") && !row.recipients[..<i].contains(r) {
+            for (i, r) in row.recipients.enumerated() where r != row.from && r.utf8.contains(UInt8(ascii: "@")) && !row.recipients[..<i].contains(r) {
                 addresses[row.accountId, default: [:]][r, default: Tally()].add(row.from, marked: marked)
             }
             if let tag = Self.subjectTag(row.subject) {
@@ -93,6 +93,8 @@ public struct MailboxListDetector: Sendable {
     /// The `[tag]` a subject begins with (after `Re:`/`Fwd:`), lower case: letters, digits, `-`,
     /// `_`, `.` and spaces, at least two characters, not a number alone (ticket and order numbers).
     public static func subjectTag(_ subject: String) -> String? {
+        // Most subjects have no `[` at all: no tag, without the lower-casing below.
+        guard subject.utf8.contains(UInt8(ascii: "[")) else { return nil }
         var rest = Substring(subject)
         while true {
             rest = rest.drop(while: { $0 == " " || $0 == "\t" })

@@ -14,8 +14,34 @@ public struct RuleCategorizer: Categorizer {
 
     public init(lists: MailboxLists = MailboxLists()) { self.lists = lists }
 
+    /// A decision made when the email was stored (`provisional`, with no lists) stands where these
+    /// lists give no evidence for the email: `decide` reads the lists at one place only, and with
+    /// no evidence there it decides as it did.
     public func categorize(_ inputs: [CategorizationInput]) -> [CategoryDecision] {
-        inputs.map(decide)
+        inputs.map { input in
+            guard var provisional = input.provisional, lists.evidence(for: input) == nil else { return decide(input) }
+            // The store keeps no method for it: the one `decide` gives such a decision.
+            provisional.method = input.signals?.labelCategory != nil ? .label : provisional.confidence >= Self.sure ? .rule : .fallback
+            return provisional
+        }
+    }
+
+    /// The rules' decision for one email (`provisional` not consulted).
+    public func decision(for input: CategorizationInput) -> CategoryDecision { decide(input) }
+
+    /// How many bytes of the body the rules read (`TextFeatures`' default limit).
+    public static let bodyBytes = 1500
+
+    /// The start of a body that holds all the rules read of it: its first `bodyBytes` bytes of
+    /// UTF-8, to the end of the character under the last (a copy of those bytes, not a walk over
+    /// its characters). A body the categoriser reads back from the store (its first 1,500
+    /// characters) gives the rules the same bytes.
+    public static func bodyPrefix(_ body: String) -> String {
+        let u = body.utf8
+        guard u.count > bodyBytes else { return body }
+        var end = u.index(u.startIndex, offsetBy: bodyBytes)
+        while end < u.endIndex, u[end] & 0xC0 == 0x80 { end = u.index(after: end) }
+        return String(body[..<end])
     }
 
     /// Who sent it, judged by the address alone.
@@ -95,8 +121,8 @@ public struct RuleCategorizer: Categorizer {
                                     confidence: 1)
         }
         let sender = Self.senderKind(input.from)
-        let subject = TextFeatures(input.subject, limit: 300)
-        let body = TextFeatures(input.bodyPrefix)
+        let subject = TextFeatures(input.subject, limit: 300, keeping: CategoryVocabulary.wordHashes)
+        let body = TextFeatures(input.bodyPrefix, limit: Self.bodyBytes, keeping: CategoryVocabulary.wordHashes)
         let bulkWords = CategoryVocabulary.bulkBody.hits(in: body, limit: 3)
 
         // Discussion lists: people write to them.

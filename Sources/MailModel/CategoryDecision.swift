@@ -56,10 +56,14 @@ public struct CategorizationInput: Sendable {
     public var embedding: [Float]?
     /// The To and Cc addresses, lower case (what tells mail to a list address the mailbox has learnt).
     public var recipients: [String]
+    /// The rules' decision made when the email was stored, without the mailbox's lists
+    /// (`IncomingEmail.provisionalDecision`); nil for mail stored otherwise or decided since.
+    public var provisional: CategoryDecision?
 
     public init(emailId: Int64, accountId: Int64, from: Address?, toCount: Int, ccCount: Int, subject: String,
                 bodyPrefix: String, isReply: Bool, hasAttachment: Bool, signals: CategorySignals?, embedding: [Float]?,
-                recipients: [String] = []) {
+                recipients: [String] = [], provisional: CategoryDecision? = nil) {
+        self.provisional = provisional
         self.emailId = emailId; self.accountId = accountId; self.from = from; self.toCount = toCount
         self.ccCount = ccCount; self.subject = subject; self.bodyPrefix = bodyPrefix; self.isReply = isReply
         self.hasAttachment = hasAttachment; self.signals = signals; self.embedding = embedding

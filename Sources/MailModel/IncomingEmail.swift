@@ -23,10 +23,15 @@ public struct IncomingEmail: Sendable {
     public var defects: [String]
     /// What the headers say about the category (nil: not read; the categoriser then reads the source).
     public var categorySignals: CategorySignals?
+    /// The rules' decision made as the message was parsed (`email.category` is its category),
+    /// stored beside it for the categoriser to take up (`CategorizationInput.provisional`); it
+    /// follows from `categorySignals` as they were then: whoever changes them sets this to nil.
+    public var provisionalDecision: CategoryDecision?
 
     public init(email: Email, folders: [FolderSpec], sourceRef: String? = nil, defects: [String] = [],
-                categorySignals: CategorySignals? = nil) {
+                categorySignals: CategorySignals? = nil, provisionalDecision: CategoryDecision? = nil) {
         self.categorySignals = categorySignals
+        self.provisionalDecision = provisionalDecision
         self.email = email
         self.folders = folders
         self.sourceRef = sourceRef

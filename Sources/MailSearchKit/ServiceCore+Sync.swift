@@ -25,6 +25,8 @@ extension ServiceCore {
                     var signals = incoming.categorySignals ?? CategorySignals()
                     signals.labelCategory = category
                     incoming.categorySignals = signals
+                    incoming.provisionalDecision = nil  // made from the signals before the label
+                    incoming.email.category = category
                 }
                 batch.append(incoming)
                 uidOf[incoming.email.messageId, default: []].append(fetched[i])

@@ -94,7 +94,7 @@ extension MailStore {
                 let rows = try Row.fetchCursor(db, sql: """
                     SELECT e.id, e.accountId, e.fromName, e.fromEmail, e.toAddresses, e.ccAddresses, e.subject,
                            substr(e.bodyPlain, 1, ?) AS body, e.inReplyTo, e."references" AS refs, e.hasAttachment,
-                           e.sourceRef, e.category, c.signals, v.vector
+                           e.sourceRef, e.category, c.signals, v.vector, c.method, c.reason, c.confidence, c.decidedAt
                     FROM emails e LEFT JOIN email_categories c ON c.emailId = e.id
                                   LEFT JOIN embeddings v ON v.emailId = e.id
                     WHERE e.id IN (\(chunk.map { _ in "?" }.joined(separator: ",")))
@@ -107,6 +107,16 @@ extension MailStore {
                     if let blob: Data = row["vector"], blob.count % 4 == 0, !blob.isEmpty {
                         embedding = blob.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
                     }
+                    let category = AICategory(rawValue: row["category"] ?? "") ?? .uncategorized
+                    let signals = (row["signals"] as Int64?).map(CategorySignals.init(rawValue:))
+                    // Waiting (no method), never decided (no time), with a reason: the rules' decision made
+                    // when it was stored (`IngestWriter`) from these signals; its method is the rules'
+                    // to say (`RuleCategorizer`).
+                    var provisional: CategoryDecision?
+                    if signals != nil, (row["method"] as String?) == nil, (row["decidedAt"] as Double?) == nil,
+                       let reason: String = row["reason"], let confidence: Double = row["confidence"] {
+                        provisional = CategoryDecision(category: category, method: .rule, reason: reason, confidence: confidence)
+                    }
                     let input = CategorizationInput(
                         emailId: row["id"], accountId: row["accountId"],
                         from: fromEmail.map { Address(name: row["fromName"], email: $0) },
@@ -114,9 +124,9 @@ extension MailStore {
                         subject: row["subject"] ?? "", bodyPrefix: row["body"] ?? "",
                         isReply: (inReplyTo?.isEmpty == false) || (refs?.isEmpty == false),
                         hasAttachment: row["hasAttachment"],
-                        signals: (row["signals"] as Int64?).map(CategorySignals.init(rawValue:)), embedding: embedding,
-                        recipients: Self.recipients(row["toAddresses"], row["ccAddresses"]))
-                    out.append((input, row["sourceRef"], AICategory(rawValue: row["category"] ?? "") ?? .uncategorized))
+                        signals: signals, embedding: embedding,
+                        recipients: Self.recipients(row["toAddresses"], row["ccAddresses"]), provisional: provisional)
+                    out.append((input, row["sourceRef"], category))
                 }
             }
             return out
@@ -276,14 +286,16 @@ extension MailStore {
         }
     }
 
-    /// Sends every email back to the categoriser (the user's choices stay); with
-    /// `rereadHeaders`, its header signals are read again from the source too. Returns how many.
+    /// Sends every email back to the categoriser (the user's choices stay), to be decided by the rules
+    /// as they are now (no decision made when it was stored is taken up); with `rereadHeaders`, its
+    /// header signals are read again from the source too. Returns how many.
     @discardableResult
     public func requestRecategorization(rereadHeaders: Bool = false) throws -> Int {
         try database.write { db in
             try db.execute(sql: "INSERT OR IGNORE INTO email_categories (emailId) SELECT id FROM emails")
             try db.execute(sql: """
-                UPDATE email_categories SET method = NULL\(rereadHeaders ? ", signals = NULL" : "")
+                UPDATE email_categories SET method = NULL\(rereadHeaders ? ", signals = NULL" : ""),
+                    reason = CASE WHEN decidedAt IS NULL THEN NULL ELSE reason END
                 WHERE method IS NOT 'user'
                 """)
             return db.changesCount

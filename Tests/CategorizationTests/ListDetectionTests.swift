@@ -96,3 +96,43 @@ final class ListDetectionTests: XCTestCase {
         }
     }
 }
+
+/// A decision made as the mail was stored (`CategorizationInput.provisional`: the rules without
+/// the mailbox's lists) stands only where the lists give no evidence, with the method the rules
+/// give such a decision; else the rules decide again.
+final class ProvisionalDecisionTests: XCTestCase {
+    func input(provisional: CategoryDecision?, to: [String] = ["team@lists.example.net"],
+               headers: [(String, String)] = []) -> CategorizationInput {
+        CategorizationInput(emailId: 1, accountId: 1, from: Address(name: "Ann Lee", email: "ann@example.org"), toCount: to.count,
+                            ccCount: 0, subject: "a question", bodyPrefix: "Has anyone seen this?", isReply: false,
+                            hasAttachment: false, signals: CategorySignalReader.signals(headers: headers.map { (name: $0.0, value: $0.1) }),
+                            embedding: nil, recipients: to, provisional: provisional)
+    }
+
+    func testTheProvisionalDecisionStandsWhereTheListsSayNothing() {
+        // A decision the rules would not make, to tell it was taken up rather than made again.
+        let stored = CategoryDecision(category: .updates, method: .rule, reason: "as stored", confidence: 0.6)
+        let decided = RuleCategorizer().categorize([input(provisional: stored)])[0]
+        XCTAssertEqual(decided.category, .updates)
+        XCTAssertEqual(decided.reason, "as stored")
+        XCTAssertEqual(decided.method, .fallback, "under the rules' sure confidence: a fallback, as the rules would say")
+        var sure = stored
+        sure.confidence = 0.9
+        XCTAssertEqual(RuleCategorizer().categorize([input(provisional: sure)])[0].method, .rule)
+        let labelled = input(provisional: CategoryDecision(category: .social, method: .rule, reason: "label", confidence: 1),
+                             headers: [("X-Gmail-Labels", "Category Social")])
+        XCTAssertEqual(labelled.signals?.labelCategory, .social)
+        XCTAssertEqual(RuleCategorizer().categorize([labelled])[0].method, .label)
+    }
+
+    func testTheRulesDecideAgainWhereTheMailboxShowsAList() {
+        var lists = MailboxLists()
+        lists.addresses[1] = ["team@lists.example.net"]
+        let stored = CategoryDecision(category: .primary, method: .rule, reason: "from a person", confidence: 0.85)
+        let decided = RuleCategorizer(lists: lists).categorize([input(provisional: stored)])[0]
+        XCTAssertEqual(decided.category, .forums)
+        XCTAssertTrue(decided.reason.contains("written to team@lists.example.net"), decided.reason)
+        // Without a provisional decision the rules decide as ever.
+        XCTAssertEqual(RuleCategorizer().categorize([input(provisional: nil)])[0].category, .primary)
+    }
+}
