@@ -69,10 +69,12 @@ struct IngestWriter {
                 email.hasAttachment, item.sourceRef, item.defects.isEmpty ? nil : item.defects.joined(separator: "\n"),
             ])
         email.id = db.lastInsertedRowID
-        if let signals = item.categorySignals {
-            // The row itself is made by a trigger (every email waits for its category).
-            try db.cachedStatement(sql: "UPDATE email_categories SET signals = ? WHERE emailId = ?")
-                .execute(arguments: [signals.rawValue, email.id])
+        if item.categorySignals != nil || item.provisionalDecision != nil {
+            // The row itself is made by a trigger (every email waits for its category, `method` NULL);
+            // a provisional decision is its reason and confidence with no `decidedAt`.
+            let provisional = item.provisionalDecision
+            try db.cachedStatement(sql: "UPDATE email_categories SET signals = ?, reason = ?, confidence = ? WHERE emailId = ?")
+                .execute(arguments: [item.categorySignals?.rawValue, provisional?.reason, provisional?.confidence, email.id])
         }
         try linkFolders(emailId: email.id, item.folders)
         for attachment in email.attachments {
@@ -90,7 +92,17 @@ struct IngestWriter {
         try flushContacts()
         result.touchedThreads = threader.dirty
         result.mergedThreads = threader.merged
-        try ThreadMetadata.recompute(threadIds: threader.dirty, db: db)
+        // A thread this batch made, that none was merged into and that one of its emails joined,
+        // holds that email alone.
+        var joined: [Int64: Int] = [:]
+        for email in result.inserted { joined[email.threadId ?? 0, default: 0] += 1 }
+        var alone: [Int64: Email] = [:]
+        for email in result.inserted {
+            guard let t = email.threadId, joined[t] == 1, threader.created.contains(t), !threader.mergeTargets.contains(t),
+                  threader.dirty.contains(t) else { continue }
+            alone[t] = email
+        }
+        try ThreadMetadata.recompute(threadIds: threader.dirty, db: db, alone: alone)
     }
 
     private mutating func linkFolders(emailId: Int64, _ folders: [FolderSpec]) throws {

@@ -58,6 +58,9 @@ struct Threader {
     let accountId: Int64
     private(set) var dirty: Set<Int64> = []
     private(set) var merged: Set<Int64> = []
+    /// Threads this threader made, and those that others were merged into.
+    private(set) var created: Set<Int64> = []
+    private(set) var mergeTargets: Set<Int64> = []
     /// Contacts of the ingest batch not written yet (lowercased addresses): they count as the
     /// account's contacts, as they would once stored.
     var batchContacts: Set<String> = []
@@ -96,9 +99,11 @@ struct Threader {
         } else if let newThreadId {
             try db.cachedStatement(sql: "INSERT INTO threads (id, accountId) VALUES (?, ?)").execute(arguments: [newThreadId, accountId])
             threadId = newThreadId
+            created.insert(threadId)
         } else {
             try db.cachedStatement(sql: "INSERT INTO threads (accountId) VALUES (?)").execute(arguments: [accountId])
             threadId = db.lastInsertedRowID
+            created.insert(threadId)
         }
         for id in unique {
             try db.cachedStatement(sql: """
@@ -148,13 +153,29 @@ struct Threader {
         dirty.remove(source)
         merged.insert(source)
         dirty.insert(target)
+        mergeTargets.insert(target)
     }
 }
 
 /// Thread metadata, spec 001 §5.2.4 step 5.
 enum ThreadMetadata {
-    static func recompute(threadIds: Set<Int64>, db: Database) throws {
+    /// - Parameter alone: threads known to hold one email, that email (as stored): their
+    ///   metadata is its own, without reading it back (most threads of an import).
+    static func recompute(threadIds: Set<Int64>, db: Database, alone: [Int64: Email] = [:]) throws {
         for threadId in threadIds.sorted() {
+            if let email = alone[threadId] {
+                // What the query below reads of a thread of one email, from the email itself.
+                let latest = email.date?.timeIntervalSince1970
+                try db.cachedStatement(sql: """
+                    UPDATE threads SET subject = ?, latestDate = ?, messageCount = ?, unreadCount = ?, isStarred = ?,
+                        participants = ?, snippet = ? WHERE id = ?
+                    """).execute(arguments: [
+                        email.subject, latest, 1, email.isRead ? 0 : 1, email.isStarred,
+                        AddressListCodec.encode(email.from.map { [Address(name: $0.name, email: $0.email)] } ?? []),
+                        email.snippet, threadId,
+                    ])
+                continue
+            }
             let rows = try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT subject, fromName, fromEmail, snippet, sortDate, isRead, isStarred FROM emails

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 import MailModel
-import MailStore
+@testable import MailStore
 import XCTest
 
 /// Spec 001 §5.2.4: connected components of the Message-ID graph, subject fallback within
@@ -168,5 +168,41 @@ final class ThreadingTests: StoreTestCase {
         let id = try store.database.read { try Int64.fetchOne($0, sql: "SELECT id FROM emails")! }
         try store.deleteEmail(id: id)
         XCTAssertEqual(try store.statistics().threads, 0)
+    }
+}
+
+/// A thread an ingest batch made for one email takes that email's metadata without reading it
+/// back (`ThreadMetadata.recompute(alone:)`): the same rows as reading every thread back.
+final class ThreadMetadataShortcutTests: StoreTestCase {
+    func threadRows() throws -> [Row] {
+        try store.database.read { try Row.fetchAll($0, sql: "SELECT * FROM threads ORDER BY id") }
+    }
+
+    func testThreadsOfABatchAreWhatReadingThemBackGives() throws {
+        var unnamed = mail("solo-unnamed", subject: "No sender name")
+        unnamed.email.snippet = "its own snippet"
+        var undated = mail("solo-undated", subject: "No date", read: false)
+        undated.email.dateSent = nil
+        undated.email.isStarred = true
+        var nosender = mail("solo-nosender", subject: "No sender")
+        nosender.email.from = nil
+        try ingest(
+            mail("a1", subject: "Budget", day: 0),
+            mail("a2", subject: "Re: Budget", inReplyTo: "a1", from: "b@example.com", day: 1, read: false),
+            mail("x1", subject: "Left", day: 2), mail("y1", subject: "Right", day: 3),
+            mail("z1", subject: "Both", references: ["x1", "y1"], day: 4),  // merges two threads of the batch
+            mail("s1", subject: "Lunch", day: 5), mail("s2", subject: "Lunch", from: "c@example.com", day: 6),  // by subject
+            unnamed, undated, nosender)
+        try ingest(mail("a3", subject: "Re: Budget", inReplyTo: "a2", from: "c@example.com", day: 7),  // an older thread grows
+                   mail("solo-later", subject: "Later", day: 8))
+        let shortcut = try threadRows()
+        XCTAssertEqual(shortcut.count, 7)
+        let all = Set(shortcut.map { $0["id"] as Int64 })
+        try store.database.write { try ThreadMetadata.recompute(threadIds: all, db: $0) }
+        XCTAssertEqual(try threadRows(), shortcut)
+        let solo = try XCTUnwrap(shortcut.first { ($0["subject"] as String) == "No date" })
+        XCTAssertEqual(solo["unreadCount"] as Int, 1)
+        XCTAssertEqual(solo["isStarred"] as Bool, true)
+        XCTAssertNil(solo["latestDate"] as Double?)
     }
 }
