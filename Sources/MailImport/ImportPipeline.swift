@@ -43,6 +43,9 @@ public protocol ImportBatchObserver: Sendable {
     func willBeginImport() throws
     /// Called after the batch's mail transaction committed.
     func didCommit(_ result: IngestResult, store: MailStore) throws
+    /// Called once every batch's mail transaction has committed, while the index may still be taking
+    /// the last batches (the mail is all there: what reads it whole may begin).
+    func didStoreAllMail()
     /// Called once every batch of an import was handed to `didCommit`, with how many emails it added.
     func didFinishImport(imported: Int) throws
     /// Called instead of `didFinishImport` when the import stops on an error (batches committed
@@ -52,6 +55,7 @@ public protocol ImportBatchObserver: Sendable {
 
 extension ImportBatchObserver {
     public func willBeginImport() throws {}
+    public func didStoreAllMail() {}
     public func didFinishImport(imported: Int) throws {}
     public func didAbandonImport() {}
 }
@@ -172,12 +176,19 @@ public struct ImportPipeline: Sendable {
             queue.fail(error)
             throw error
         }
+        observer?.didStoreAllMail()
+        // Fold the write-ahead log into mail.sqlite so the file on disk is complete after an import:
+        // most of it on a thread of its own while the index (another file) takes its last batches
+        // and merges (`passive`: it waits for no reader; the index's connection reads mail.sqlite
+        // too), the rest once the index is done.
+        let store = self.store
+        let checkpoint = BackgroundWork { _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.passive) } }
         if let observer {
             try indexQueue.finishAndWaitUntilDrained()
             try observer.didFinishImport(imported: imported)
         }
+        try checkpoint.wait()
         finished = true
-        // Fold the write-ahead log into mail.sqlite so the file on disk is complete after an import.
         _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         return ImportSummary(
             source: source.root.path, kind: source.kind, account: account.name, imported: imported,
@@ -187,5 +198,24 @@ public struct ImportPipeline: Sendable {
     /// Parses a batch on all cores. A message fails only when there is nothing to parse.
     static func parse(_ raws: [RawMessage]) -> [Result<IncomingEmail, ImportFailure>] {
         raws.concurrentMap(MessageConverter.incoming)
+    }
+}
+
+/// Work started on a thread of its own, whose end (and error) the caller waits for.
+final class BackgroundWork: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var error: (any Error)?
+
+    init(_ work: @escaping @Sendable () throws -> Void) {
+        Thread { [self] in
+            do { try work() } catch { self.error = error }
+            done.signal()
+        }.start()
+    }
+
+    /// Waits for the work to end; rethrows its error.
+    func wait() throws {
+        done.wait()
+        if let error { throw error }
     }
 }

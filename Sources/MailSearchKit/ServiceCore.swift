@@ -526,14 +526,17 @@ final class ServiceCore: @unchecked Sendable {
 
     private func runImport(path: String, account: String, folder: String?, batchSize: Int,
                            progress: @escaping @Sendable (ImportProgress) -> Void) async throws -> ImportSummary {
-        let pipeline = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize,
-                                      observer: self)
         let state = self.state
         let categorization = self.categorization
         categorization.importStarted()
+        // The categoriser learns the mailbox's lists from all of its mail once the mail is stored,
+        // while the index still merges (or at the latest when the import ends, however it ends).
+        let mailStored = OnceOnly { categorization.importFinished() }
+        let pipeline = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize,
+                                      observer: ImportRunObserver(core: self, mailStored: mailStored))
         let summary: ImportSummary
         do {
-            defer { categorization.importFinished() }
+            defer { mailStored.run() }
             summary = try await pool.run {
                 try pipeline.run(path: path) { p in
                     state.importProgress(p)
@@ -682,6 +685,32 @@ final class ServiceCore: @unchecked Sendable {
             semanticAvailable: availability == nil, semanticUnavailableReason: availability,
             embedding: embeddingProgress, summaries: try summaryProgress(), importing: state.importStatus, sync: syncStatuses,
             outbox: try store.outboxCounts(), sending: try sendQueueStatus(), lastError: state.lastError)
+    }
+}
+
+/// What one import tells the service: the batches go to `ServiceCore`, the end of its mail
+/// writes to this import's `mailStored`.
+private struct ImportRunObserver: ImportBatchObserver {
+    let core: ServiceCore
+    let mailStored: OnceOnly
+    func willBeginImport() throws { try core.willBeginImport() }
+    func didCommit(_ result: IngestResult, store: MailStore) throws { try core.didCommit(result, store: store) }
+    func didStoreAllMail() { mailStored.run() }
+    func didFinishImport(imported: Int) throws { try core.didFinishImport(imported: imported) }
+    func didAbandonImport() { core.didAbandonImport() }
+}
+
+/// Work done at most once, by whichever caller comes first.
+final class OnceOnly: @unchecked Sendable {
+    private let lock = NSLock()
+    private var work: (() -> Void)?
+    init(_ work: @escaping () -> Void) { self.work = work }
+    func run() {
+        let work = lock.withLock { () -> (() -> Void)? in
+            defer { self.work = nil }
+            return self.work
+        }
+        work?()
     }
 }
 
