@@ -14,9 +14,17 @@ struct TextFeatures {
     ///   (nil: every word): a look-up in a set made once instead of an insertion for each word
     ///   of each text (the larger part of the categoriser's reading of a text).
     init(_ text: String, limit: Int = 1500, keeping: Set<UInt64>? = nil) {
-        var b: [UInt8] = []
-        b.reserveCapacity(min(limit, text.utf8.count))
-        for c in text.utf8.prefix(limit) { b.append(c >= 65 && c <= 90 ? c + 32 : c) }
+        var text = text
+        let b = text.withUTF8 { utf8 in
+            let n = min(limit, utf8.count)
+            return [UInt8](unsafeUninitializedCapacity: n) { buffer, count in
+                for i in 0..<n {
+                    let c = utf8[i]
+                    buffer[i] = c >= 65 && c <= 90 ? c + 32 : c
+                }
+                count = n
+            }
+        }
         bytes = b
         var words = Set<UInt64>()
         var h: UInt64 = Self.seed

@@ -132,11 +132,41 @@ struct ImportSource {
         return name.isEmpty ? "Inbox" : name
     }
 
+    /// A message file's bytes, read straight into the array (`fstat`, then `read` until the end),
+    /// not through `Data` and a copy: a third of the reading thread's time on Enron's 44,755 files.
     private func readFile(_ path: String) throws -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ImportError.unreadable(path, "the file could not be read")
+        func unreadable(_ code: Int32) -> ImportError {
+            ImportError.unreadable(path, "the file could not be read (\(String(cString: strerror(code))))")
         }
-        return [UInt8](data)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw unreadable(errno) }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw unreadable(errno) }
+        var failure: Int32 = 0
+        func readAll(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            var count = 0
+            while count < buffer.count {
+                let n = read(fd, buffer.baseAddress! + count, buffer.count - count)
+                if n > 0 { count += n } else if n == 0 { break } else if errno != EINTR { failure = errno; break }
+            }
+            return count
+        }
+        let size = max(Int(info.st_size), 0)
+        var bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            count = size == 0 ? 0 : readAll(into: UnsafeMutableRawBufferPointer(buffer))
+        }
+        // A file that grew since `fstat`: the rest too, as reading to the end would.
+        while failure == 0, bytes.count >= size {
+            let more = withUnsafeTemporaryAllocation(byteCount: 65_536, alignment: 1) { chunk -> Int in
+                let n = readAll(into: chunk)
+                bytes.append(contentsOf: chunk[..<n])
+                return n
+            }
+            if more == 0 { break }
+        }
+        if failure != 0 { throw unreadable(failure) }
+        return bytes
     }
 
     static func fileSize(_ path: String) -> Int64 {
