@@ -318,16 +318,24 @@ public struct AttachmentTextExtractor: Sendable {
     /// defaults, whatever the calling thread blocks), reading its output up to `outputLimit` bytes
     /// and its errors up to 64 KB; the whole group (its own children too) is killed when the
     /// output reaches the limit or `wallSeconds` pass. Waits with `waitpid`, so it works on any thread.
+    private static let spawnLock = NSLock()
+
     static func runProcess(_ program: String, _ arguments: [String], outputLimit: Int,
                            wallSeconds: TimeInterval) -> ProcessRun {
         var run = ProcessRun()
         var outPipe: [Int32] = [-1, -1], errPipe: [Int32] = [-1, -1]
+        // The pipes are made close-on-exec, and made and handed to the child under one lock: a child
+        // another thread spawns meanwhile must not hold them open (its reader would wait for it).
+        spawnLock.lock()
+        var locked = true
+        defer { if locked { spawnLock.unlock() } }
         guard pipe(&outPipe) == 0 else { run.launchFailed = true; run.exitStatus = 127; return run }
         guard pipe(&errPipe) == 0 else {
             close(outPipe[0]); close(outPipe[1])
             run.launchFailed = true; run.exitStatus = 127
             return run
         }
+        for fd in outPipe + errPipe { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -353,6 +361,8 @@ public struct AttachmentTextExtractor: Sendable {
         let spawned = posix_spawn(&pid, program, &actions, &attributes, argv, environ)
         close(outPipe[1])
         close(errPipe[1])
+        spawnLock.unlock()
+        locked = false
         defer { close(outPipe[0]); close(errPipe[0]) }
         guard spawned == 0 else {
             run.launchFailed = true

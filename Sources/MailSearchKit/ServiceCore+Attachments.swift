@@ -60,7 +60,8 @@ extension ServiceCore {
     }
 
     /// Reads the text of every attachment not read yet (at most `limit` emails' worth), each in a
-    /// limited child process (`AttachmentTextExtractor`), stores it in mail.sqlite
+    /// limited child process (`AttachmentTextExtractor`), as many at once as there are cores (the
+    /// attachments of up to 50 emails and 64 MB at a time), stores it in mail.sqlite
     /// (`attachment_text`) and puts it in the keyword index, then (with background embedding) wakes the
     /// queue that embeds its passages. `progress(emails done, emails total)`.
     /// An attachment whose message can no longer be read is stored as failed, with the reason.
@@ -83,6 +84,26 @@ extension ServiceCore {
                 guard let last = batch.last else { break }
                 afterId = last.emailId
                 var rows: [(attachmentId: Int64, emailId: Int64, status: String, detail: String?, text: String)] = []
+                // Each attachment's job: its bytes to read, or what is already known of it.
+                struct Job: Sendable {
+                    var kind: AttachmentKind = .unsupported
+                    var content: [UInt8] = []
+                    var known: AttachmentTextResult?
+                }
+                var jobs: [[Job]] = []  // per email of the batch, per pending attachment
+                var results: [[AttachmentTextResult]] = []
+                var queued: [(email: Int, attachment: Int)] = []
+                var queuedBytes = 0
+                func readQueued() {
+                    let work = queued.map { jobs[$0.email][$0.attachment] }
+                    let done = work.concurrentMap { job in job.known ?? extractor.extract(kind: job.kind, content: job.content) }
+                    for (at, result) in zip(queued, done) {
+                        results[at.email][at.attachment] = result
+                        jobs[at.email][at.attachment].content = []
+                    }
+                    queued.removeAll()
+                    queuedBytes = 0
+                }
                 for email in batch {
                     let contents: [(attachment: ParsedAttachment, content: [UInt8])]
                     var unreadableSource: String?
@@ -92,14 +113,28 @@ extension ServiceCore {
                         contents = []
                         unreadableSource = "\(error)"
                     }
+                    var emailJobs: [Job] = []
                     for pending in email.attachments {
-                        let result: AttachmentTextResult
                         if pending.position < contents.count, contents[pending.position].attachment.mimeType == pending.mimeType {
-                            let kind = AttachmentKind.of(mimeType: pending.mimeType, filename: pending.filename)
-                            result = extractor.extract(kind: kind, content: contents[pending.position].content)
+                            emailJobs.append(Job(kind: AttachmentKind.of(mimeType: pending.mimeType, filename: pending.filename),
+                                                 content: contents[pending.position].content))
                         } else {
-                            result = AttachmentTextResult(status: .failed, detail: unreadableSource ?? "the message no longer holds this attachment")
+                            emailJobs.append(Job(known: AttachmentTextResult(
+                                status: .failed, detail: unreadableSource ?? "the message no longer holds this attachment")))
                         }
+                    }
+                    jobs.append(emailJobs)
+                    results.append(Array(repeating: AttachmentTextResult(status: .failed), count: emailJobs.count))
+                    for i in emailJobs.indices {
+                        queued.append((jobs.count - 1, i))
+                        queuedBytes += emailJobs[i].content.count
+                    }
+                    if queuedBytes >= 64 << 20 { readQueued() }
+                }
+                readQueued()
+                for (e, email) in batch.enumerated() {
+                    for (a, pending) in email.attachments.enumerated() {
+                        let result = results[e][a]
                         summary.attachments += 1
                         switch result.status {
                         case .ok, .truncated: summary.read += 1
