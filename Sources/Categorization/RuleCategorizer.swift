@@ -21,13 +21,10 @@ public struct RuleCategorizer: Categorizer {
         inputs.map { input in
             guard var provisional = input.provisional, lists.evidence(for: input) == nil else { return decide(input) }
             // The store keeps no method for it: the one `decide` gives such a decision.
-            provisional.method = input.signals?.labelCategory != nil ? .label : provisional.confidence >= Self.sure ? .rule : .fallback
+            provisional.method = input.signals?.labelCategory != nil ? .label : Self.method(confidence: provisional.confidence)
             return provisional
         }
     }
-
-    /// The rules' decision for one email (`provisional` not consulted).
-    public func decision(for input: CategorizationInput) -> CategoryDecision { decide(input) }
 
     /// How many bytes of the body the rules read (`TextFeatures`' default limit).
     public static let bodyBytes = 1500
@@ -114,7 +111,8 @@ public struct RuleCategorizer: Categorizer {
         return false
     }
 
-    func decide(_ input: CategorizationInput) -> CategoryDecision {
+    /// The rules' decision for one email (`provisional` not consulted).
+    public func decide(_ input: CategorizationInput) -> CategoryDecision {
         let s = input.signals ?? []
         if let label = s.labelCategory {
             return CategoryDecision(category: label, method: .label, reason: "the mail carries the label Category \(label.rawValue.capitalized)",
@@ -214,7 +212,10 @@ public struct RuleCategorizer: Categorizer {
     }
 
     private func decision(_ category: AICategory, _ confidence: Double, _ reason: String) -> CategoryDecision {
-        CategoryDecision(category: category, method: confidence >= Self.sure ? .rule : .fallback, reason: reason,
+        CategoryDecision(category: category, method: Self.method(confidence: confidence), reason: reason,
                          confidence: (confidence * 100).rounded() / 100)
     }
+
+    /// A rule sure enough is a rule's decision, else a fallback the classifier may overrule.
+    static func method(confidence: Double) -> CategoryMethod { confidence >= sure ? .rule : .fallback }
 }

@@ -121,7 +121,7 @@ enum MessageConverter {
             isReply: parsed.inReplyTo.last?.isEmpty == false || !parsed.references.isEmpty,
             hasAttachment: parsed.hasAttachment, signals: signals, embedding: nil,
             recipients: (parsed.to + parsed.cc).map { $0.address.lowercased() })
-        return RuleCategorizer().decision(for: input)
+        return RuleCategorizer().decide(input)
     }
 
     private static func address(_ a: ParsedAddress) -> Address {

@@ -84,25 +84,20 @@ extension ServiceCore {
                 guard let last = batch.last else { break }
                 afterId = last.emailId
                 var rows: [(attachmentId: Int64, emailId: Int64, status: String, detail: String?, text: String)] = []
-                // Each attachment's job: its bytes to read, or what is already known of it.
+                // Each pending attachment of the batch, in order: its bytes to read, or what is already
+                // known of it. They are read a group at a time (up to 64 MB), the results in the same order.
                 struct Job: Sendable {
                     var kind: AttachmentKind = .unsupported
                     var content: [UInt8] = []
                     var known: AttachmentTextResult?
                 }
-                var jobs: [[Job]] = []  // per email of the batch, per pending attachment
-                var results: [[AttachmentTextResult]] = []
-                var queued: [(email: Int, attachment: Int)] = []
-                var queuedBytes = 0
-                func readQueued() {
-                    let work = queued.map { jobs[$0.email][$0.attachment] }
-                    let done = work.concurrentMap { job in job.known ?? extractor.extract(kind: job.kind, content: job.content) }
-                    for (at, result) in zip(queued, done) {
-                        results[at.email][at.attachment] = result
-                        jobs[at.email][at.attachment].content = []
-                    }
-                    queued.removeAll()
-                    queuedBytes = 0
+                var results: [AttachmentTextResult] = []
+                var group: [Job] = []
+                var groupBytes = 0
+                func readGroup() {
+                    results += group.concurrentMap { job in job.known ?? extractor.extract(kind: job.kind, content: job.content) }
+                    group.removeAll()
+                    groupBytes = 0
                 }
                 for email in batch {
                     let contents: [(attachment: ParsedAttachment, content: [UInt8])]
@@ -113,28 +108,24 @@ extension ServiceCore {
                         contents = []
                         unreadableSource = "\(error)"
                     }
-                    var emailJobs: [Job] = []
                     for pending in email.attachments {
                         if pending.position < contents.count, contents[pending.position].attachment.mimeType == pending.mimeType {
-                            emailJobs.append(Job(kind: AttachmentKind.of(mimeType: pending.mimeType, filename: pending.filename),
-                                                 content: contents[pending.position].content))
+                            group.append(Job(kind: AttachmentKind.of(mimeType: pending.mimeType, filename: pending.filename),
+                                             content: contents[pending.position].content))
+                            groupBytes += contents[pending.position].content.count
                         } else {
-                            emailJobs.append(Job(known: AttachmentTextResult(
+                            group.append(Job(known: AttachmentTextResult(
                                 status: .failed, detail: unreadableSource ?? "the message no longer holds this attachment")))
                         }
                     }
-                    jobs.append(emailJobs)
-                    results.append(Array(repeating: AttachmentTextResult(status: .failed), count: emailJobs.count))
-                    for i in emailJobs.indices {
-                        queued.append((jobs.count - 1, i))
-                        queuedBytes += emailJobs[i].content.count
-                    }
-                    if queuedBytes >= 64 << 20 { readQueued() }
+                    if groupBytes >= 64 << 20 { readGroup() }
                 }
-                readQueued()
-                for (e, email) in batch.enumerated() {
-                    for (a, pending) in email.attachments.enumerated() {
-                        let result = results[e][a]
+                readGroup()
+                var next = 0
+                for email in batch {
+                    for pending in email.attachments {
+                        let result = results[next]
+                        next += 1
                         summary.attachments += 1
                         switch result.status {
                         case .ok, .truncated: summary.read += 1

@@ -165,15 +165,9 @@ enum ThreadMetadata {
         for threadId in threadIds.sorted() {
             if let email = alone[threadId] {
                 // What the query below reads of a thread of one email, from the email itself.
-                let latest = email.date?.timeIntervalSince1970
-                try db.cachedStatement(sql: """
-                    UPDATE threads SET subject = ?, latestDate = ?, messageCount = ?, unreadCount = ?, isStarred = ?,
-                        participants = ?, snippet = ? WHERE id = ?
-                    """).execute(arguments: [
-                        email.subject, latest, 1, email.isRead ? 0 : 1, email.isStarred,
-                        AddressListCodec.encode(email.from.map { [Address(name: $0.name, email: $0.email)] } ?? []),
-                        email.snippet, threadId,
-                    ])
+                try store(threadId, subject: email.subject, latestDate: email.date?.timeIntervalSince1970, count: 1,
+                          unread: email.isRead ? 0 : 1, starred: email.isStarred, participants: email.from.map { [$0] } ?? [],
+                          snippet: email.snippet, db: db)
                 continue
             }
             let rows = try Row.fetchAll(
@@ -208,13 +202,18 @@ enum ThreadMetadata {
                 }
             }
             if latest == nil { latestSnippet = rows.last?["snippet"] ?? "" }
-            try db.cachedStatement(sql: """
-                UPDATE threads SET subject = ?, latestDate = ?, messageCount = ?, unreadCount = ?, isStarred = ?,
-                    participants = ?, snippet = ? WHERE id = ?
-                """).execute(arguments: [
-                    rows[0]["subject"] as String, latest, rows.count, unread, starred,
-                    AddressListCodec.encode(participants), latestSnippet, threadId,
-                ])
+            try store(threadId, subject: rows[0]["subject"], latestDate: latest, count: rows.count, unread: unread,
+                      starred: starred, participants: participants, snippet: latestSnippet, db: db)
         }
+    }
+
+    private static func store(_ threadId: Int64, subject: String, latestDate: Double?, count: Int, unread: Int, starred: Bool,
+                              participants: [Address], snippet: String, db: Database) throws {
+        try db.cachedStatement(sql: """
+            UPDATE threads SET subject = ?, latestDate = ?, messageCount = ?, unreadCount = ?, isStarred = ?,
+                participants = ?, snippet = ? WHERE id = ?
+            """).execute(arguments: [
+                subject, latestDate, count, unread, starred, AddressListCodec.encode(participants), snippet, threadId,
+            ])
     }
 }
