@@ -266,7 +266,7 @@ let package = Package(
             dependencies: ["SearchEngine", "MailImport", "MailStore", "MailParsing", "SearchIndex", "DemoCorpus", "MailModel", "Embedding"]
         ),
         .testTarget(name: "MailImportTests", dependencies: ["MailImport", "MailStore", "MailParsing", "DemoCorpus", "MailModel"]),
-        .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel"]),
+        .testTarget(name: "CLITests", dependencies: ["MailStore", "MailModel", grdb]),
         .testTarget(
             name: "ServiceTests",
             dependencies: [

@@ -73,6 +73,10 @@ public struct ImportPipeline: Sendable {
     public var folderOverride: String?
     public var batchSize: Int
     public var observer: (any ImportBatchObserver)?
+    /// Into an empty mailbox, build the indexes no import step reads once the mail is stored
+    /// (`MailStore.deferIndexesWhileEmpty`): for an import nothing else queries meanwhile (the
+    /// command line's), since filters, counts and sender searches scan the table until then.
+    public var defersIndexes = false
 
     /// Messages per transaction unless told otherwise. Each commit rewrites the index pages its
     /// emails touched (12 indexes of emails, threads, contacts) and hands FTS5 one segment, so
@@ -101,6 +105,10 @@ public struct ImportPipeline: Sendable {
         // Fewer, larger checkpoints while the import writes; back to the usual interval after.
         try store.setCheckpointInterval(pages: MailStore.importCheckpointPages)
         defer { try? store.setCheckpointInterval(pages: MailStore.checkpointPages) }
+        // Into an empty mailbox, the indexes no import step reads are built once the mail is
+        // stored; on an error, here (or, if that fails too, when the store is next opened).
+        var indexesDeferred = try defersIndexes && store.deferIndexesWhileEmpty()
+        defer { if indexesDeferred { try? store.buildDeferredIndexes() } }
         typealias ParsedBatch = (items: [Result<IncomingEmail, ImportFailure>], bytesDone: Int64)
         let queue = HandOff<ParsedBatch>(capacity: 2)
         let batchSize = self.batchSize
@@ -177,17 +185,22 @@ public struct ImportPipeline: Sendable {
             throw error
         }
         observer?.didStoreAllMail()
-        // Fold the write-ahead log into mail.sqlite so the file on disk is complete after an import:
-        // most of it on a thread of its own while the index (another file) takes its last batches
-        // and merges (`passive`: it waits for no reader; the index's connection reads mail.sqlite
-        // too), the rest once the index is done.
+        // On a thread of its own while the index (another file) takes its last batches and merges:
+        // the deferred indexes built, then the write-ahead log folded into mail.sqlite so the file on
+        // disk is complete after an import (`passive`: it waits for no reader; the index's
+        // connection reads mail.sqlite too); the rest once the index is done.
         let store = self.store
-        let checkpoint = BackgroundWork { _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.passive) } }
+        let buildIndexes = indexesDeferred
+        let checkpoint = BackgroundWork {
+            if buildIndexes { try store.buildDeferredIndexes() }
+            _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.passive) }
+        }
         if let observer {
             try indexQueue.finishAndWaitUntilDrained()
             try observer.didFinishImport(imported: imported)
         }
         try checkpoint.wait()
+        indexesDeferred = false
         finished = true
         _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         return ImportSummary(

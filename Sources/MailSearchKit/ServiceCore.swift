@@ -496,7 +496,8 @@ final class ServiceCore: @unchecked Sendable {
             throw ServiceError(.conflict, "an import is already running", hint: "wait for it to finish; its progress is in the status")
         }
         do {
-            let summary = try await runImport(path: path, account: account, folder: folder, batchSize: batchSize, progress: progress)
+            let summary = try await runImport(path: path, account: account, folder: folder, batchSize: batchSize, defersIndexes: true,
+                                              progress: progress)
             state.importFinished(summary: summary, error: nil)
             return summary
         } catch {
@@ -516,7 +517,8 @@ final class ServiceCore: @unchecked Sendable {
         }
         Task.detached { [self] in
             do {
-                let summary = try await runImport(path: path, account: account, folder: folder, batchSize: ImportPipeline.defaultBatchSize) { _ in }
+                let summary = try await runImport(path: path, account: account, folder: folder, batchSize: ImportPipeline.defaultBatchSize,
+                                                  defersIndexes: false) { _ in }
                 state.importFinished(summary: summary, error: nil)
             } catch {
                 state.importFinished(summary: nil, error: "\(error)")
@@ -524,7 +526,9 @@ final class ServiceCore: @unchecked Sendable {
         }
     }
 
-    private func runImport(path: String, account: String, folder: String?, batchSize: Int,
+    /// `defersIndexes`: `ImportPipeline.defersIndexes` — for an import the caller waits for (the
+    /// command line's), not one a page started and reads the status of meanwhile.
+    private func runImport(path: String, account: String, folder: String?, batchSize: Int, defersIndexes: Bool,
                            progress: @escaping @Sendable (ImportProgress) -> Void) async throws -> ImportSummary {
         let state = self.state
         let categorization = self.categorization
@@ -532,8 +536,10 @@ final class ServiceCore: @unchecked Sendable {
         // The categoriser learns the mailbox's lists from all of its mail once the mail is stored,
         // while the index still merges (or at the latest when the import ends, however it ends).
         let mailStored = OnceOnly { categorization.importFinished() }
-        let pipeline = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize,
-                                      observer: ImportRunObserver(core: self, mailStored: mailStored))
+        var configured = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize,
+                                        observer: ImportRunObserver(core: self, mailStored: mailStored))
+        configured.defersIndexes = defersIndexes
+        let pipeline = configured
         let summary: ImportSummary
         do {
             defer { mailStored.run() }

@@ -1,4 +1,7 @@
 import Foundation
+import GRDB
+import MailModel
+import MailStore
 import XCTest
 
 final class CLITests: CLITestCase {
@@ -199,6 +202,14 @@ final class ResumableImportTests: CLITestCase {
         let keywordIndex = json["keywordIndex"] as! [String: Any]
         XCTAssertEqual(keywordIndex["healthy"] as? Bool, true)
         XCTAssertEqual(keywordIndex["indexedEmails"] as? Int, 3000)
+        // A first import builds the emails' date and sender indexes at its end: a killed one left
+        // them missing, and the next command that opened the store built them again.
+        func indexes(_ dataDir: String) throws -> [String] {
+            let store = try MailStore(directory: DataDirectory(url: work.appendingPathComponent(dataDir)), readOnly: true)
+            return try store.database.read { try String.fetchAll($0, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'emails' AND sql IS NOT NULL ORDER BY name") }
+        }
+        XCTAssertEqual(try indexes("clean").count, 10)
+        XCTAssertEqual(try indexes("killed"), try indexes("clean"))
     }
 }
 

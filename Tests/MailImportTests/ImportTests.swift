@@ -90,6 +90,80 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(try checkpointInterval(), MailStore.checkpointPages, "set back after a failed import")
     }
 
+    /// The emails' indexes of dates, flags and senders, as `sqlite_master` has them.
+    func emailIndexes() throws -> [String: String] {
+        try store.database.read { db in
+            Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: """
+                SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'emails' AND sql IS NOT NULL
+                """).map { ($0["name"] as String, $0["sql"] as String) })
+        }
+    }
+
+    /// Sees which of the emails' indexes exist while an import commits, and can fail the import.
+    final class IndexProbe: ImportBatchObserver, @unchecked Sendable {
+        let failAfter: Int?
+        var seen: [Int] = []
+        init(failAfter: Int? = nil) { self.failAfter = failAfter }
+        func didCommit(_ result: IngestResult, store: MailStore) throws {
+            seen.append(try store.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'emails'") ?? -1 })
+            if let failAfter, seen.count >= failAfter { throw CocoaError(.fileWriteUnknown) }
+        }
+    }
+
+    /// A first import builds the indexes no import step reads once, at its end; an import into a
+    /// mailbox with mail keeps them all the way; an import that fails, or a store opened after one
+    /// was killed, has them back; and they are exactly as the migrations made them.
+    func testAFirstImportBuildsTheDateAndSenderIndexesAtItsEnd() throws {
+        let full = try emailIndexes()
+        XCTAssertEqual(full.count, 10)
+        let names: [String] = ["emails_account_date", "emails_from", "emails_date", "emails_category_date", "emails_read_date",
+                               "emails_attachment_date", "emails_from_lower", "emails_from_name"]
+        XCTAssertEqual(Set(names).subtracting(full.keys), [], "every deferred index is one the migrations made")
+        for i in 0..<7 { try write(message(id: "di\(i)@x", subject: "n\(i)"), to: "di/\(i)") }
+        let first = IndexProbe()
+        _ = try deferring(ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: first)).run(path: directory.appendingPathComponent("di").path)
+        let autoindexes = 1  // UNIQUE (accountId, messageId), which sqlite_master lists without SQL
+        // The index may take the last batch after the mail writer has built them.
+        XCTAssertEqual(first.seen.dropLast(), Array(repeating: full.count + autoindexes - names.count, count: 3),
+                       "built at the end, not per message")
+        XCTAssertEqual(try emailIndexes(), full, "the same indexes, the same definitions, after the import")
+
+        for i in 0..<5 { try write(message(id: "dj\(i)@x", subject: "m\(i)"), to: "dj/\(i)") }
+        let second = IndexProbe()
+        _ = try deferring(ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: second)).run(path: directory.appendingPathComponent("dj").path)
+        XCTAssertEqual(second.seen, Array(repeating: full.count + autoindexes, count: 3), "a mailbox with mail keeps every index")
+
+        // A failed first import (another account in a fresh store), then one that was killed.
+        let other = try MailStore(directory: DataDirectory(url: directory.appendingPathComponent("data2")))
+        let failing = IndexProbe(failAfter: 1)
+        XCTAssertThrowsError(try deferring(ImportPipeline(store: other, accountName: "a", batchSize: 2, observer: failing))
+            .run(path: directory.appendingPathComponent("dj").path))
+        XCTAssertEqual(failing.seen, [full.count + autoindexes - names.count])
+        store = other
+        XCTAssertEqual(try emailIndexes(), full, "built again after the error")
+        try store.database.write { try $0.execute(sql: "DELETE FROM emails") }
+        XCTAssertTrue(try store.deferIndexesWhileEmpty())
+        XCTAssertEqual(try emailIndexes().count, full.count - names.count, "as a killed first import leaves them")
+        store = try MailStore(directory: DataDirectory(url: directory.appendingPathComponent("data2")))
+        XCTAssertEqual(try emailIndexes(), full, "opening the store builds them")
+        try write(message(id: "dk@x", subject: "k"), to: "dk/1")
+        _ = try deferring(ImportPipeline(store: store, accountName: "a", batchSize: 2)).run(path: directory.appendingPathComponent("dk").path)
+        XCTAssertFalse(try store.deferIndexesWhileEmpty(), "nothing is dropped from a store with mail")
+        XCTAssertEqual(try emailIndexes(), full)
+
+        // Unless told to, an import into an empty mailbox keeps every index (a page reads counts meanwhile).
+        store = try MailStore(directory: DataDirectory(url: directory.appendingPathComponent("data3")))
+        let usual = IndexProbe()
+        _ = try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: usual).run(path: directory.appendingPathComponent("dj").path)
+        XCTAssertEqual(usual.seen, Array(repeating: full.count + autoindexes, count: 3))
+    }
+
+    func deferring(_ pipeline: ImportPipeline) -> ImportPipeline {
+        var pipeline = pipeline
+        pipeline.defersIndexes = true
+        return pipeline
+    }
+
     func testMessagesWithoutMessageIdAreIdentifiedByContent() throws {
         try write(message(id: nil, subject: "same"), to: "t/a/1")
         try write(message(id: nil, subject: "same"), to: "t/b/1")
