@@ -67,7 +67,16 @@ public struct MailboxListDetector: Sendable {
             }
             guard fromPerson else { continue }
             let marked = Self.listMarked(s, fromPerson: true)
-            for (i, r) in row.recipients.enumerated() where r != row.from && r.utf8.contains(UInt8(ascii: "@")) && !row.recipients[..<i].contains(r) {
+            // Each address once (its first place): for a mail to many, a set rather than a search of
+            // the addresses before it (quadratic: Enron's announcements go to hundreds of people).
+            let many = row.recipients.count > 16
+            var counted = Set<String>()
+            for (i, r) in row.recipients.enumerated() where r != row.from && r.utf8.contains(UInt8(ascii: "@")) {
+                if many {
+                    guard counted.insert(r).inserted else { continue }
+                } else {
+                    guard !row.recipients[..<i].contains(r) else { continue }
+                }
                 addresses[row.accountId, default: [:]][r, default: Tally()].add(row.from, marked: marked)
             }
             if let tag = Self.subjectTag(row.subject) {

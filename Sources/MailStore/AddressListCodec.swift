@@ -18,8 +18,28 @@ public enum AddressListCodec {
     /// splitting the text's Characters at "\n" (a "\r\n", one Character, splits nothing), without
     /// walking Characters (the categoriser decodes every email's recipients).
     public static func decode(_ text: String?) -> [Address] {
-        guard let text, !text.isEmpty else { return [] }
         var out: [Address] = []
+        forEachLine(text) { name, email in
+            out.append(Address(name: name.map(String.init), email: String(email)))
+        }
+        return out
+    }
+
+    /// Only the addresses of `decode`, lower-cased, appended to `out` (the categoriser reads every
+    /// email's recipients so): no names made, and an ASCII address without capitals taken as it is.
+    public static func appendLowercasedEmails(_ text: String?, to out: inout [String]) {
+        forEachLine(text) { _, email in
+            if email.utf8.contains(where: { ($0 >= 65 && $0 <= 90) || $0 >= 128 }) {
+                out.append(email.lowercased())
+            } else {
+                out.append(String(email))
+            }
+        }
+    }
+
+    /// Each line's name (nil when empty) and address.
+    private static func forEachLine(_ text: String?, _ body: (Substring?, Substring) -> Void) {
+        guard let text, !text.isEmpty else { return }
         let bytes = text.utf8
         var lineStart = bytes.startIndex
         var tab: String.Index?
@@ -27,10 +47,10 @@ public enum AddressListCodec {
         func line(to end: String.Index) {
             guard lineStart < end else { return }
             if let tab {
-                let name = String(text[lineStart..<tab])
-                out.append(Address(name: name.isEmpty ? nil : name, email: String(text[bytes.index(after: tab)..<end])))
+                let name = text[lineStart..<tab]
+                body(name.isEmpty ? nil : name, text[bytes.index(after: tab)..<end])
             } else {
-                out.append(Address(name: nil, email: String(text[lineStart..<end])))
+                body(nil, text[lineStart..<end])
             }
         }
         var i = bytes.startIndex
@@ -47,7 +67,6 @@ public enum AddressListCodec {
             i = bytes.index(after: i)
         }
         line(to: bytes.endIndex)
-        return out
     }
 
     private static func clean(_ s: String) -> String {

@@ -183,7 +183,10 @@ extension MailStore {
     }
 
     private static func recipients(_ to: String?, _ cc: String?) -> [String] {
-        (AddressListCodec.decode(to) + AddressListCodec.decode(cc)).map { $0.email.lowercased() }
+        var out: [String] = []
+        AddressListCodec.appendLowercasedEmails(to, to: &out)
+        AddressListCodec.appendLowercasedEmails(cc, to: &out)
+        return out
     }
 
     private static func lineCount(_ text: String?) -> Int {

@@ -1,8 +1,9 @@
 @testable import Categorization
 import XCTest
 
-/// `TextFeatures.contains(phrase:)` finds a phrase with the C library's memchr and memcmp: the
-/// same answers as the byte loop it replaced, on the vocabulary's phrases and on random text.
+/// `TextFeatures.contains(phrase:)` rules a phrase out by the text's byte pairs, else finds it with
+/// the C library's memchr and memcmp: the same answers as the byte loop it replaced, on the
+/// vocabulary's phrases and on random text.
 final class PhraseSearchTests: XCTestCase {
     /// The byte loop as it was.
     static func containsBefore(_ hay: [UInt8], _ needle: [UInt8]) -> Bool {
@@ -35,6 +36,30 @@ final class PhraseSearchTests: XCTestCase {
         }
         XCTAssertGreaterThan(found, 1_000, "the random texts should hold their phrase often enough to test both answers")
         XCTAssertGreaterThan(checked - found, 1_000)
+    }
+
+    /// With many distinct bytes most phrases have a pair the text lacks, which the pair filter
+    /// answers without a search: the same answers still, phrases taken from the text found.
+    func testThePairFilterAnswersAsTheByteLoop() {
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789 .,-!é".utf8)
+        var found = 0, missing = 0
+        for _ in 0..<5_000 {
+            let hay = (0..<Int.random(in: 0...300, using: &random)).map { _ in alphabet.randomElement(using: &random)! }
+            let text = TextFeatures(String(decoding: hay, as: UTF8.self))
+            var needles = (0..<4).map { _ in (0..<Int.random(in: 1...12, using: &random)).map { _ in alphabet.randomElement(using: &random)! } }
+            if text.bytes.count > 2 {
+                let start = Int.random(in: 0..<(text.bytes.count - 1), using: &random)
+                needles.append(Array(text.bytes[start..<min(text.bytes.count, start + Int.random(in: 2...14, using: &random))]))
+            }
+            for needle in needles {
+                let expected = Self.containsBefore(text.bytes, needle)
+                XCTAssertEqual(text.contains(phrase: needle), expected)
+                if expected { found += 1 } else { missing += 1 }
+            }
+        }
+        XCTAssertGreaterThan(found, 4_000)
+        XCTAssertGreaterThan(missing, 10_000)
     }
 
     func testEdgesOfTheText() {

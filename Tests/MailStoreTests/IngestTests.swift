@@ -153,6 +153,9 @@ final class AddressListCodecTests: XCTestCase {
         }
         for text in texts {
             XCTAssertEqual(AddressListCodec.decode(text), Self.decodeBefore(text), String(reflecting: text))
+            var emails: [String] = ["kept"]
+            AddressListCodec.appendLowercasedEmails(text, to: &emails)
+            XCTAssertEqual(emails, ["kept"] + Self.decodeBefore(text).map { $0.email.lowercased() }, String(reflecting: text))
         }
         let addresses = [Address(name: "Ann\tB\r\nC", email: "a@b\n"), Address(name: nil, email: "c@d"), Address(name: "", email: "e@f")]
         XCTAssertEqual(AddressListCodec.decode(AddressListCodec.encode(addresses)), Self.decodeBefore(AddressListCodec.encode(addresses)))
