@@ -161,3 +161,33 @@ final class AddressListCodecTests: XCTestCase {
         XCTAssertEqual(AddressListCodec.decode(AddressListCodec.encode(addresses)), Self.decodeBefore(AddressListCodec.encode(addresses)))
     }
 }
+
+/// A decision the rules made as a message was parsed is stored beside it and handed to the
+/// categoriser (`CategorizationInput.provisional`) until something decides it or asks for it to be
+/// decided again; then it is never taken up (the rules of the day decide).
+final class ProvisionalDecisionStoreTests: StoreTestCase {
+    func testAProvisionalDecisionIsHandedOverUntilRecategorizationClearsIt() throws {
+        var item = mail("p1@x", subject: "Your order has shipped")
+        item.email.category = .updates
+        item.categorySignals = CategorySignals()
+        item.provisionalDecision = CategoryDecision(category: .updates, method: .rule, reason: "order notice", confidence: 0.7)
+        var plain = mail("p2@x")
+        plain.categorySignals = CategorySignals()
+        let ids = try ingest(item, plain).inserted.map(\.id)
+        var inputs = try store.categorizationInputs(ids: ids)
+        XCTAssertEqual(inputs[0].input.provisional?.reason, "order notice")
+        XCTAssertEqual(inputs[0].input.provisional?.category, .updates)
+        XCTAssertEqual(inputs[0].storedCategory, .updates)
+        XCTAssertNil(inputs[1].input.provisional, "no decision stored with it")
+
+        XCTAssertEqual(try store.requestRecategorization(), 2)
+        inputs = try store.categorizationInputs(ids: ids)
+        XCTAssertNil(inputs[0].input.provisional, "recategorising decides again by the rules as they are now")
+        XCTAssertEqual(inputs[0].input.signals, CategorySignals(), "its header signals stay")
+
+        // A decision the categoriser made (with a time) is no provisional one, waiting or not.
+        try store.storeCategoryDecisions([(ids[1], CategoryDecision(category: .primary, method: .rule, reason: "person", confidence: 0.9))])
+        XCTAssertEqual(try store.requestRecategorization(), 2)
+        XCTAssertNil(try store.categorizationInputs(ids: [ids[1]])[0].input.provisional)
+    }
+}
