@@ -84,8 +84,15 @@ final class SenderIndex: Sendable {
     init(_ db: Database, version: Int64, maxId: Int64) throws {
         var fromName: [Int64: String] = [:]
         var nameGroups: [String: [Int64]] = [:]
+        // Each scan reads its index, not the rows with their bodies; while a first import has not
+        // built these indexes yet (`MailStore.deferIndexesWhileEmpty`), the table: the same rows
+        // (what is looked up is a set of ids).
+        let present = Set(try String.fetchAll(db, sql: """
+            SELECT name FROM mail.sqlite_master WHERE type = 'index' AND name IN ('emails_from_name', 'emails_from')
+            """))
+        func indexed(_ name: String) -> String { present.contains(name) ? "INDEXED BY \(name)" : "" }
         try RawStatementScan.forEachRow(db, sql: """
-            SELECT id, fromName FROM mail.emails INDEXED BY emails_from_name WHERE fromName IS NOT NULL
+            SELECT id, fromName FROM mail.emails \(indexed("emails_from_name")) WHERE fromName IS NOT NULL
             """, text: nil) { row in
             guard let text = sqlite3_column_text(row, 1) else { return }
             let name = String(cString: text)
@@ -95,7 +102,7 @@ final class SenderIndex: Sendable {
         }
         var addresses: [String: (nameless: [Int64], named: [Int64])] = [:]
         try RawStatementScan.forEachRow(db, sql: """
-            SELECT id, fromEmail FROM mail.emails INDEXED BY emails_from WHERE fromEmail IS NOT NULL
+            SELECT id, fromEmail FROM mail.emails \(indexed("emails_from")) WHERE fromEmail IS NOT NULL
             """, text: nil) { row in
             guard let text = sqlite3_column_text(row, 1) else { return }
             let key = FoldedStrings.asciiLowercased(String(cString: text))
