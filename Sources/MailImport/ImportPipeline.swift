@@ -107,8 +107,8 @@ public struct ImportPipeline: Sendable {
         defer { try? store.setCheckpointInterval(pages: MailStore.checkpointPages) }
         // Into an empty mailbox, the indexes no import step reads are built once the mail is
         // stored; on an error, here (or, if that fails too, when the store is next opened).
-        var indexesDeferred = try defersIndexes && store.deferIndexesWhileEmpty()
-        defer { if indexesDeferred { try? store.buildDeferredIndexes() } }
+        var deferredIndexes = defersIndexes ? try store.deferIndexesWhileEmpty() : nil
+        defer { if deferredIndexes != nil { try? store.buildDeferredIndexes() } }
         typealias ParsedBatch = (items: [Result<IncomingEmail, ImportFailure>], bytesDone: Int64)
         let queue = HandOff<ParsedBatch>(capacity: 2)
         let batchSize = self.batchSize
@@ -190,7 +190,7 @@ public struct ImportPipeline: Sendable {
         // disk is complete after an import (`passive`: it waits for no reader; the index's
         // connection reads mail.sqlite too); the rest once the index is done.
         let store = self.store
-        let buildIndexes = indexesDeferred
+        let buildIndexes = deferredIndexes != nil
         let checkpoint = BackgroundWork {
             if buildIndexes { try store.buildDeferredIndexes() }
             _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.passive) }
@@ -200,7 +200,7 @@ public struct ImportPipeline: Sendable {
             try observer.didFinishImport(imported: imported)
         }
         try checkpoint.wait()
-        indexesDeferred = false
+        deferredIndexes = nil  // built: the lease goes
         finished = true
         _ = try store.database.writeWithoutTransaction { try $0.checkpoint(.truncate) }
         return ImportSummary(

@@ -1,4 +1,6 @@
+import Foundation
 import GRDB
+import MailModel
 
 /// The schema of `mail.sqlite`, as GRDB migrations. Dates are stored as Unix seconds (REAL).
 enum MailSchema {
@@ -301,28 +303,61 @@ enum DeferredIndexes {
 }
 
 extension MailStore {
-    /// When the store holds no email, drops the indexes no import step reads (`DeferredIndexes`)
-    /// and returns true: the import that follows builds them once it has stored its mail
-    /// (`buildDeferredIndexes`), a sort of each instead of a B-tree insert per message and index
-    /// (Enron: ~1 s of the mail writer's CPU, the import's critical path, for ~0.5 s at the end).
-    /// Meanwhile filters and sender searches scan the table. Returns false, and changes nothing,
-    /// when there is mail.
-    public func deferIndexesWhileEmpty() throws -> Bool {
-        try database.write { db in
+    /// Held by an import from the moment it drops the deferred indexes until it has built them:
+    /// an advisory lock (`flock`) on `mail.sqlite.indexing` beside the mail, which the system
+    /// releases with the process, however it ends. While another holds it, opening a store leaves
+    /// the indexes to the import instead of building them under it.
+    public final class DeferredIndexLease: Sendable {
+        private let descriptor: Int32
+
+        /// The lease, or nil when another holds it (or the file cannot be opened: then nobody builds
+        /// or drops anything for now, which is safe either way).
+        static func take(_ directory: DataDirectory) -> DeferredIndexLease? {
+            let path = directory.mailDatabaseURL.path + ".indexing"
+            let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard fd >= 0 else { return nil }
+            guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+                close(fd)
+                return nil
+            }
+            return DeferredIndexLease(descriptor: fd)
+        }
+
+        private init(descriptor: Int32) { self.descriptor = descriptor }
+        deinit { close(descriptor) }  // releases the lock
+    }
+
+    /// When the store holds no email and no other import holds the lease, drops the indexes no
+    /// import step reads (`DeferredIndexes`) and returns the lease: the import that follows builds
+    /// them once it has stored its mail (`buildDeferredIndexes`), then lets it go — a sort of each
+    /// instead of a B-tree insert per message and index (Enron: ~1 s of the mail writer's CPU, the
+    /// import's critical path, for ~0.5 s at the end). Meanwhile filters and sender searches scan
+    /// the table. Returns nil, and changes nothing, when there is mail.
+    public func deferIndexesWhileEmpty() throws -> DeferredIndexLease? {
+        guard let lease = DeferredIndexLease.take(directory) else { return nil }
+        let dropped = try database.write { db in
             guard try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM emails)")! else { return false }
             for index in DeferredIndexes.all {
                 try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)")
             }
             return true
         }
+        return dropped ? lease : nil
     }
 
     /// Builds whichever of the deferred indexes are missing (none: nothing is written). An import
-    /// calls it when its mail is stored; opening a store calls it too, for an import that was killed.
+    /// calls it when its mail is stored.
     public func buildDeferredIndexes() throws {
         guard try !database.read(DeferredIndexes.missing).isEmpty else { return }
         try database.write { db in
             for index in try DeferredIndexes.missing(db) { try db.execute(sql: index.sql) }
         }
+    }
+
+    /// Opening a store: builds the deferred indexes an import left missing when it was killed
+    /// (no one holds the lease), not those an import running now will build.
+    func buildDeferredIndexesLeftMissing() throws {
+        guard try !database.read(DeferredIndexes.missing).isEmpty, let lease = DeferredIndexLease.take(directory) else { return }
+        try withExtendedLifetime(lease) { try buildDeferredIndexes() }
     }
 }

@@ -57,7 +57,7 @@ public final class MailStore: Sendable {
                 try migrator.migrate(database)
             }
             // An import killed before its end leaves the indexes it deferred missing.
-            if !readOnly { try buildDeferredIndexes() }
+            if !readOnly { try buildDeferredIndexesLeftMissing() }
         } catch let error as DatabaseError {
             throw MailStoreError.cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
         }

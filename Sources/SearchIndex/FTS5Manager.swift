@@ -27,9 +27,21 @@ public enum FTS5Manager {
         for e in emails {
             // Attachment names now; their text when it has been read (`updateAttachments`).
             let names = e.attachments.isEmpty ? "" : e.attachments.map { $0.filename ?? "" }.joined(separator: "\n\n")
-            try statement.execute(arguments: [
+            let arguments: StatementArguments = [
                 e.id, e.id, e.accountId, e.subject, e.bodyPlain, e.from?.name ?? "", e.from?.email ?? "", names,
-            ])
+            ]
+            do {
+                try statement.execute(arguments: arguments)
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                // The row is there already: the mail is committed before its index rows, and another
+                // process that opened the index meanwhile (a search during an import) reconciled it
+                // from mail.sqlite. The same email: written again, in place (only this statement
+                // failed, nothing of it was kept).
+                try db.cachedStatement(sql: """
+                    INSERT OR REPLACE INTO email_fts (rowid, email_id, account_id, subject, body, sender_name, sender_email, attachments)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(arguments: arguments)
+            }
         }
         try DocumentLengths.bumpVersion(db)
     }

@@ -39,6 +39,35 @@ final class SearchIndexManagerTests: XCTestCase {
         XCTAssertEqual(try f.index.documentFrequencies(of: []).frequencies, [:])
     }
 
+    /// Mail is committed before its index rows. A process that opens the index in between (a
+    /// search during an import) reconciles those emails itself; the import then indexes them too,
+    /// and neither fails: each email is one row, as it would have been.
+    func testAnImportIndexesMailAnotherProcessReconciledMeanwhile() throws {
+        let f = try SearchFixture()
+        _ = try f.add([Spec(subject: "kept as it was", body: "heron")])
+        let result = try f.store.ingest((0..<5).map { i in IncomingEmail(
+            email: Email(accountId: f.accountId, messageId: "race\(i)@x", subject: "osprey \(i)", bodyPlain: "kingfisher \(i)"),
+            folders: [FolderSpec(path: "Inbox")]) }, accountId: f.accountId)
+        let other = try SearchIndexManager(store: f.store)  // reconciles at open
+        XCTAssertTrue(try other.status().healthy)
+        try f.index.index(Array(result.inserted.prefix(3)))
+        let late = try f.store.ingest([IncomingEmail(
+            email: Email(accountId: f.accountId, messageId: "race-late@x", subject: "osprey late"), folders: [])], accountId: f.accountId)
+        try f.index.index(Array(result.inserted.dropFirst(3)) + late.inserted)  // two reconciled, one new
+        let status = try f.index.status()
+        XCTAssertTrue(status.healthy)
+        XCTAssertEqual(status.indexedEmails, 7)
+        let check = try DatabaseQueue(path: f.store.directory.searchDatabaseURL.path)
+        try check.write { db in
+            try SearchDatabase.registerFTS5Extensions(db)
+            try db.execute(sql: "INSERT INTO email_fts(email_fts) VALUES('integrity-check')")
+        }
+        try f.index.read { db in
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM email_fts WHERE email_fts MATCH 'osprey'"), 6)
+            XCTAssertEqual(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM email_fts WHERE email_fts MATCH 'kingfisher'"), 5)
+        }
+    }
+
     func testReopeningReconcilesAutomatically() throws {
         let f = try SearchFixture()
         _ = try f.store.ingest([IncomingEmail(
