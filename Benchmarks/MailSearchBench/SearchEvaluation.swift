@@ -85,11 +85,13 @@ enum SearchEvaluation {
     /// `EVAL_RAW_TEXT=1`: embed the body's start as it is instead of the email's own words (`EmbeddingText`).
     static var rawText: Bool { ProcessInfo.processInfo.environment["EVAL_RAW_TEXT"] == "1" }
     /// The scratch data directory's suffix for a non-default embedding input (embeddings differ),
-    /// or document kernels forced by `MAILSEARCH_KERNELS` (`-kint8-avx2`: the vectors differ too).
+    /// or document kernels forced by `MAILSEARCH_KERNELS` (`-kint8-avx2`: the vectors differ too), or
+    /// int8 matrices kept in float32 (`MAILSEARCH_INT8_FLOAT_LAYERS`, `-fqkv`).
     static var embeddingVariant: String {
         (model == .default ? "" : "-\(model.name)")
             + (documentTokens == model.documentTokenLimit ? "" : "-t\(documentTokens)") + (rawText ? "" : "-clean")
             + (ProcessInfo.processInfo.environment["MAILSEARCH_KERNELS"].map { $0.isEmpty ? "" : "-k\($0)" } ?? "")
+            + (ProcessInfo.processInfo.environment["MAILSEARCH_INT8_FLOAT_LAYERS"].map { $0.isEmpty ? "" : "-f\($0)" } ?? "")
     }
 
     /// Kinds of queries whose answer is nothing: nonsense (the bar: no result), and incoherent

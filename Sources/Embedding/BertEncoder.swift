@@ -75,12 +75,20 @@ final class BertEncoder {
         var outputNormBeta: UnsafePointer<Float>
     }
 
-    /// One layer's weight matrices in half precision or bfloat16 (same shapes as in `Layer`).
+    /// The int8 path's matrices kept in float32, for measuring which carry int8's error:
+    /// `MAILSEARCH_INT8_FLOAT_LAYERS`, a comma-separated list of `qkv`, `attn`, `ffn1`, `ffn2`, each
+    /// for every layer or with a layer's index (`qkv5`). Unset: none (docs/benchmarks.md has what
+    /// each costs and gains).
+    static let int8FloatLayers = Set(
+        (ProcessInfo.processInfo.environment["MAILSEARCH_INT8_FLOAT_LAYERS"] ?? "").split(separator: ",").map(String.init))
+
+    /// One layer's weight matrices in half precision, bfloat16 or int8 (same shapes as in `Layer`);
+    /// nil: that matrix runs in float32.
     private struct PackedLayer {
-        var qkv: PackedWeights
-        var attentionOutput: PackedWeights
-        var intermediate: PackedWeights
-        var output: PackedWeights
+        var qkv: PackedWeights?
+        var attentionOutput: PackedWeights?
+        var intermediate: PackedWeights?
+        var output: PackedWeights?
     }
 
     /// Whether a batch of `tokens` tokens runs on the half-precision kernels.
@@ -331,12 +339,17 @@ final class BertEncoder {
         func pack(_ weight: UnsafePointer<Float>, _ outputs: Int, _ inputs: Int) -> PackedWeights {
             PackedWeights(packing: weight, outputs: outputs, inputs: inputs, format: format, int8Kernels: kernels)
         }
-        return layers.map { layer in
-            PackedLayer(
-                qkv: pack(layer.qkvWeight, 3 * hidden, hidden),
-                attentionOutput: pack(layer.attentionOutputWeight, hidden, hidden),
-                intermediate: pack(layer.intermediateWeight, inner, hidden),
-                output: pack(layer.outputWeight, hidden, inner))
+        let float32 = format == .int8 ? Self.int8FloatLayers : []
+        return layers.enumerated().map { i, layer in
+            // A matrix left out runs on OpenBLAS in float32 (`linear` without a packed copy).
+            func packed(_ name: String, _ weight: UnsafePointer<Float>, _ outputs: Int, _ inputs: Int) -> PackedWeights? {
+                float32.contains(name) || float32.contains("\(name)\(i)") ? nil : pack(weight, outputs, inputs)
+            }
+            return PackedLayer(
+                qkv: packed("qkv", layer.qkvWeight, 3 * hidden, hidden),
+                attentionOutput: packed("attn", layer.attentionOutputWeight, hidden, hidden),
+                intermediate: packed("ffn1", layer.intermediateWeight, inner, hidden),
+                output: packed("ffn2", layer.outputWeight, hidden, inner))
         }
     }
 }
