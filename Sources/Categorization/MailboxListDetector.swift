@@ -67,16 +67,10 @@ public struct MailboxListDetector: Sendable {
             }
             guard fromPerson else { continue }
             let marked = Self.listMarked(s, fromPerson: true)
-            // Each address once (its first place): for a mail to many, a set rather than a search of
-            // the addresses before it (quadratic: Enron's announcements go to hundreds of people).
-            let many = row.recipients.count > 16
+            // Each address once (its first place): a set, not a search of the addresses before it
+            // (quadratic: Enron's announcements go to hundreds of people).
             var counted = Set<String>()
-            for (i, r) in row.recipients.enumerated() where r != row.from && r.utf8.contains(UInt8(ascii: "@")) {
-                if many {
-                    guard counted.insert(r).inserted else { continue }
-                } else {
-                    guard !row.recipients[..<i].contains(r) else { continue }
-                }
+            for r in row.recipients where r != row.from && r.utf8.contains(UInt8(ascii: "@")) && counted.insert(r).inserted {
                 addresses[row.accountId, default: [:]][r, default: Tally()].add(row.from, marked: marked)
             }
             if let tag = Self.subjectTag(row.subject) {

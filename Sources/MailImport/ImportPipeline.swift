@@ -76,7 +76,7 @@ public struct ImportPipeline: Sendable {
     /// Into an empty mailbox, build the indexes no import step reads once the mail is stored
     /// (`MailStore.deferIndexesWhileEmpty`): for an import nothing else queries meanwhile (the
     /// command line's), since filters, counts and sender searches scan the table until then.
-    public var defersIndexes = false
+    public var defersIndexes: Bool
 
     /// Messages per transaction unless told otherwise. Each commit rewrites the index pages its
     /// emails touched (12 indexes of emails, threads, contacts) and hands FTS5 one segment, so
@@ -86,8 +86,9 @@ public struct ImportPipeline: Sendable {
     public static let defaultBatchSize = 2_000
 
     public init(store: MailStore, accountName: String, folderOverride: String? = nil, batchSize: Int = ImportPipeline.defaultBatchSize,
-                observer: (any ImportBatchObserver)? = nil) {
+                observer: (any ImportBatchObserver)? = nil, defersIndexes: Bool = false) {
         self.store = store
+        self.defersIndexes = defersIndexes
         self.accountName = accountName
         self.folderOverride = folderOverride
         self.batchSize = max(1, batchSize)

@@ -536,10 +536,8 @@ final class ServiceCore: @unchecked Sendable {
         // The categoriser learns the mailbox's lists from all of its mail once the mail is stored,
         // while the index still merges (or at the latest when the import ends, however it ends).
         let mailStored = OnceOnly { categorization.importFinished() }
-        var configured = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize,
-                                        observer: ImportRunObserver(core: self, mailStored: mailStored))
-        configured.defersIndexes = defersIndexes
-        let pipeline = configured
+        let pipeline = ImportPipeline(store: store, accountName: account, folderOverride: folder, batchSize: batchSize,
+                                      observer: ImportRunObserver(core: self, mailStored: mailStored), defersIndexes: defersIndexes)
         let summary: ImportSummary
         do {
             defer { mailStored.run() }

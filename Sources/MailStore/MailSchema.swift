@@ -295,7 +295,7 @@ enum DeferredIndexes {
         ("emails_from_name", "CREATE INDEX emails_from_name ON emails(fromName) WHERE fromName IS NOT NULL"),
     ]
 
-    /// The names of those missing from the database.
+    /// Those missing from the database.
     static func missing(_ db: Database) throws -> [(name: String, sql: String)] {
         let present = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'emails'"))
         return all.filter { !present.contains($0.name) }

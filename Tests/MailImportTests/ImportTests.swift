@@ -57,14 +57,34 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(try store.statistics().emails, 4)
     }
 
-    /// Sees the writer's checkpoint interval while an import commits, and can fail the import.
-    final class CheckpointProbe: ImportBatchObserver, @unchecked Sendable {
+    /// Reads one number of the store each time an import commits a batch, and can fail the import.
+    final class CommitProbe: ImportBatchObserver, @unchecked Sendable {
+        let read: (MailStore) throws -> Int
         let failAfter: Int?
         var seen: [Int] = []
-        init(failAfter: Int? = nil) { self.failAfter = failAfter }
+        init(failAfter: Int? = nil, _ read: @escaping (MailStore) throws -> Int) {
+            self.read = read
+            self.failAfter = failAfter
+        }
         func didCommit(_ result: IngestResult, store: MailStore) throws {
-            seen.append(try store.database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") ?? -1 })
+            seen.append(try read(store))
             if let failAfter, seen.count >= failAfter { throw CocoaError(.fileWriteUnknown) }
+        }
+    }
+
+    /// The writer's checkpoint interval (a setting of its connection) while an import commits.
+    static func checkpointProbe(failAfter: Int? = nil) -> CommitProbe {
+        CommitProbe(failAfter: failAfter) { store in
+            try store.database.writeWithoutTransaction { try Int.fetchOne($0, sql: "PRAGMA wal_autocheckpoint") ?? -1 }
+        }
+    }
+
+    /// How many indexes `emails` has while an import commits (as committed: a read, not waiting for the writer).
+    static func indexProbe(failAfter: Int? = nil) -> CommitProbe {
+        CommitProbe(failAfter: failAfter) { store in
+            try store.database.read {
+                try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'emails'") ?? -1
+            }
         }
     }
 
@@ -77,13 +97,13 @@ final class ImportTests: XCTestCase {
     func testAnImportCheckpointsLessOftenAndSetsTheIntervalBack() throws {
         for i in 0..<7 { try write(message(id: "cp\(i)@x", subject: "n\(i)"), to: "cp/\(i)") }
         XCTAssertEqual(try checkpointInterval(), MailStore.checkpointPages)
-        let probe = CheckpointProbe()
+        let probe = Self.checkpointProbe()
         _ = try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: probe).run(path: directory.appendingPathComponent("cp").path)
         XCTAssertEqual(probe.seen, Array(repeating: MailStore.importCheckpointPages, count: 4))
         XCTAssertEqual(try checkpointInterval(), MailStore.checkpointPages, "set back after the import")
 
         for i in 0..<7 { try write(message(id: "cq\(i)@x", subject: "m\(i)"), to: "cq/\(i)") }
-        let failing = CheckpointProbe(failAfter: 1)
+        let failing = Self.checkpointProbe(failAfter: 1)
         XCTAssertThrowsError(try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: failing)
             .run(path: directory.appendingPathComponent("cq").path))
         XCTAssertEqual(failing.seen.first, MailStore.importCheckpointPages)
@@ -99,17 +119,6 @@ final class ImportTests: XCTestCase {
         }
     }
 
-    /// Sees which of the emails' indexes exist while an import commits, and can fail the import.
-    final class IndexProbe: ImportBatchObserver, @unchecked Sendable {
-        let failAfter: Int?
-        var seen: [Int] = []
-        init(failAfter: Int? = nil) { self.failAfter = failAfter }
-        func didCommit(_ result: IngestResult, store: MailStore) throws {
-            seen.append(try store.database.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'emails'") ?? -1 })
-            if let failAfter, seen.count >= failAfter { throw CocoaError(.fileWriteUnknown) }
-        }
-    }
-
     /// A first import builds the indexes no import step reads once, at its end; an import into a
     /// mailbox with mail keeps them all the way; an import that fails, or a store opened after one
     /// was killed, has them back (not one opened while the import runs); and they are exactly as
@@ -121,8 +130,8 @@ final class ImportTests: XCTestCase {
                                "emails_attachment_date", "emails_from_lower", "emails_from_name"]
         XCTAssertEqual(Set(names).subtracting(full.keys), [], "every deferred index is one the migrations made")
         for i in 0..<7 { try write(message(id: "di\(i)@x", subject: "n\(i)"), to: "di/\(i)") }
-        let first = IndexProbe()
-        _ = try deferring(ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: first)).run(path: directory.appendingPathComponent("di").path)
+        let first = Self.indexProbe()
+        _ = try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: first, defersIndexes: true).run(path: directory.appendingPathComponent("di").path)
         let autoindexes = 1  // UNIQUE (accountId, messageId), which sqlite_master lists without SQL
         // The index may take the last batch after the mail writer has built them.
         XCTAssertEqual(first.seen.dropLast(), Array(repeating: full.count + autoindexes - names.count, count: 3),
@@ -130,14 +139,14 @@ final class ImportTests: XCTestCase {
         XCTAssertEqual(try emailIndexes(), full, "the same indexes, the same definitions, after the import")
 
         for i in 0..<5 { try write(message(id: "dj\(i)@x", subject: "m\(i)"), to: "dj/\(i)") }
-        let second = IndexProbe()
-        _ = try deferring(ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: second)).run(path: directory.appendingPathComponent("dj").path)
+        let second = Self.indexProbe()
+        _ = try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: second, defersIndexes: true).run(path: directory.appendingPathComponent("dj").path)
         XCTAssertEqual(second.seen, Array(repeating: full.count + autoindexes, count: 3), "a mailbox with mail keeps every index")
 
         // A failed first import (another account in a fresh store), then one that was killed.
         let other = try MailStore(directory: DataDirectory(url: directory.appendingPathComponent("data2")))
-        let failing = IndexProbe(failAfter: 1)
-        XCTAssertThrowsError(try deferring(ImportPipeline(store: other, accountName: "a", batchSize: 2, observer: failing))
+        let failing = Self.indexProbe(failAfter: 1)
+        XCTAssertThrowsError(try ImportPipeline(store: other, accountName: "a", batchSize: 2, observer: failing, defersIndexes: true)
             .run(path: directory.appendingPathComponent("dj").path))
         XCTAssertEqual(failing.seen, [full.count + autoindexes - names.count])
         store = other
@@ -157,21 +166,15 @@ final class ImportTests: XCTestCase {
         store = try MailStore(directory: DataDirectory(url: directory.appendingPathComponent("data2")))
         XCTAssertEqual(try emailIndexes(), full, "opening the store builds them")
         try write(message(id: "dk@x", subject: "k"), to: "dk/1")
-        _ = try deferring(ImportPipeline(store: store, accountName: "a", batchSize: 2)).run(path: directory.appendingPathComponent("dk").path)
+        _ = try ImportPipeline(store: store, accountName: "a", batchSize: 2, defersIndexes: true).run(path: directory.appendingPathComponent("dk").path)
         XCTAssertNil(try store.deferIndexesWhileEmpty(), "nothing is dropped from a store with mail")
         XCTAssertEqual(try emailIndexes(), full)
 
         // Unless told to, an import into an empty mailbox keeps every index (a page reads counts meanwhile).
         store = try MailStore(directory: DataDirectory(url: directory.appendingPathComponent("data3")))
-        let usual = IndexProbe()
+        let usual = Self.indexProbe()
         _ = try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: usual).run(path: directory.appendingPathComponent("dj").path)
         XCTAssertEqual(usual.seen, Array(repeating: full.count + autoindexes, count: 3))
-    }
-
-    func deferring(_ pipeline: ImportPipeline) -> ImportPipeline {
-        var pipeline = pipeline
-        pipeline.defersIndexes = true
-        return pipeline
     }
 
     func testMessagesWithoutMessageIdAreIdentifiedByContent() throws {
