@@ -100,7 +100,7 @@ enum InsightsBenchmark {
     static func summaries(fixture: String, modelDirectory: URL) throws {
         struct File: Decodable { var threads: [FixtureThread] }
         let threads = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: fixture))).threads
-        let embedder = try MiniLMEmbedder.sentenceEncoder(modelDirectory: modelDirectory)
+        let embedder = try MiniLMEmbedder(modelDirectory: modelDirectory)
         let summarizer = ExtractiveSummarizer(embedder: embedder)
         var found = 0, total = 0
         print("Key-fact recall (\(fixture)): a fact counts when one summary line contains it")
@@ -195,7 +195,7 @@ enum InsightsBenchmark {
         let ids = try store.database.read {
             try Int64.fetchAll($0, sql: "SELECT id FROM threads WHERE messageCount >= 3 ORDER BY id")
         }
-        var summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder.sentenceEncoder(modelDirectory: modelDirectory))
+        var summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: modelDirectory))
         // INSIGHTS_NO_ANSWERS=1: without the answers a chosen question brings (to compare).
         summarizer.weights.answers = ProcessInfo.processInfo.environment["INSIGHTS_NO_ANSWERS"] != "1"
         let encoder = JSONEncoder()
@@ -240,7 +240,7 @@ enum InsightsBenchmark {
         struct File: Decodable { var threads: [Judgment] }
         let all = try JSONDecoder().decode(File.self, from: Data(contentsOf: URL(fileURLWithPath: judgments))).threads
         let store = try MailStore(directory: DataDirectory(url: URL(fileURLWithPath: dataDirectory)), readOnly: true)
-        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder.sentenceEncoder(modelDirectory: modelDirectory))
+        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: modelDirectory))
         for judgment in all where judgment.corpus == corpus {
             let threadId = try store.database.read {
                 try Int64.fetchOne($0, sql: "SELECT threadId FROM emails WHERE messageId = ?", arguments: [judgment.firstMessageId])

@@ -121,7 +121,7 @@ enum InsightsProseBenchmark {
             var generator = SeededGenerator(seed: seed)
             threads = Array(threads.shuffled(using: &generator).prefix(count)).sorted { $0[0] < $1[0] }
         }
-        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder.sentenceEncoder(modelDirectory: ModelStore().directory))
+        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: ModelStore().directory))
         var text = ""
         for thread in threads {
             let messages = conversationMessages(thread, of: all)
@@ -144,9 +144,9 @@ enum InsightsProseBenchmark {
     /// sentences embedded (nil: the summarizer's own). With `output`, the points of every summary
     /// as JSON lines (source, first Message-ID, ms, candidates, points), for comparing two settings.
     static func latency(sources: [String], candidateLimit: Int?, output: String?) throws {
-        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder.sentenceEncoder(modelDirectory: ModelStore().directory),
+        let summarizer = ExtractiveSummarizer(embedder: try MiniLMEmbedder(modelDirectory: ModelStore().directory),
                                               candidateLimit: candidateLimit ?? ExtractiveSummarizer.maximumCandidates)
-        print("[insights latency: \(BenchSupport.cpuDescription); candidate limit \(summarizer.candidateLimit); sentence kernels \(MiniLMEmbedder.DocumentKernels.sentences)]")
+        print("[insights latency: \(BenchSupport.cpuDescription); candidate limit \(summarizer.candidateLimit); sentence kernels \(MiniLMEmbedder.DocumentKernels.current)]")
         var lines: [String] = []
         for source in sources {
             let all = try messages(of: source).map(\.parsed)
@@ -176,7 +176,7 @@ enum InsightsProseBenchmark {
     /// and without the intent gate (`ReplyIntents`): how often a congratulation or a meeting time is
     /// offered, and what; as JSON lines in `output` for reading.
     static func intents(sources: [String], output: String) throws {
-        let embedder = try MiniLMEmbedder.sentenceEncoder(modelDirectory: ModelStore().directory)
+        let embedder = try MiniLMEmbedder(modelDirectory: ModelStore().directory)
         let gated = RetrievalReplySuggester(embedder: embedder)
         let open = RetrievalReplySuggester(embedder: embedder)
         open.gatesIntents = false

@@ -86,12 +86,16 @@ enum SearchEvaluation {
     static var rawText: Bool { ProcessInfo.processInfo.environment["EVAL_RAW_TEXT"] == "1" }
     /// The scratch data directory's suffix for a non-default embedding input (embeddings differ),
     /// or document kernels forced by `MAILSEARCH_KERNELS` (`-kint8-avx2`: the vectors differ too), or
-    /// int8 matrices kept in float32 (`MAILSEARCH_INT8_FLOAT_LAYERS`, `-fqkv`).
+    /// int8 matrices kept in float32 (`MAILSEARCH_INT8_FLOAT_LAYERS`, `-fqkv`), and for int8 kernels
+    /// the matrices on 13 bits (`MAILSEARCH_INT8_WIDE_LAYERS`, by default `-wqkv`).
     static var embeddingVariant: String {
-        (model == .default ? "" : "-\(model.name)")
+        let kernels = ProcessInfo.processInfo.environment["MAILSEARCH_KERNELS"] ?? ""
+        let wide = MiniLMEmbedder.int8WideLayers
+        return (model == .default ? "" : "-\(model.name)")
             + (documentTokens == model.documentTokenLimit ? "" : "-t\(documentTokens)") + (rawText ? "" : "-clean")
-            + (ProcessInfo.processInfo.environment["MAILSEARCH_KERNELS"].map { $0.isEmpty ? "" : "-k\($0)" } ?? "")
+            + (kernels.isEmpty ? "" : "-k\(kernels)")
             + (ProcessInfo.processInfo.environment["MAILSEARCH_INT8_FLOAT_LAYERS"].map { $0.isEmpty ? "" : "-f\($0)" } ?? "")
+            + (kernels.hasPrefix("int8") && !wide.isEmpty ? "-w\(wide)" : "")
     }
 
     /// Kinds of queries whose answer is nothing: nonsense (the bar: no result), and incoherent

@@ -1370,10 +1370,11 @@ static int detect_document_kernels(const char *forced) {
             return vnni ? MS_DOCUMENT_INT8_VNNI : avx2 ? MS_DOCUMENT_INT8_AVX2 : MS_DOCUMENT_FLOAT32;
     }
     // Default: bfloat16 where the CPU has it (int8 is faster there with VNNI, but less faithful:
-    // cosine 0.997 against 0.99996); else float32 on OpenBLAS. int8 (cosine ≥ 0.995 to the reference,
-    // 1.6× float32 per CPU second on AVX2) is chosen by name until retrieval on held-out mail is
-    // measured with it (docs/benchmarks.md).
-    return ms_kernels_bf16() ? MS_DOCUMENT_BF16 : MS_DOCUMENT_FLOAT32;
+    // cosine 0.998 against 0.99996); else int8 with the query, key and value projections on 13 bits
+    // (VNNI, else AVX2: retrieval on held-out mail within 0.01 of float32, 1.5× float32's speed on
+    // AVX2; docs/benchmarks.md); else float32 on OpenBLAS.
+    if (ms_kernels_bf16()) return MS_DOCUMENT_BF16;
+    return vnni ? MS_DOCUMENT_INT8_VNNI : avx2 ? MS_DOCUMENT_INT8_AVX2 : MS_DOCUMENT_FLOAT32;
 }
 
 int ms_document_kernels(void) {
@@ -1396,6 +1397,10 @@ int ms_kernels_vnni(void) {
 
 static int i8_padded(int k) { return (k + MS_I8_GROUP - 1) / MS_I8_GROUP * MS_I8_GROUP; }
 
+/// Largest magnitude of a 16-bit weight or activation: 13 bits, so that a group's 64 products sum
+/// in int32 without overflow (64 · 4095² < 2³¹).
+#define MS_I16_LIMIT 4095
+
 size_t ms_int8_panels_bytes(int n, int k) {
     const size_t panels = (size_t)((n + 15) / 16);
     const size_t groups = (size_t)(i8_padded(k) / MS_I8_GROUP);
@@ -1403,10 +1408,22 @@ size_t ms_int8_panels_bytes(int n, int k) {
     return panels * 16 * (size_t)i8_padded(k) + 2 * panels * groups * 16 * 4;
 }
 
-void ms_pack_int8_panels(const float *w, int n, int k, void *packed) {
+size_t ms_int16_panels_bytes(int n, int k) {
+    const size_t panels = (size_t)((n + 15) / 16);
+    const size_t groups = (size_t)(i8_padded(k) / MS_I8_GROUP);
+    // The weights (two bytes each), then per panel and group the 16 outputs' scales.
+    return panels * 16 * (size_t)i8_padded(k) * 2 + panels * groups * 16 * 4;
+}
+
+/// Packs w in groups of 64 inputs per output, each scaled by its largest magnitude to integers in
+/// −limit…limit; `wide`: int16 in panels of 16 outputs × 2 inputs, else int8 in panels of 16 outputs ×
+/// 4 inputs (64 bytes either way), then the scales (and for int8 the scales · Σ weights).
+static void pack_quantized_panels(const float *w, int n, int k, void *packed, int wide) {
     const int kp = i8_padded(k), groups = kp / MS_I8_GROUP, count = (n + 15) / 16;
-    int8_t *weights = packed;
-    float *scales = (float *)(weights + (size_t)count * 16 * kp);
+    const int limit = wide ? MS_I16_LIMIT : 63;
+    int8_t *bytes = packed;
+    int16_t *shorts = packed;
+    float *scales = (float *)((char *)packed + (size_t)count * 16 * kp * (wide ? 2 : 1));
     float *sums = scales + (size_t)count * groups * 16;
     for (int p = 0; p < count; p++) {
         for (int c = 0; c < 16; c++) {
@@ -1415,23 +1432,29 @@ void ms_pack_int8_panels(const float *w, int n, int k, void *packed) {
                 float top = 0;
                 for (int i = g * MS_I8_GROUP; i < (g + 1) * MS_I8_GROUP; i++)
                     if (o < n && i < k && fabsf(w[(size_t)o * k + i]) > top) top = fabsf(w[(size_t)o * k + i]);
-                const float step = top > 0 ? top / 63.0f : 1.0f;
+                const float step = top > 0 ? top / (float)limit : 1.0f;
                 int sum = 0;
                 for (int i = g * MS_I8_GROUP; i < (g + 1) * MS_I8_GROUP; i++) {
                     const float value = (o < n && i < k) ? w[(size_t)o * k + i] : 0;
                     long q = lrintf(value / step);
-                    if (q > 63) q = 63;
-                    if (q < -63) q = -63;
-                    // Panel p: for each 4 inputs, 16 outputs × 4 bytes.
-                    weights[(size_t)p * 16 * kp + (size_t)(i / 4) * 64 + c * 4 + (i & 3)] = (int8_t)q;
+                    if (q > limit) q = limit;
+                    if (q < -limit) q = -limit;
+                    if (wide)
+                        shorts[(size_t)p * 16 * kp + (size_t)(i / 2) * 32 + c * 2 + (i & 1)] = (int16_t)q;
+                    else
+                        bytes[(size_t)p * 16 * kp + (size_t)(i / 4) * 64 + c * 4 + (i & 3)] = (int8_t)q;
                     sum += (int)q;
                 }
                 scales[((size_t)p * groups + g) * 16 + c] = step;
-                sums[((size_t)p * groups + g) * 16 + c] = step * (float)sum;
+                if (!wide) sums[((size_t)p * groups + g) * 16 + c] = step * (float)sum;
             }
         }
     }
 }
+
+void ms_pack_int8_panels(const float *w, int n, int k, void *packed) { pack_quantized_panels(w, n, k, packed, 0); }
+
+void ms_pack_int16_panels(const float *w, int n, int k, void *packed) { pack_quantized_panels(w, n, k, packed, 1); }
 
 /// One group of `count` ≤ 64 inputs → bytes q = clamp(round(x / step) + zero, 0, 255), step =
 /// (max(x, 0) − min(x, 0)) / 255, zero = round(−min(x, 0) / step); bytes up to 64 hold `zero` (their
@@ -1454,6 +1477,24 @@ static void quantize_group_u8(const float *x, int count, uint8_t *q, float *step
     for (int i = count; i < MS_I8_GROUP; i++) q[i] = (uint8_t)zero;
     *stepOut = step;
     *offsetOut = step * zero;
+}
+
+/// One group of `count` ≤ 64 inputs → int16 q = clamp(round(x / step), ±4095), step = max |x| / 4095
+/// (symmetric: no zero point); values up to 64 are 0. Writes step.
+static void quantize_group_i16(const float *x, int count, int16_t *q, float *stepOut) {
+    float top = 0;
+    for (int i = 0; i < count; i++)
+        if (fabsf(x[i]) > top) top = fabsf(x[i]);
+    float step = top / (float)MS_I16_LIMIT;
+    if (!(step > 0) || !isfinite(step)) step = 1;
+    const float inverse = 1.0f / step;
+    for (int i = 0; i < count; i++) {
+        float v = nearbyintf(x[i] * inverse);
+        v = v < -MS_I16_LIMIT ? -MS_I16_LIMIT : v > MS_I16_LIMIT ? MS_I16_LIMIT : v;
+        q[i] = (int16_t)v;
+    }
+    for (int i = count; i < MS_I8_GROUP; i++) q[i] = 0;
+    *stepOut = step;
 }
 
 #if MS_X86
@@ -1489,36 +1530,81 @@ __attribute__((target("avx2,fma"))) static void quantize_group64_avx2(const floa
     *stepOut = step;
     *offsetOut = step * zero;
 }
+
+/// `quantize_group_i16` for a whole group of 64 inputs, AVX2 (the same roundings).
+__attribute__((target("avx2,fma"))) static void quantize_group64_i16_avx2(const float *x, int16_t *q, float *stepOut) {
+    const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
+    __m256 top8 = _mm256_setzero_ps();
+    for (int i = 0; i < 64; i += 8) top8 = _mm256_max_ps(top8, _mm256_and_ps(_mm256_loadu_ps(x + i), magnitude));
+    __m128 top4 = _mm_max_ps(_mm256_castps256_ps128(top8), _mm256_extractf128_ps(top8, 1));
+    top4 = _mm_max_ps(top4, _mm_movehl_ps(top4, top4));
+    top4 = _mm_max_ss(top4, _mm_shuffle_ps(top4, top4, 1));
+    float step = _mm_cvtss_f32(top4) / (float)MS_I16_LIMIT;
+    if (!(step > 0) || !isfinite(step)) step = 1;
+    const __m256 inv8 = _mm256_set1_ps(1.0f / step);
+    const __m256 high = _mm256_set1_ps((float)MS_I16_LIMIT), low = _mm256_set1_ps(-(float)MS_I16_LIMIT);
+    for (int i = 0; i < 64; i += 8) {
+        __m256 v = _mm256_round_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i), inv8), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+        v = _mm256_min_ps(_mm256_max_ps(v, low), high);
+        const __m256i n = _mm256_cvtps_epi32(v);
+        _mm_storeu_si128((__m128i *)(q + i), _mm_packs_epi32(_mm256_castsi256_si128(n), _mm256_extracti128_si256(n, 1)));
+    }
+    *stepOut = step;
+}
 #endif
 
 /// Every kernel sums, per group g: total += (acc_g · scale_g) · step_g − offset_g · (scale_g · Σ weights_g),
 /// in this order (acc the integer dot product, scale the weights', step and offset = step · zero the
-/// row's), then y = total + bias.
+/// row's; int16 has no offset term), then y = total + bias. Both layouts give each step j of a group
+/// 4 bytes of a row (4 u8 or 2 int16) and 64 bytes of a panel (16 outputs × 4 int8 or × 2 int16):
+/// a group is 16 steps of int8 or 32 of int16.
 
-static void linear_int8_portable_range(const uint8_t *q, const float *steps, const float *offsets, int rows, int kp,
-                                       const int8_t *weights, const float *scales, const float *sums,
-                                       const float *bias, int n, float *y, int ldy, int first, int end) {
-    const int groups = kp / MS_I8_GROUP;
-    for (int r = 0; r < rows; r++) {
-        const uint8_t *xr = q + (size_t)r * kp;
+/// The quantized rows and weights of one product: row r's bytes at q + r · rowBytes; panel p's at
+/// weights + p · panelBytes, its scales (and int8's sums) per group of 16 outputs.
+typedef struct {
+    const uint8_t *q;
+    const float *steps, *offsets;
+    int rows, kp, rowBytes, steps_per_group;
+    const int8_t *weights;
+    size_t panelBytes;
+    const float *scales, *sums, *bias;
+    int n;
+    float *y;
+    int ldy, panelCount, parts, kind, unit, wide;
+} int8_job;
+
+static void linear_quantized_portable_range(const int8_job *job, int first, int end) {
+    const int groups = job->kp / MS_I8_GROUP, per = job->steps_per_group;
+    for (int r = 0; r < job->rows; r++) {
+        const uint8_t *xr = job->q + (size_t)r * job->rowBytes;
+        const int16_t *xs = (const int16_t *)xr;
         for (int p = first; p < end; p++) {
-            const int8_t *panel = weights + (size_t)p * 16 * kp;
+            const int8_t *panel = job->weights + (size_t)p * job->panelBytes;
+            const int16_t *wide = (const int16_t *)panel;
             float total[16] = {0};
             for (int g = 0; g < groups; g++) {
                 int32_t acc[16] = {0};
-                for (int j = g * MS_I8_GROUP / 4; j < (g + 1) * MS_I8_GROUP / 4; j++)
-                    for (int c = 0; c < 16; c++)
-                        for (int b = 0; b < 4; b++) acc[c] += (int32_t)xr[4 * j + b] * (int32_t)panel[(size_t)j * 64 + c * 4 + b];
-                const float *s = scales + ((size_t)p * groups + g) * 16, *ws = sums + ((size_t)p * groups + g) * 16;
-                const float step = steps[(size_t)r * groups + g], offset = offsets[(size_t)r * groups + g];
+                for (int j = g * per; j < (g + 1) * per; j++)
+                    for (int c = 0; c < 16; c++) {
+                        if (job->wide)
+                            for (int b = 0; b < 2; b++) acc[c] += (int32_t)xs[2 * j + b] * (int32_t)wide[(size_t)j * 32 + c * 2 + b];
+                        else
+                            for (int b = 0; b < 4; b++) acc[c] += (int32_t)xr[4 * j + b] * (int32_t)panel[(size_t)j * 64 + c * 4 + b];
+                    }
+                const float *s = job->scales + ((size_t)p * groups + g) * 16;
+                const float step = job->steps[(size_t)r * groups + g];
                 for (int c = 0; c < 16; c++) {
                     const float scaled = (float)acc[c] * s[c];
-                    total[c] = fmaf(-offset, ws[c], fmaf(scaled, step, total[c]));
+                    total[c] = fmaf(scaled, step, total[c]);
+                    if (!job->wide) {
+                        const float *ws = job->sums + ((size_t)p * groups + g) * 16;
+                        total[c] = fmaf(-job->offsets[(size_t)r * groups + g], ws[c], total[c]);
+                    }
                 }
             }
             for (int c = 0; c < 16; c++) {
                 const int o = p * 16 + c;
-                if (o < n) y[(size_t)r * ldy + o] = total[c] + bias[o];
+                if (o < job->n) job->y[(size_t)r * job->ldy + o] = total[c] + job->bias[o];
             }
         }
     }
@@ -1526,47 +1612,52 @@ static void linear_int8_portable_range(const uint8_t *q, const float *steps, con
 
 #if MS_X86
 #define MS_I8_ROWS 4
-/// Bytes of quantized rows a block of `linear_int8_avx2_range` covers.
+/// Bytes of quantized rows a block of `linear_quantized_avx2_range` covers.
 #define MS_I8_BLOCK_BYTES 16384
 
-/// total += (acc · scale) · step − offset · weightSums (see above), 8 outputs.
-__attribute__((target("avx2,fma"), always_inline)) static inline __m256
-i8_group_sum_avx2(__m256 total, __m256i acc, __m256 scale, __m256 weightSums, __m256 step, __m256 offset) {
-    return _mm256_fnmadd_ps(offset, weightSums, _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc), scale), step, total));
-}
-
-/// Rows r…r+R-1 (R ≤ 4) × one panel of 16 outputs, AVX2: vpmaddubsw (u8 × s8, pairs summed in int16:
-/// 255·63·2 < 32767, never saturating) then vpmaddwd by ones (int32), per group of 64 inputs;
-/// y = total + bias for outputs below n.
+/// Rows r…r+R-1 (R ≤ 4) × one panel of 16 outputs, AVX2, per group of 64 inputs: int8 by vpmaddubsw
+/// (u8 × s8, pairs summed in int16: 255·63·2 < 32767, never saturating) then vpmaddwd by ones (int32);
+/// int16 (`wide`) by vpmaddwd. y = total + bias for outputs below n.
 __attribute__((target("avx2,fma"), always_inline)) static inline void
-i8_block_avx2(const uint8_t *q, int kp, int R, const float *steps, const float *offsets, const int8_t *panel,
-              const float *scales, const float *sums, int groups, const float *bias, int o, int n, float *y, int ldy) {
+quantized_block_avx2(const uint8_t *q, int rowBytes, int R, const float *steps, const float *offsets, const int8_t *panel,
+                     const float *scales, const float *sums, int groups, const float *bias, int o, int n, float *y, int ldy,
+                     const int wide) {
     const __m256i ones = _mm256_set1_epi16(1);
+    const int per = wide ? MS_I8_GROUP / 2 : MS_I8_GROUP / 4;
     __m256 total[MS_I8_ROWS][2];
     for (int r = 0; r < MS_I8_ROWS; r++) total[r][0] = total[r][1] = _mm256_setzero_ps();
     for (int g = 0; g < groups; g++) {
         __m256i acc[MS_I8_ROWS][2];
         for (int r = 0; r < MS_I8_ROWS; r++) acc[r][0] = acc[r][1] = _mm256_setzero_si256();
-        for (int j = g * (MS_I8_GROUP / 4); j < (g + 1) * (MS_I8_GROUP / 4); j++) {
+        for (int j = g * per; j < (g + 1) * per; j++) {
             const __m256i w0 = _mm256_load_si256((const __m256i *)(panel + (size_t)j * 64));
             const __m256i w1 = _mm256_load_si256((const __m256i *)(panel + (size_t)j * 64 + 32));
             for (int r = 0; r < MS_I8_ROWS; r++) {
                 if (r >= R) break;
                 int32_t four;
-                memcpy(&four, q + (size_t)r * kp + 4 * j, 4);
+                memcpy(&four, q + (size_t)r * rowBytes + 4 * j, 4);
                 const __m256i x = _mm256_set1_epi32(four);
-                acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w0), ones));
-                acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w1), ones));
+                if (wide) {
+                    acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(x, w0));
+                    acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(x, w1));
+                } else {
+                    acc[r][0] = _mm256_add_epi32(acc[r][0], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w0), ones));
+                    acc[r][1] = _mm256_add_epi32(acc[r][1], _mm256_madd_epi16(_mm256_maddubs_epi16(x, w1), ones));
+                }
             }
         }
         const __m256 s0 = _mm256_loadu_ps(scales + (size_t)g * 16), s1 = _mm256_loadu_ps(scales + (size_t)g * 16 + 8);
-        const __m256 u0 = _mm256_loadu_ps(sums + (size_t)g * 16), u1 = _mm256_loadu_ps(sums + (size_t)g * 16 + 8);
         for (int r = 0; r < MS_I8_ROWS; r++) {
             if (r >= R) break;
             const __m256 step = _mm256_set1_ps(steps[(size_t)r * groups + g]);
-            const __m256 offset = _mm256_set1_ps(offsets[(size_t)r * groups + g]);
-            total[r][0] = i8_group_sum_avx2(total[r][0], acc[r][0], s0, u0, step, offset);
-            total[r][1] = i8_group_sum_avx2(total[r][1], acc[r][1], s1, u1, step, offset);
+            total[r][0] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc[r][0]), s0), step, total[r][0]);
+            total[r][1] = _mm256_fmadd_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc[r][1]), s1), step, total[r][1]);
+            if (!wide) {
+                const __m256 u0 = _mm256_loadu_ps(sums + (size_t)g * 16), u1 = _mm256_loadu_ps(sums + (size_t)g * 16 + 8);
+                const __m256 offset = _mm256_set1_ps(offsets[(size_t)r * groups + g]);
+                total[r][0] = _mm256_fnmadd_ps(offset, u0, total[r][0]);
+                total[r][1] = _mm256_fnmadd_ps(offset, u1, total[r][1]);
+            }
         }
     }
     if (o + 16 <= n) {
@@ -1585,72 +1676,86 @@ i8_block_avx2(const uint8_t *q, int kp, int R, const float *steps, const float *
     }
 }
 
-__attribute__((target("avx2,fma"))) static void
-linear_int8_avx2_range(const uint8_t *q, const float *steps, const float *offsets, int rows, int kp,
-                       const int8_t *weights, const float *scales, const float *sums, const float *bias, int n, float *y,
-                       int ldy, int first, int end) {
-    const int groups = kp / MS_I8_GROUP;
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+linear_quantized_avx2_range(const int8_job *job, int first, int end, const int wide) {
+    const int groups = job->kp / MS_I8_GROUP, rowBytes = job->rowBytes;
     // Rows in blocks whose bytes stay in L2 while every panel of this part passes over them, each
     // panel then in L1 for the block's rows: the weights are read once a block, not once every 4 rows.
-    int block = MS_I8_BLOCK_BYTES / kp;
+    int block = MS_I8_BLOCK_BYTES / rowBytes;
     block = block < MS_I8_ROWS ? MS_I8_ROWS : block / MS_I8_ROWS * MS_I8_ROWS;
-    for (int r0 = 0; r0 < rows; r0 += block) {
-        const int r1 = rows - r0 < block ? rows : r0 + block;
+    for (int r0 = 0; r0 < job->rows; r0 += block) {
+        const int r1 = job->rows - r0 < block ? job->rows : r0 + block;
         for (int p = first; p < end; p++) {
-            const float *ps = scales + (size_t)p * groups * 16, *pu = sums + (size_t)p * groups * 16;
-            const int8_t *panel = weights + (size_t)p * 16 * kp;
+            const float *ps = job->scales + (size_t)p * groups * 16, *pu = job->sums + (size_t)p * groups * 16;
+            const int8_t *panel = job->weights + (size_t)p * job->panelBytes;
             for (int r = r0; r < r1; r += MS_I8_ROWS) {
                 const int R = r1 - r < MS_I8_ROWS ? r1 - r : MS_I8_ROWS;
-                const uint8_t *qr = q + (size_t)r * kp;
-                const float *sr = steps + (size_t)r * groups, *or = offsets + (size_t)r * groups;
+                const uint8_t *qr = job->q + (size_t)r * rowBytes;
+                const float *sr = job->steps + (size_t)r * groups, *or = job->offsets + (size_t)r * groups;
+                float *yr = job->y + (size_t)r * job->ldy;
                 if (R == MS_I8_ROWS)
-                    i8_block_avx2(qr, kp, MS_I8_ROWS, sr, or, panel, ps, pu, groups, bias, p * 16, n, y + (size_t)r * ldy, ldy);
+                    quantized_block_avx2(qr, rowBytes, MS_I8_ROWS, sr, or, panel, ps, pu, groups, job->bias, p * 16, job->n,
+                                         yr, job->ldy, wide);
                 else
-                    i8_block_avx2(qr, kp, R, sr, or, panel, ps, pu, groups, bias, p * 16, n, y + (size_t)r * ldy, ldy);
+                    quantized_block_avx2(qr, rowBytes, R, sr, or, panel, ps, pu, groups, job->bias, p * 16, job->n, yr,
+                                         job->ldy, wide);
             }
         }
     }
 }
 
+__attribute__((target("avx2,fma"))) static void linear_int8_avx2_range(const int8_job *job, int first, int end) {
+    linear_quantized_avx2_range(job, first, end, 0);
+}
+
+__attribute__((target("avx2,fma"))) static void linear_int16_avx2_range(const int8_job *job, int first, int end) {
+    linear_quantized_avx2_range(job, first, end, 1);
+}
+
 #define MS_VNNI_ROWS 4
 #define MS_VNNI_PANELS MS_VNNI_PANELS_UNIT
 
-/// Rows r…r+R-1 (R ≤ 4) × P ≤ 3 panels, AVX-512 VNNI (vpdpbusd: u8 × s8, four products into int32).
+/// Rows r…r+R-1 (R ≤ 4) × P ≤ 3 panels, AVX-512 VNNI: int8 by vpdpbusd (u8 × s8, four products into
+/// int32), int16 (`wide`) by vpdpwssd (two products into int32).
 __attribute__((target("avx512f,avx512bw,avx512vnni"), always_inline)) static inline void
-i8_block_vnni(const uint8_t *q, int kp, int R, const float *steps, const float *offsets, const int8_t *panels, int P,
-              const float *scales, const float *sums, int groups, const float *bias, int o, int n, float *y, int ldy) {
+quantized_block_vnni(const uint8_t *q, int rowBytes, int R, const float *steps, const float *offsets, const int8_t *panels,
+                     size_t panelBytes, int P, const float *scales, const float *sums, int groups, const float *bias, int o,
+                     int n, float *y, int ldy, const int wide) {
+    const int per = wide ? MS_I8_GROUP / 2 : MS_I8_GROUP / 4;
     __m512 total[MS_VNNI_ROWS][MS_VNNI_PANELS];
     for (int r = 0; r < MS_VNNI_ROWS; r++)
         for (int p = 0; p < MS_VNNI_PANELS; p++) total[r][p] = _mm512_setzero_ps();
     const int8_t *w[MS_VNNI_PANELS];
-    for (int p = 0; p < MS_VNNI_PANELS; p++) w[p] = panels + (size_t)(p < P ? p : 0) * 16 * kp;
+    for (int p = 0; p < MS_VNNI_PANELS; p++) w[p] = panels + (size_t)(p < P ? p : 0) * panelBytes;
     for (int g = 0; g < groups; g++) {
         __m512i acc[MS_VNNI_ROWS][MS_VNNI_PANELS];
         for (int r = 0; r < MS_VNNI_ROWS; r++)
             for (int p = 0; p < MS_VNNI_PANELS; p++) acc[r][p] = _mm512_setzero_si512();
-        for (int j = g * (MS_I8_GROUP / 4); j < (g + 1) * (MS_I8_GROUP / 4); j++) {
+        for (int j = g * per; j < (g + 1) * per; j++) {
             __m512i weight[MS_VNNI_PANELS];
             for (int p = 0; p < MS_VNNI_PANELS; p++)
                 if (p < P) weight[p] = _mm512_load_si512((const void *)(w[p] + (size_t)j * 64));
             for (int r = 0; r < MS_VNNI_ROWS; r++) {
                 if (r >= R) break;
                 int32_t four;
-                memcpy(&four, q + (size_t)r * kp + 4 * j, 4);
+                memcpy(&four, q + (size_t)r * rowBytes + 4 * j, 4);
                 const __m512i x = _mm512_set1_epi32(four);
                 for (int p = 0; p < MS_VNNI_PANELS; p++)
-                    if (p < P) acc[r][p] = _mm512_dpbusd_epi32(acc[r][p], x, weight[p]);
+                    if (p < P)
+                        acc[r][p] = wide ? _mm512_dpwssd_epi32(acc[r][p], x, weight[p]) : _mm512_dpbusd_epi32(acc[r][p], x, weight[p]);
             }
         }
         for (int p = 0; p < MS_VNNI_PANELS; p++) {
             if (p >= P) break;
             const __m512 s = _mm512_loadu_ps(scales + ((size_t)p * groups + g) * 16);
-            const __m512 u = _mm512_loadu_ps(sums + ((size_t)p * groups + g) * 16);
             for (int r = 0; r < MS_VNNI_ROWS; r++) {
                 if (r >= R) break;
                 const __m512 step = _mm512_set1_ps(steps[(size_t)r * groups + g]);
-                const __m512 offset = _mm512_set1_ps(offsets[(size_t)r * groups + g]);
-                total[r][p] = _mm512_fnmadd_ps(
-                    offset, u, _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc[r][p]), s), step, total[r][p]));
+                total[r][p] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(acc[r][p]), s), step, total[r][p]);
+                if (!wide) {
+                    const __m512 u = _mm512_loadu_ps(sums + ((size_t)p * groups + g) * 16);
+                    total[r][p] = _mm512_fnmadd_ps(_mm512_set1_ps(offsets[(size_t)r * groups + g]), u, total[r][p]);
+                }
             }
         }
     }
@@ -1664,39 +1769,38 @@ i8_block_vnni(const uint8_t *q, int kp, int R, const float *steps, const float *
     }
 }
 
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void
-linear_int8_vnni_range(const uint8_t *q, const float *steps, const float *offsets, int rows, int kp,
-                       const int8_t *weights, const float *scales, const float *sums, const float *bias, int n, float *y,
-                       int ldy, int first, int end) {
-    const int groups = kp / MS_I8_GROUP;
+__attribute__((target("avx512f,avx512bw,avx512vnni"), always_inline)) static inline void
+linear_quantized_vnni_range(const int8_job *job, int first, int end, const int wide) {
+    const int groups = job->kp / MS_I8_GROUP, rowBytes = job->rowBytes;
     for (int p0 = first; p0 < end; p0 += MS_VNNI_PANELS) {
         const int P = end - p0 < MS_VNNI_PANELS ? end - p0 : MS_VNNI_PANELS;
-        const int8_t *panels = weights + (size_t)p0 * 16 * kp;
-        const float *ps = scales + (size_t)p0 * groups * 16, *pu = sums + (size_t)p0 * groups * 16;
-        for (int r = 0; r < rows; r += MS_VNNI_ROWS) {
-            const int R = rows - r < MS_VNNI_ROWS ? rows - r : MS_VNNI_ROWS;
-            const uint8_t *qr = q + (size_t)r * kp;
-            const float *sr = steps + (size_t)r * groups, *or = offsets + (size_t)r * groups;
+        const int8_t *panels = job->weights + (size_t)p0 * job->panelBytes;
+        const float *ps = job->scales + (size_t)p0 * groups * 16, *pu = job->sums + (size_t)p0 * groups * 16;
+        for (int r = 0; r < job->rows; r += MS_VNNI_ROWS) {
+            const int R = job->rows - r < MS_VNNI_ROWS ? job->rows - r : MS_VNNI_ROWS;
+            const uint8_t *qr = job->q + (size_t)r * rowBytes;
+            const float *sr = job->steps + (size_t)r * groups, *or = job->offsets + (size_t)r * groups;
+            float *yr = job->y + (size_t)r * job->ldy;
             if (P == MS_VNNI_PANELS && R == MS_VNNI_ROWS)
-                i8_block_vnni(qr, kp, MS_VNNI_ROWS, sr, or, panels, MS_VNNI_PANELS, ps, pu, groups, bias, p0 * 16, n,
-                              y + (size_t)r * ldy, ldy);
+                quantized_block_vnni(qr, rowBytes, MS_VNNI_ROWS, sr, or, panels, job->panelBytes, MS_VNNI_PANELS, ps, pu, groups,
+                                     job->bias, p0 * 16, job->n, yr, job->ldy, wide);
             else
-                i8_block_vnni(qr, kp, R, sr, or, panels, P, ps, pu, groups, bias, p0 * 16, n, y + (size_t)r * ldy, ldy);
+                quantized_block_vnni(qr, rowBytes, R, sr, or, panels, job->panelBytes, P, ps, pu, groups, job->bias, p0 * 16,
+                                     job->n, yr, job->ldy, wide);
         }
     }
 }
-#endif
 
-typedef struct {
-    const uint8_t *q;
-    const float *steps, *offsets;
-    int rows, kp;
-    const int8_t *weights;
-    const float *scales, *sums, *bias;
-    int n;
-    float *y;
-    int ldy, panelCount, parts, kind, unit;
-} int8_job;
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void linear_int8_vnni_range(const int8_job *job, int first,
+                                                                                          int end) {
+    linear_quantized_vnni_range(job, first, end, 0);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vnni"))) static void linear_int16_vnni_range(const int8_job *job, int first,
+                                                                                           int end) {
+    linear_quantized_vnni_range(job, first, end, 1);
+}
+#endif
 
 static void int8_part(void *context, int part) {
     const int8_job *job = context;
@@ -1707,23 +1811,26 @@ static void int8_part(void *context, int part) {
     if (first >= end) return;
 #if MS_X86
     if (job->kind == MS_DOCUMENT_INT8_VNNI) {
-        linear_int8_vnni_range(job->q, job->steps, job->offsets, job->rows, job->kp, job->weights, job->scales, job->sums,
-                               job->bias, job->n, job->y, job->ldy, first, end);
+        if (job->wide)
+            linear_int16_vnni_range(job, first, end);
+        else
+            linear_int8_vnni_range(job, first, end);
         return;
     }
     if (job->kind == MS_DOCUMENT_INT8_AVX2) {
-        linear_int8_avx2_range(job->q, job->steps, job->offsets, job->rows, job->kp, job->weights, job->scales, job->sums,
-                               job->bias, job->n, job->y, job->ldy, first, end);
+        if (job->wide)
+            linear_int16_avx2_range(job, first, end);
+        else
+            linear_int8_avx2_range(job, first, end);
         return;
     }
 #endif
-    linear_int8_portable_range(job->q, job->steps, job->offsets, job->rows, job->kp, job->weights, job->scales, job->sums,
-                               job->bias, job->n, job->y, job->ldy, first, end);
+    linear_quantized_portable_range(job, first, end);
 }
 
 typedef struct {
     const float *x;
-    int rows, k, kp, groups, kind;
+    int rows, k, kp, groups, kind, wide;
     uint8_t *q;
     float *steps, *offsets;
     int parts;
@@ -1738,8 +1845,19 @@ static void quantize_part(void *context, int part) {
         for (int g = 0; g < groups; g++) {
             const int from = g * MS_I8_GROUP, count = k - from < MS_I8_GROUP ? k - from : MS_I8_GROUP;
             const float *source = job->x + (size_t)r * k + from;
-            uint8_t *target = job->q + (size_t)r * job->kp + from;
             const size_t index = (size_t)r * groups + g;
+            if (job->wide) {
+                int16_t *target = (int16_t *)job->q + (size_t)r * job->kp + from;
+#if MS_X86
+                if (job->kind != MS_DOCUMENT_INT8_PORTABLE && count == MS_I8_GROUP) {
+                    quantize_group64_i16_avx2(source, target, job->steps + index);
+                    continue;
+                }
+#endif
+                quantize_group_i16(source, count, target, job->steps + index);
+                continue;
+            }
+            uint8_t *target = job->q + (size_t)r * job->kp + from;
 #if MS_X86
             if (job->kind != MS_DOCUMENT_INT8_PORTABLE && count == MS_I8_GROUP) {
                 quantize_group64_avx2(source, target, job->steps + index, job->offsets + index);
@@ -1751,8 +1869,8 @@ static void quantize_part(void *context, int part) {
     }
 }
 
-void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, const float *bias, int n, float *y,
-                           int ldy, int threads, int kind) {
+static void linear_quantized_panels(const float *x, int rows, int k, const void *packed, const float *bias, int n, float *y,
+                                    int ldy, int threads, int kind, int wide) {
     if (rows <= 0 || n <= 0) return;
 #if MS_X86
     if (kind == MS_DOCUMENT_INT8_VNNI && !ms_kernels_vnni()) kind = MS_DOCUMENT_INT8_AVX2;
@@ -1760,12 +1878,13 @@ void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, 
 #endif
     if (kind != MS_DOCUMENT_INT8_VNNI && kind != MS_DOCUMENT_INT8_AVX2) kind = MS_DOCUMENT_INT8_PORTABLE;
     const int kp = i8_padded(k), groups = kp / MS_I8_GROUP, panelCount = (n + 15) / 16;
+    const int width = wide ? 2 : 1;
     const int8_t *weights = packed;
-    const float *scales = (const float *)(weights + (size_t)panelCount * 16 * kp);
+    const float *scales = (const float *)(weights + (size_t)panelCount * 16 * kp * width);
     const float *sums = scales + (size_t)panelCount * groups * 16;
     static __thread uint8_t *buffer = NULL;
     static __thread size_t capacity = 0;
-    const size_t quantized = ((size_t)rows * kp + 63) / 64 * 64;
+    const size_t quantized = ((size_t)rows * kp * width + 63) / 64 * 64;
     const size_t needed = quantized + (size_t)rows * groups * 8;
     if (capacity < needed) {
         free(buffer);
@@ -1777,12 +1896,23 @@ void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, 
     float *steps = (float *)(buffer + quantized);
     float *offsets = steps + (size_t)rows * groups;
     // The rows quantized once, split over the team like an element-wise job (each row alone).
-    quantize_job quantizing = {x, rows, k, kp, groups, kind, q, steps, offsets, rows_parts(rows, k, threads)};
+    quantize_job quantizing = {x, rows, k, kp, groups, kind, wide, q, steps, offsets, rows_parts(rows, k, threads)};
     ms_team_run(quantizing.parts, quantize_part, &quantizing);
     const int unit = kind == MS_DOCUMENT_INT8_VNNI ? MS_VNNI_PANELS_UNIT : 1;
     const int blocks = (panelCount + unit - 1) / unit;
     int parts = threads < 1 ? 1 : threads;
     if (parts > blocks) parts = blocks;
-    int8_job job = {q, steps, offsets, rows, kp, weights, scales, sums, bias, n, y, ldy, panelCount, parts, kind, unit};
+    int8_job job = {q, steps, offsets, rows, kp, kp * width, wide ? MS_I8_GROUP / 2 : MS_I8_GROUP / 4,
+                    weights, (size_t)16 * kp * width, scales, sums, bias, n, y, ldy, panelCount, parts, kind, unit, wide};
     ms_team_run(parts, int8_part, &job);
+}
+
+void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, const float *bias, int n, float *y,
+                           int ldy, int threads, int kind) {
+    linear_quantized_panels(x, rows, k, packed, bias, n, y, ldy, threads, kind, 0);
+}
+
+void ms_linear_int16_panels(const float *x, int rows, int k, const void *packed, const float *bias, int n, float *y,
+                            int ldy, int threads, int kind) {
+    linear_quantized_panels(x, rows, k, packed, bias, n, y, ldy, threads, kind, 1);
 }

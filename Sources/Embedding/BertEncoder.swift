@@ -28,8 +28,9 @@ import Foundation
 /// Or, when `MAILSEARCH_KERNELS` asks for it (`int8-avx2`, `int8-vnni`, `int8`), on int8 copies
 /// (`ms_linear_int8_panels`: weights in 7-bit integers with a scale per output and group of 64
 /// inputs, each row of activations in u8 with its own step and zero point, integer dot products
-/// by AVX2 `vpmaddubsw` or AVX-512 VNNI `vpdpbusd`); attention, GELU and LayerNorm stay float32.
-/// Those vectors keep cosine ≥ 0.995 to the reference (a test); see docs/benchmarks.md.
+/// by AVX2 `vpmaddubsw` or AVX-512 VNNI `vpdpbusd`), the query, key and value projections on 13-bit
+/// integers (`ms_linear_int16_panels`, `int8WideLayers`); attention, GELU and LayerNorm stay float32.
+/// Those vectors keep cosine ≥ 0.998 to the reference (a test); see docs/benchmarks.md.
 final class BertEncoder {
     let configuration: BertConfiguration
     /// Batches of at most this many tokens use the half-precision kernels (0: never), when the
@@ -81,6 +82,15 @@ final class BertEncoder {
     /// each costs and gains).
     static let int8FloatLayers = Set(
         (ProcessInfo.processInfo.environment["MAILSEARCH_INT8_FLOAT_LAYERS"] ?? "").split(separator: ",").map(String.init))
+
+    /// The int8 path's matrices that run on 13-bit integers instead (`ms_linear_int16_panels`):
+    /// `MAILSEARCH_INT8_WIDE_LAYERS` names them as `MAILSEARCH_INT8_FLOAT_LAYERS` does (empty: none);
+    /// by default `qkv`, the query, key and value projections, which carry most of int8's error
+    /// (attention scores multiply the errors of Q and K) for a sixth of its products. With them on
+    /// 13 bits the 298 reference texts keep cosine ≥ 0.998 (all int8: 0.997), as with them in float32,
+    /// at 1.2× int8's time for those products instead of float32's 1.8× (docs/benchmarks.md).
+    static let int8WideLayers = Set(
+        (ProcessInfo.processInfo.environment["MAILSEARCH_INT8_WIDE_LAYERS"] ?? "qkv").split(separator: ",").map(String.init))
 
     /// One layer's weight matrices in half precision, bfloat16 or int8 (same shapes as in `Layer`);
     /// nil: that matrix runs in float32.
@@ -170,9 +180,7 @@ final class BertEncoder {
 
     /// Encodes token-id sequences (each already `[CLS] … [SEP]`, at most `maxPositions` long) and
     /// writes one L2-normalised, mean-pooled vector of `hiddenSize` floats per sequence to `output`.
-    /// `float32Batches`: a batch too large for the half-precision kernels runs on float32 BLAS,
-    /// whatever `documentKernels` says (queries of an encoder whose other batches run on int8).
-    func encode(_ sequences: [[Int32]], into output: UnsafeMutablePointer<Float>, float32Batches: Bool = false) {
+    func encode(_ sequences: [[Int32]], into output: UnsafeMutablePointer<Float>) {
         let hidden = configuration.hiddenSize
         let inner = configuration.intermediateSize
         let heads = configuration.headCount
@@ -219,7 +227,7 @@ final class BertEncoder {
 
         let scale = 1 / Float(headSize).squareRoot()
         let halfPrecision = usesHalfPrecision(tokens: tokens)
-        let documentPrecision = !halfPrecision && !float32Batches && documentKernels != MS_DOCUMENT_FLOAT32
+        let documentPrecision = !halfPrecision && documentKernels != MS_DOCUMENT_FLOAT32
         let copies = halfPrecision ? halfPrecisionLayers() : documentPrecision ? documentPrecisionLayers() : nil
         // Documents' attention in bfloat16 products too (queries keep float32).
         let bfloat16Attention = documentPrecision && usesBFloat16
@@ -292,6 +300,10 @@ final class BertEncoder {
                 ms_linear_int8_panels(
                     input, Int32(rows), Int32(inputs), packed.raw, bias, Int32(outputs), output, Int32(outputs),
                     Int32(threads), Int32(packed.int8Kernels))
+            } else if packed.format == .int16 {
+                ms_linear_int16_panels(
+                    input, Int32(rows), Int32(inputs), packed.raw, bias, Int32(outputs), output, Int32(outputs),
+                    Int32(threads), Int32(packed.int8Kernels))
             } else if packed.isBFloat16 {
                 ms_linear_bf16_panels(
                     input, Int32(rows), Int32(inputs), packed.pointer, bias, Int32(outputs), output, Int32(outputs),
@@ -336,14 +348,15 @@ final class BertEncoder {
         let hidden = configuration.hiddenSize
         let inner = configuration.intermediateSize
         let kernels = documentKernels
-        func pack(_ weight: UnsafePointer<Float>, _ outputs: Int, _ inputs: Int) -> PackedWeights {
-            PackedWeights(packing: weight, outputs: outputs, inputs: inputs, format: format, int8Kernels: kernels)
-        }
         let float32 = format == .int8 ? Self.int8FloatLayers : []
+        let wide = format == .int8 ? Self.int8WideLayers : []
         return layers.enumerated().map { i, layer in
             // A matrix left out runs on OpenBLAS in float32 (`linear` without a packed copy).
             func packed(_ name: String, _ weight: UnsafePointer<Float>, _ outputs: Int, _ inputs: Int) -> PackedWeights? {
-                float32.contains(name) || float32.contains("\(name)\(i)") ? nil : pack(weight, outputs, inputs)
+                func named(_ names: Set<String>) -> Bool { names.contains(name) || names.contains("\(name)\(i)") }
+                if named(float32) { return nil }
+                return PackedWeights(packing: weight, outputs: outputs, inputs: inputs, format: named(wide) ? .int16 : format,
+                                     int8Kernels: kernels)
             }
             return PackedLayer(
                 qkv: packed("qkv", layer.qkvWeight, 3 * hidden, hidden),
@@ -355,11 +368,12 @@ final class BertEncoder {
 }
 
 /// A linear layer's weight matrix packed for a kernel: IEEE half precision in panels of 16 outputs
-/// for `ms_linear_half_panels`, bfloat16 pairs for `ms_linear_bf16_panels`, or 7-bit integers with
-/// their scales for `ms_linear_int8_panels`; 64-byte aligned, freed with its owner.
+/// for `ms_linear_half_panels`, bfloat16 pairs for `ms_linear_bf16_panels`, 7-bit integers with
+/// their scales for `ms_linear_int8_panels`, or 13-bit ones for `ms_linear_int16_panels`; 64-byte
+/// aligned, freed with its owner.
 final class PackedWeights {
     enum Format {
-        case half, bfloat16, int8
+        case half, bfloat16, int8, int16
     }
 
     let raw: UnsafeMutableRawPointer
@@ -379,6 +393,7 @@ final class PackedWeights {
         case .half: bytes = ms_half_panels_count(Int32(outputs), Int32(inputs)) * 2
         case .bfloat16: bytes = ms_bf16_panels_count(Int32(outputs), Int32(inputs)) * 2
         case .int8: bytes = ms_int8_panels_bytes(Int32(outputs), Int32(inputs))
+        case .int16: bytes = ms_int16_panels_bytes(Int32(outputs), Int32(inputs))
         }
         raw = UnsafeMutableRawPointer.allocate(byteCount: max(64, bytes), alignment: 64)
         switch format {
@@ -388,6 +403,8 @@ final class PackedWeights {
             ms_pack_bf16_panels(weight, Int32(outputs), Int32(inputs), raw.bindMemory(to: UInt16.self, capacity: bytes / 2))
         case .int8:
             ms_pack_int8_panels(weight, Int32(outputs), Int32(inputs), raw)
+        case .int16:
+            ms_pack_int16_panels(weight, Int32(outputs), Int32(inputs), raw)
         }
     }
 

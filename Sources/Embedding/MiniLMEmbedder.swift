@@ -20,8 +20,6 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
 
     private let encoder: BertEncoder
     private let lock = NSLock()
-    /// Queries too long for the half-precision kernels run on float32 (`float32Queries`).
-    private let float32Queries: Bool
 
     /// How many tokens of an email the default model embeds (`[CLS]` and `[SEP]` included).
     public static let documentTokenLimit = EmbeddingModel.default.documentTokenLimit
@@ -30,14 +28,12 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     /// (default: the model's `documentTokenLimit`, as sentence-transformers does). Batches of at most
     /// `halfPrecisionTokenLimit` tokens (a search query) run on the half-precision query kernels
     /// when the CPU has them; 0 turns them off. Larger batches run on `documentKernels` (default:
-    /// `DocumentKernels.current`), longer queries too unless `float32Queries`.
+    /// `DocumentKernels.current`), longer queries too.
     public init(
         modelDirectory: URL, model: EmbeddingModel = .default, maxSequenceLength: Int? = nil, maxBatchTokens: Int = 4096,
-        halfPrecisionTokenLimit: Int = 32, bfloat16: Bool = true, documentKernels: DocumentKernels? = nil,
-        float32Queries: Bool = false
+        halfPrecisionTokenLimit: Int = 32, bfloat16: Bool = true, documentKernels: DocumentKernels? = nil
     ) throws {
         self.model = model
-        self.float32Queries = float32Queries
         let maxSequenceLength = maxSequenceLength ?? model.documentTokenLimit
         let problems = model.required.compactMap { file -> String? in
             FileManager.default.fileExists(atPath: modelDirectory.appendingPathComponent(file.name).path)
@@ -56,15 +52,6 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
             halfPrecisionTokenLimit: halfPrecisionTokenLimit, bfloat16: bfloat16, documentKernels: documentKernels?.rawValue)
         dimension = configuration.hiddenSize
         self.maxBatchTokens = max(maxBatchTokens, tokenizer.maxLength)
-    }
-
-    /// The encoder of queries, summaries and replies: its batches besides queries on
-    /// `DocumentKernels.sentences` (int8 where the documents' default is float32), its queries as
-    /// every other encoder's.
-    public static func sentenceEncoder(modelDirectory: URL, model: EmbeddingModel = .default) throws -> MiniLMEmbedder {
-        let sentences = DocumentKernels.sentences
-        return try MiniLMEmbedder(modelDirectory: modelDirectory, model: model, documentKernels: sentences,
-                                  float32Queries: sentences != .current)
     }
 
     /// The token ids the model sees for `text` as a document (the model's `documentPrefix` in
@@ -91,11 +78,11 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
     }
 
     public func embedQueries(_ texts: [String]) throws -> [[Float]] {
-        embed(tokenized: texts.map(tokenizeQuery), queries: true)
+        embed(tokenized: texts.map(tokenizeQuery))
     }
 
-    /// Embeds already tokenized texts (from `tokenize`, or `tokenizeQuery` with `queries`).
-    public func embed(tokenized sequences: [[Int32]], queries: Bool = false) -> [[Float]] {
+    /// Embeds already tokenized texts (from `tokenize` or `tokenizeQuery`).
+    public func embed(tokenized sequences: [[Int32]]) -> [[Float]] {
         guard !sequences.isEmpty else { return [] }
         var results = [[Float]](repeating: [], count: sequences.count)
         // Similar lengths together keep the attention work per chunk even; order is restored below.
@@ -109,7 +96,7 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
             output.withUnsafeMutableBufferPointer { buffer in
                 lock.lock()
                 defer { lock.unlock() }
-                encoder.encode(batch, into: buffer.baseAddress!, float32Batches: queries && float32Queries)
+                encoder.encode(batch, into: buffer.baseAddress!)
             }
             for (position, index) in chunk.enumerated() {
                 results[index] = Array(output[(position * dimension)..<((position + 1) * dimension)])
@@ -168,17 +155,6 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
         /// What this process uses by default (`MAILSEARCH_KERNELS`, else the CPU's best).
         public static var current: DocumentKernels { DocumentKernels(rawValue: Int(ms_document_kernels())) ?? .float32 }
 
-        /// For the encoder of searches, summaries and replies: its batches besides queries (a
-        /// summary's sentences, the email a reply is chosen for, the reply set) are compared with one
-        /// another, never stored beside the documents' vectors, so where the documents' default is
-        /// float32 and the CPU has int8 kernels (AVX2 without AVX-512 BF16: most laptops) those run,
-        /// 1.3–1.5× faster there (docs/benchmarks.md). Elsewhere, and with `MAILSEARCH_KERNELS` set,
-        /// `current`. Its queries keep `current` (`float32Queries`).
-        public static var sentences: DocumentKernels {
-            guard ProcessInfo.processInfo.environment["MAILSEARCH_KERNELS"] == nil, current == .float32 else { return current }
-            return chosen(for: "int8")
-        }
-
         /// What `MAILSEARCH_KERNELS=name` would choose on this CPU (nil: the variable unset).
         public static func chosen(for name: String?) -> DocumentKernels {
             let kind = name.map { ms_document_kernels_for($0) } ?? ms_document_kernels_for(nil)
@@ -198,6 +174,10 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
 
     /// Whether batches larger than a query run their linear layers on the int8 kernels.
     public var usesInt8: Bool { encoder.usesInt8 }
+
+    /// The int8 path's matrices on 13-bit integers (`MAILSEARCH_INT8_WIDE_LAYERS`, by default `qkv`),
+    /// comma-separated; "" for none.
+    public static var int8WideLayers: String { BertEncoder.int8WideLayers.sorted().joined(separator: ",") }
 
     /// The kernels this embedder's document batches run on.
     public var documentKernels: DocumentKernels { DocumentKernels(rawValue: encoder.documentKernels) ?? .float32 }

@@ -870,7 +870,7 @@ final class SemanticState: @unchecked Sendable {
                 try passages.load(from: store, model: model.name)
                 vectorsLoaded = true
             }
-            if embedder == nil { embedder = try MiniLMEmbedder.sentenceEncoder(modelDirectory: modelDirectory, model: model) }
+            if embedder == nil { embedder = try MiniLMEmbedder(modelDirectory: modelDirectory, model: model) }
             return embedder
         }
     }
@@ -879,7 +879,7 @@ final class SemanticState: @unchecked Sendable {
     func encoder() throws -> MiniLMEmbedder? {
         try lock.withLock {
             guard ModelStore(directory: modelDirectory, model: model).status().isInstalled else { return nil }
-            if embedder == nil { embedder = try MiniLMEmbedder.sentenceEncoder(modelDirectory: modelDirectory, model: model) }
+            if embedder == nil { embedder = try MiniLMEmbedder(modelDirectory: modelDirectory, model: model) }
             return embedder
         }
     }

@@ -10,6 +10,28 @@ final class Int8KernelTests: XCTestCase {
     /// kernel's floats bit for bit, which stay within 2.5 % (relative RMS) of the float32 product,
     /// and the columns past the outputs are left alone.
     func testInt8KernelsAgreeWithPortableAndFloat() throws {
+        let worst = try worstErrorOfKernelsAgreeingWithPortable(
+            bytes: ms_int8_panels_bytes, pack: ms_pack_int8_panels, linear: ms_linear_int8_panels)
+        print("int8 linear: worst relative RMS error against float32: \(worst)")
+        XCTAssertLessThan(worst, 0.025)
+    }
+
+    /// The same for the 13-bit products of the query, key and value projections
+    /// (`ms_linear_int16_panels`): bit for bit the portable kernel's, within 0.1 % of float32 (int8:
+    /// 2.5 %).
+    func testInt16KernelsAgreeWithPortableAndFloat() throws {
+        let worst = try worstErrorOfKernelsAgreeingWithPortable(
+            bytes: ms_int16_panels_bytes, pack: ms_pack_int16_panels, linear: ms_linear_int16_panels)
+        print("int16 linear: worst relative RMS error against float32: \(worst)")
+        XCTAssertLessThan(worst, 0.001)
+    }
+
+    private func worstErrorOfKernelsAgreeingWithPortable(
+        bytes: (Int32, Int32) -> Int,
+        pack: (UnsafePointer<Float>, Int32, Int32, UnsafeMutableRawPointer) -> Void,
+        linear: (UnsafePointer<Float>, Int32, Int32, UnsafeRawPointer, UnsafePointer<Float>, Int32,
+                 UnsafeMutablePointer<Float>, Int32, Int32, Int32) -> Void
+    ) throws -> Double {
         var kinds = [MS_DOCUMENT_INT8_PORTABLE]
         if ms_kernels_accelerated() != 0 { kinds.append(MS_DOCUMENT_INT8_AVX2) }
         if ms_kernels_vnni() != 0 { kinds.append(MS_DOCUMENT_INT8_VNNI) }
@@ -17,12 +39,12 @@ final class Int8KernelTests: XCTestCase {
         for (outputs, inputs) in [(16, 8), (37, 100), (50, 384), (100, 20), (384, 1536), (1152, 384)] {
             let weights = (0..<(outputs * inputs)).map { Float(sin(Double($0) * 0.13)) * 0.1 }
             let bias = (0..<outputs).map { Float($0) * 0.01 }
-            var packed = [UInt8](repeating: 0, count: ms_int8_panels_bytes(Int32(outputs), Int32(inputs)) + 64)
+            var packed = [UInt8](repeating: 0, count: bytes(Int32(outputs), Int32(inputs)) + 64)
             try packed.withUnsafeMutableBytes { raw in
                 // 64-byte alignment, as PackedWeights gives it.
                 let base = try XCTUnwrap(raw.baseAddress)
                 let aligned = UnsafeMutableRawPointer(bitPattern: (Int(bitPattern: base) + 63) & ~63)!
-                ms_pack_int8_panels(weights, Int32(outputs), Int32(inputs), aligned)
+                pack(weights, Int32(outputs), Int32(inputs), aligned)
                 for rows in [1, 3, 5, 33, 100] {
                     // Activations with an outlier column, as after a LayerNorm.
                     let x = (0..<(rows * inputs)).map { Float(cos(Double($0) * 0.7)) * ($0 % inputs == 3 ? 9 : 1) }
@@ -31,9 +53,8 @@ final class Int8KernelTests: XCTestCase {
                     for kind in kinds {
                         for threads in 1...2 {
                             var y = [Float](repeating: 12345, count: rows * stride)
-                            ms_linear_int8_panels(
-                                x, Int32(rows), Int32(inputs), aligned, bias, Int32(outputs), &y, Int32(stride),
-                                Int32(threads), Int32(kind))
+                            linear(x, Int32(rows), Int32(inputs), aligned, bias, Int32(outputs), &y, Int32(stride),
+                                   Int32(threads), Int32(kind))
                             if let first {
                                 let different = zip(y, first).filter { $0.bitPattern != $1.bitPattern }.count
                                 XCTAssertEqual(different, 0, "kind \(kind), \(threads) threads, \(rows)×\(inputs)→\(outputs): floats unlike the portable kernel's")
@@ -56,16 +77,14 @@ final class Int8KernelTests: XCTestCase {
                 }
             }
         }
-        print("int8 linear: worst relative RMS error against float32: \(worst)")
-        XCTAssertLessThan(worst, 0.025)
+        return worst
     }
 
     /// `MAILSEARCH_KERNELS` picks each document path, falling back to float32 where the CPU lacks it;
     /// unset (or an unknown name), bfloat16 where the CPU has it, else int8 (VNNI, else AVX2), else float32.
     func testDispatcherChoosesEachPath() {
         let bf16 = ms_kernels_bf16() != 0, avx2 = ms_kernels_accelerated() != 0, vnni = ms_kernels_vnni() != 0
-        // The default: bfloat16 where the CPU has it, else float32 (int8 only by name for now).
-        let best: MiniLMEmbedder.DocumentKernels = bf16 ? .bfloat16 : .float32
+        let best: MiniLMEmbedder.DocumentKernels = bf16 ? .bfloat16 : vnni ? .int8VNNI : avx2 ? .int8AVX2 : .float32
         let expected: [(String?, MiniLMEmbedder.DocumentKernels)] = [
             (nil, best), ("unknown", best),
             ("float32", .float32), ("portable", .float32),
@@ -83,8 +102,9 @@ final class Int8KernelTests: XCTestCase {
     }
 
     /// Every document path this CPU runs embeds the 298 reference texts (in batches larger than a
-    /// query) close to sentence-transformers: float32 and bfloat16 cosine ≥ 0.9999, int8 ≥ 0.995 each
-    /// and ≥ 0.998 on average; the int8 kernels give the same vectors as one another. (The portable
+    /// query) close to sentence-transformers: float32 and bfloat16 cosine ≥ 0.9999, int8 (its query,
+    /// key and value projections on 13 bits) ≥ 0.998 each and ≥ 0.999 on average (all on int8, 0.997
+    /// and 0.9990); the int8 kernels give the same vectors as one another. (The portable
     /// int8 kernel, slow, runs the model only where no SIMD int8 kernel does: the test above holds it
     /// to them bit for bit.)
     func testEveryDocumentPathMatchesSentenceTransformers() throws {
@@ -101,47 +121,14 @@ final class Int8KernelTests: XCTestCase {
             let minimum = cosines.min() ?? 0, mean = cosines.reduce(0, +) / Double(cosines.count)
             print("document kernels \(kernels): cosine to the reference min \(minimum), mean \(mean)")
             let isInt8 = kernels == .int8AVX2 || kernels == .int8VNNI || kernels == .int8Portable
-            XCTAssertGreaterThanOrEqual(minimum, isInt8 ? 0.995 : 0.9999, "\(kernels)")
+            XCTAssertGreaterThanOrEqual(minimum, isInt8 ? 0.998 : 0.9999, "\(kernels)")
             if isInt8 {
-                XCTAssertGreaterThanOrEqual(mean, 0.998, "\(kernels)")
+                XCTAssertGreaterThanOrEqual(mean, 0.999, "\(kernels)")
                 if let int8Vectors {
                     XCTAssertEqual(vectors, int8Vectors, "\(kernels) against the other int8 kernels")
                 }
                 int8Vectors = vectors
             }
-        }
-    }
-
-    /// The encoder of queries, summaries and replies: where the documents' default is float32 and
-    /// the CPU has int8 kernels, its sentences run on int8 (the same vectors as an int8 encoder's),
-    /// while its queries, long ones too, are exactly what every other encoder gives; elsewhere (or
-    /// with MAILSEARCH_KERNELS set) it is the default encoder.
-    func testTheSentenceEncoderRunsSentencesOnInt8AndQueriesAsBefore() throws {
-        let directory = try ModelTestSupport.modelDirectory()
-        let current = MiniLMEmbedder.DocumentKernels.current
-        let forced = ProcessInfo.processInfo.environment["MAILSEARCH_KERNELS"] != nil
-        let int8 = MiniLMEmbedder.DocumentKernels.chosen(for: "int8")
-        let expected: MiniLMEmbedder.DocumentKernels = !forced && current == .float32 ? int8 : current
-        XCTAssertEqual(MiniLMEmbedder.DocumentKernels.sentences, expected)
-
-        let encoder = try MiniLMEmbedder.sentenceEncoder(modelDirectory: directory)
-        XCTAssertEqual(encoder.documentKernels, expected)
-        let sentences = [
-            "The board arrived yesterday and the firmware update failed twice with the same error.",
-            "Could you send me the calibration output of the second channel before Friday?",
-            "We tried the external reference clock, but the lock indicator stays off after every reboot.",
-        ]
-        // A query far over the 32 tokens of the half-precision kernels.
-        let long = Array(repeating: "why does the receiver drop samples when two channels stream at full rate", count: 3)
-            .joined(separator: " and ")
-        XCTAssertGreaterThan(encoder.tokenizeQuery(long).count, 32)
-        let reference = try MiniLMEmbedder(modelDirectory: directory)
-        XCTAssertEqual(try encoder.embedQueries([long, "quokka"]), try reference.embedQueries([long, "quokka"]),
-                       "queries are embedded as by every other encoder")
-        let sameKernels = try MiniLMEmbedder(modelDirectory: directory, documentKernels: expected)
-        XCTAssertEqual(try encoder.embed(sentences), try sameKernels.embed(sentences), "sentences on \(expected)")
-        if expected != current {
-            XCTAssertNotEqual(try encoder.embed(sentences), try reference.embed(sentences), "int8 sentences differ from float32 ones")
         }
     }
 }

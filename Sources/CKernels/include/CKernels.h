@@ -127,8 +127,8 @@ enum {
 /// The document-batch kernels this process uses: MAILSEARCH_KERNELS forces one (`float32`,
 /// `portable` → float32; `bf16`; `int8-avx2`; `int8-vnni`; `int8` = the best int8 the CPU has;
 /// `int8-portable`), falling back to float32 when the CPU lacks the one named (an unknown name: the
-/// default); by default bfloat16 where the CPU has AVX-512 BF16, else float32 (int8 only by name,
-/// until retrieval with it is measured). Cached on first call.
+/// default); by default bfloat16 where the CPU has AVX-512 BF16, else int8 (VNNI, else AVX2), else
+/// float32. Cached on first call.
 int ms_document_kernels(void);
 
 /// What `ms_document_kernels` would answer with MAILSEARCH_KERNELS set to `name` (NULL: unset); not cached.
@@ -155,6 +155,21 @@ void ms_pack_int8_panels(const float *w, int n, int k, void *packed);
 /// over up to `threads` threads.
 void ms_linear_int8_panels(const float *x, int rows, int k, const void *packed, const float *bias, int n, float *y,
                            int ldy, int threads, int kind);
+
+/// Bytes `ms_pack_int16_panels` writes for an n × k weight matrix.
+size_t ms_int16_panels_bytes(int n, int k);
+
+/// Packs w for `ms_linear_int16_panels`: like `ms_pack_int8_panels`, but each group of 64 inputs
+/// scaled to integers in −4095…4095 (13 bits) stored as int16, panels of 16 outputs × 2 inputs,
+/// then the scales.
+void ms_pack_int16_panels(const float *w, int n, int k, void *packed);
+
+/// `ms_linear_int8_panels` with 13-bit integers for both sides: each group of 64 inputs of each row
+/// of x scaled by its largest magnitude to −4095…4095 (no zero point), int32 dot products per group
+/// (vpmaddwd on AVX2, vpdpwssd on AVX-512 VNNI, plain C; bit for bit the same). Several times the
+/// int8 path's precision on both sides, for the matrices whose error matters most.
+void ms_linear_int16_panels(const float *x, int rows, int k, const void *packed, const float *bias, int n, float *y,
+                            int ldy, int threads, int kind);
 
 #ifdef __cplusplus
 }
