@@ -452,10 +452,13 @@ const accounts = new Accounts({ onChange: () => { folders.load(); syncStatus.pol
 const settings = new Settings({ openAccounts: () => accounts.open(), onError: showError, notifier });
 
 async function start() {
+  // The sync status is read before the folders: mail stored after that read changes the count it
+  // keeps, and its next read (a second later while a pass runs) reloads the folders. Read after them,
+  // a pass ending between the two reads left the folder counts stale until more mail came.
+  await syncStatus.start();
   await folders.load();
   restoreFromURL();
   if (!thread.isOpen) input.focus();
-  syncStatus.start();
   notifier.start();
   accounts.welcomeIfNew();
 }

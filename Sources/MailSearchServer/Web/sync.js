@@ -33,8 +33,9 @@ export class SyncStatus {
     this.seen = '';
   }
 
+  /** The first read of the status (resolves once it is shown), then one every second or 15 seconds. */
   start() {
-    this.poll();
+    return this.poll();
   }
 
   async poll() {
