@@ -22,15 +22,17 @@ import Foundation
 /// when the CPU has AVX-512 BF16 (`ms_linear_bf16_panels`: inputs and weights rounded to
 /// bfloat16, products summed in float32, twice the multiply-adds of float32 per instruction),
 /// and their attention too (`ms_attention_bf16`: scores from bfloat16 queries and keys, the
-/// softmax in float32, its numerators and the values rounded to bfloat16); else on OpenBLAS and
-/// `ms_attention` in float32. The vectors keep cosine ≥ 0.9999 to the reference (a test).
+/// softmax in float32, its numerators and the values rounded to bfloat16). The vectors keep cosine
+/// ≥ 0.9999 to the reference (a test).
 ///
-/// Or, when `MAILSEARCH_KERNELS` asks for it (`int8-avx2`, `int8-vnni`, `int8`), on int8 copies
+/// Elsewhere (`ms_document_kernels`), or when `MAILSEARCH_KERNELS` asks for it (`int8-avx2`,
+/// `int8-vnni`, `int8`), on int8 copies
 /// (`ms_linear_int8_panels`: weights in 7-bit integers with a scale per output and group of 64
 /// inputs, each row of activations in u8 with its own step and zero point, integer dot products
 /// by AVX2 `vpmaddubsw` or AVX-512 VNNI `vpdpbusd`), the query, key and value projections on 13-bit
 /// integers (`ms_linear_int16_panels`, `int8WideLayers`); attention, GELU and LayerNorm stay float32.
-/// Those vectors keep cosine ≥ 0.998 to the reference (a test); see docs/benchmarks.md.
+/// Those vectors keep cosine ≥ 0.998 to the reference (a test); see docs/benchmarks.md. Without
+/// AVX2 (or with `MAILSEARCH_KERNELS=float32`), on OpenBLAS and `ms_attention` in float32.
 final class BertEncoder {
     let configuration: BertConfiguration
     /// Batches of at most this many tokens use the half-precision kernels (0: never), when the

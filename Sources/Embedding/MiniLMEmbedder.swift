@@ -126,13 +126,15 @@ public final class MiniLMEmbedder: Embedder, @unchecked Sendable {
 
     /// The kernels that run the linear layers of batches larger than a query.
     public enum DocumentKernels: Int, CaseIterable, Sendable {
-        /// OpenBLAS float32 (`MAILSEARCH_KERNELS=float32` or `portable`; CPUs without the others).
+        /// OpenBLAS float32 (`MAILSEARCH_KERNELS=float32` or `portable`; CPUs without AVX2).
         case float32
         /// bfloat16 products, float32 sums (AVX-512 BF16; the default where the CPU has it).
         case bfloat16
-        /// int8: AVX2 `vpmaddubsw` + `vpmaddwd` (`MAILSEARCH_KERNELS=int8-avx2`).
+        /// int8, the query/key/value projections on 13 bits: AVX2 `vpmaddubsw` + `vpmaddwd`
+        /// (`MAILSEARCH_KERNELS=int8-avx2`; the default with AVX2 but neither VNNI nor BF16).
         case int8AVX2
-        /// int8: AVX-512 VNNI `vpdpbusd` (`MAILSEARCH_KERNELS=int8-vnni`).
+        /// The same on AVX-512 VNNI `vpdpbusd` / `vpdpwssd` (`MAILSEARCH_KERNELS=int8-vnni`; the
+        /// default with VNNI but not BF16).
         case int8VNNI
         /// int8 in plain C, the same arithmetic (`MAILSEARCH_KERNELS=int8-portable`; tests).
         case int8Portable
