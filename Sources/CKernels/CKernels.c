@@ -1424,7 +1424,7 @@ static void pack_quantized_panels(const float *w, int n, int k, void *packed, in
     int8_t *bytes = packed;
     int16_t *shorts = packed;
     float *scales = (float *)((char *)packed + (size_t)count * 16 * kp * (wide ? 2 : 1));
-    float *sums = scales + (size_t)count * groups * 16;
+    float *sums = wide ? NULL : scales + (size_t)count * groups * 16;
     for (int p = 0; p < count; p++) {
         for (int c = 0; c < 16; c++) {
             const int o = p * 16 + c;
@@ -1564,7 +1564,7 @@ __attribute__((target("avx2,fma"))) static void quantize_group64_i16_avx2(const 
 typedef struct {
     const uint8_t *q;
     const float *steps, *offsets;
-    int rows, kp, rowBytes, steps_per_group;
+    int rows, kp, rowBytes, stepsPerGroup;
     const int8_t *weights;
     size_t panelBytes;
     const float *scales, *sums, *bias;
@@ -1574,7 +1574,7 @@ typedef struct {
 } int8_job;
 
 static void linear_quantized_portable_range(const int8_job *job, int first, int end) {
-    const int groups = job->kp / MS_I8_GROUP, per = job->steps_per_group;
+    const int groups = job->kp / MS_I8_GROUP, per = job->stepsPerGroup;
     for (int r = 0; r < job->rows; r++) {
         const uint8_t *xr = job->q + (size_t)r * job->rowBytes;
         const int16_t *xs = (const int16_t *)xr;
@@ -1686,7 +1686,8 @@ linear_quantized_avx2_range(const int8_job *job, int first, int end, const int w
     for (int r0 = 0; r0 < job->rows; r0 += block) {
         const int r1 = job->rows - r0 < block ? job->rows : r0 + block;
         for (int p = first; p < end; p++) {
-            const float *ps = job->scales + (size_t)p * groups * 16, *pu = job->sums + (size_t)p * groups * 16;
+            const float *ps = job->scales + (size_t)p * groups * 16;
+            const float *pu = wide ? NULL : job->sums + (size_t)p * groups * 16;
             const int8_t *panel = job->weights + (size_t)p * job->panelBytes;
             for (int r = r0; r < r1; r += MS_I8_ROWS) {
                 const int R = r1 - r < MS_I8_ROWS ? r1 - r : MS_I8_ROWS;
@@ -1775,7 +1776,8 @@ linear_quantized_vnni_range(const int8_job *job, int first, int end, const int w
     for (int p0 = first; p0 < end; p0 += MS_VNNI_PANELS) {
         const int P = end - p0 < MS_VNNI_PANELS ? end - p0 : MS_VNNI_PANELS;
         const int8_t *panels = job->weights + (size_t)p0 * job->panelBytes;
-        const float *ps = job->scales + (size_t)p0 * groups * 16, *pu = job->sums + (size_t)p0 * groups * 16;
+        const float *ps = job->scales + (size_t)p0 * groups * 16;
+        const float *pu = wide ? NULL : job->sums + (size_t)p0 * groups * 16;
         for (int r = 0; r < job->rows; r += MS_VNNI_ROWS) {
             const int R = job->rows - r < MS_VNNI_ROWS ? job->rows - r : MS_VNNI_ROWS;
             const uint8_t *qr = job->q + (size_t)r * rowBytes;
@@ -1881,7 +1883,8 @@ static void linear_quantized_panels(const float *x, int rows, int k, const void 
     const int width = wide ? 2 : 1;
     const int8_t *weights = packed;
     const float *scales = (const float *)(weights + (size_t)panelCount * 16 * kp * width);
-    const float *sums = scales + (size_t)panelCount * groups * 16;
+    // int8 only: the scales · Σ weights after the scales (int16 has no zero points to correct).
+    const float *sums = wide ? NULL : scales + (size_t)panelCount * groups * 16;
     static __thread uint8_t *buffer = NULL;
     static __thread size_t capacity = 0;
     const size_t quantized = ((size_t)rows * kp * width + 63) / 64 * 64;
