@@ -173,10 +173,11 @@ bench-embed-mailbox: deps corpora model $(ONNX_PEER_VENV)/installed
 	  | tee bench-data/embed-enron/embed-mailbox.log
 	@if [ "$(or $(MAILSEARCH_MODEL),all-MiniLM-L6-v2)" != all-MiniLM-L6-v2 ]; then echo "ONNX Runtime peer: all-MiniLM-L6-v2 only, skipped"; else \
 	  ours=$$(sed -nE 's|^embedded [0-9]+ emails in .*: ([0-9.]+) docs/s;.*|\1|p' bench-data/embed-enron/embed-mailbox.log); \
-	  echo "$(ONNX_PEER_VENV)/bin/python scripts/bench/onnx_peer.py --stride $(ONNX_PEER_STRIDE) --ours $$ours …"; \
+	  encoded=$$(sed -nE 's|^encoded [0-9]+ distinct texts .*: ([0-9.]+) encoded texts/s|\1|p' bench-data/embed-enron/embed-mailbox.log); \
+	  echo "$(ONNX_PEER_VENV)/bin/python scripts/bench/onnx_peer.py --stride $(ONNX_PEER_STRIDE) --ours $$ours --ours-encoded $$encoded …"; \
 	  $(ONNX_PEER_VENV)/bin/python scripts/bench/onnx_peer.py --model-dir "$(MAILSEARCH_MODEL_DIR)" \
 	    --tokens bench-data/embed-enron/tokens.jsonl --reference-dir $(SHARED)/reference --work bench-data/onnx-peer \
-	    --stride $(ONNX_PEER_STRIDE) --ours "$$ours"; fi
+	    --stride $(ONNX_PEER_STRIDE) --ours "$$ours" --ours-encoded "$$encoded"; fi
 
 $(ONNX_PEER_VENV)/installed: scripts/bench/onnx-peer-requirements.txt
 	@./scripts/ensure-packages.sh python3-venv

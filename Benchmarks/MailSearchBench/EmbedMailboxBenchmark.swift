@@ -8,7 +8,8 @@ import SearchEngine
 /// Time to semantic: a whole imported mailbox embedded as `mailsearch index embed` does it (one
 /// encoder per core, one BLAS thread each, newest first, committed batch by batch), with
 ///
-/// - docs/s and minutes to 100 %;
+/// - docs/s and minutes to 100 %, and how many distinct texts were encoded (a text repeated
+///   nearby takes the vector already made) at what rate: the like-for-like figure for the peer;
 /// - minutes until the last 30 days are embedded: the 30 days before the mailbox's newest date,
 ///   taken as the date 99.9 % of its mail is older than (real mailboxes hold a few messages dated
 ///   years ahead; newest first embeds those first too, and they are counted);
@@ -71,6 +72,8 @@ enum EmbedMailboxBenchmark {
         let gflops = 2 * Double(embedders[0].multiplyAdds(lengths: counter.lengths)) / seconds / 1e9
         report(String(format: "embedded %d emails in %.2f min: %.1f docs/s; the last 30 days (%d emails) after %.2f min",
                       total, seconds / 60, Double(total) / seconds, recentCount, (recentSeconds ?? seconds) / 60))
+        report(String(format: "encoded %d distinct texts of %d (%d repeated a text of their batch or the batch before, and took its vector): %.1f encoded texts/s",
+                      timings.encoded, timings.texts, timings.texts - timings.encoded, Double(timings.encoded) / seconds))
         report(String(format: "time: reading and composing texts %.1f s, encoding %.1f s (the cores busy %.1f%% of it: parts of unequal work wait for each other), storing vectors %.1f s",
                       timings.fetch, timings.embed, 100 * timings.partBusy / max(timings.partCapacity, 1e-9), timings.save))
         report(String(format: "matrix products: %.1f GFLOP/s effective; sgemm peak (%d threads) %.1f before, %.1f after: %.1f%% of the higher; tokens per email: mean %.0f",

@@ -152,6 +152,47 @@ final class ParallelEmbeddingTests: XCTestCase {
         XCTAssertEqual(Set([a.calls.first?.count, b.calls.first?.count]), [5, 6], "texts of about one length: halves")
     }
 
+    /// A text repeated in a batch, or in the batch before, is encoded once and every copy gets its vector.
+    func testRepeatedTextsAreEncodedOnce() throws {
+        let embedder = HashingEmbedder()
+        let timings = EmbeddingTimings()
+        var recent: [String: [Float]] = [:]
+        let first = ["budget", "offsite plans", "budget", "budget"]
+        XCTAssertEqual(try EmbeddingIndexer.embedDistinct(first, recent: &recent, embedders: [embedder], timings: timings),
+                       try HashingEmbedder().embed(first))
+        XCTAssertEqual(embedder.calls, [["budget", "offsite plans"]])
+        let second = ["offsite plans", "new text", "new text"]
+        XCTAssertEqual(try EmbeddingIndexer.embedDistinct(second, recent: &recent, embedders: [embedder], timings: timings),
+                       try HashingEmbedder().embed(second))
+        XCTAssertEqual(embedder.calls.last, ["new text"], "the batch before's text is not encoded again")
+        let third = ["budget", "budget"]
+        XCTAssertEqual(try EmbeddingIndexer.embedDistinct(third, recent: &recent, embedders: [embedder], timings: timings),
+                       try HashingEmbedder().embed(third))
+        XCTAssertEqual(embedder.calls.last, ["budget"], "only the batch just before is remembered")
+        XCTAssertEqual(embedder.calls.count, 3)
+        XCTAssertEqual(timings.texts, 9)
+        XCTAssertEqual(timings.encoded, 4)
+        let repeats = ["same", "same"]
+        var none: [String: [Float]] = [:]
+        let a = HashingEmbedder(), b = HashingEmbedder()
+        XCTAssertEqual(try EmbeddingIndexer.embedDistinct(repeats, recent: &none, embedders: [a, b]), try HashingEmbedder().embed(repeats))
+        XCTAssertEqual(a.calls.count + b.calls.count, 1, "one distinct text: one encoder")
+    }
+
+    /// An indexer run over copies of one email (one message kept in two folders) stores a vector for each.
+    func testCopiesOfAnEmailAllGetTheirVector() throws {
+        let f = try SearchFixture()
+        let ids = try f.add((0..<6).map { i in SearchFixture.Spec(subject: "copy", body: i < 4 ? "same words" : "other words \(i)", daysAgo: 1) })
+        let embedder = HashingEmbedder()
+        XCTAssertEqual(try EmbeddingIndexer(store: f.store, embedder: embedder, batchSize: 3).run(), 6)
+        XCTAssertEqual(try f.store.embeddingCount(model: nil), 6)
+        XCTAssertEqual(embedder.calls.flatMap { $0 }.count, 3, "the four copies encoded once")
+        let vectors = VectorSearchEngine()
+        try vectors.load(from: f.store, model: nil)
+        let query = try HashingEmbedder().embed(["copy same words"])[0]
+        XCTAssertEqual(Set(vectors.search(query, k: 4).map(\.emailId)), Set(ids.prefix(4)))
+    }
+
     /// Parts of equal work, not of equal count: one long text weighs as much as many short ones.
     func testAPartOfLongTextsHoldsFewerOfThem() throws {
         let long = String(repeating: "budget forecast ", count: 80)

