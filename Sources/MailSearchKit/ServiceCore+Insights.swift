@@ -67,9 +67,10 @@ extension ServiceCore {
     /// thread's reviewers, unmarked quotes and pasted output and articles left out; 5: articles
     /// pasted below a link with a dateline or between rules, paragraphs in quotation marks,
     /// closing phrases above the sender's name; 6: "U.S.", "Corp.", "a.m." end a sentence only
-    /// before a capital; 7: no "Waiting on" when the last message is bulk mail), so that summaries
+    /// before a capital; 7: no "Waiting on" when the last message is bulk mail; 8: what a sender
+    /// repeats from message to message is a candidate only where it first stood), so that summaries
     /// stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 7
+    static let extractiveVersion = 8
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -61,12 +61,14 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         let cleaned = prepared.map(\.0), folded = prepared.map(\.1)
         // What the conversation waits for is said once, on its own line: not a candidate.
         let waiting = Self.waitingOn(messages: messages, cleaned: cleaned, folded: folded)
+        let firstWith = Self.firstMessageBySender(messages: messages, cleaned: cleaned)
         var candidates: [Candidate] = []
         for (m, c) in cleaned.enumerated() {
             // A sentence ending in a colon introduces what follows it (a command, a list, a quote),
             // which is not a candidate: alone it says nothing ("(only tested on Linux):").
             for s in c.sentences where s.isProse && !s.text.hasSuffix(":") {
                 if let waiting, waiting.source.emailId == messages[m].emailId, waiting.source.start == s.start { continue }
+                if let first = firstWith[Self.templateKey(s.text, sender: messages[m].from?.email)], first < m { continue }
                 if Self.isQuotedFromEarlier(s.text, message: m, messages: messages, folded: folded) { continue }
                 candidates.append(Candidate(message: m, sentence: s, score: 0))
             }
@@ -111,6 +113,48 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         if let reviewed = Self.reviewedBy(messages: messages, cleaned: cleaned) { points.append(reviewed) }
         if let waiting { points.append(waiting) }
         return ThreadSummary(points: points, method: "extractive-minilm-mmr", messages: messages.count, sentences: candidates.count)
+    }
+
+    /// For each sentence (`templateKey`: its sender and its words, digits aside), the first message
+    /// that has it. A sender's later messages repeat the text of a template ("The report named: West
+    /// VaR <…> is now available", three notices in one conversation), a reminder repeats the notice,
+    /// one email is sent twice: the repeat is a candidate only where it first stood, so a summary
+    /// never shows the same words of one sender twice. (Leaving out every copy took out the notices'
+    /// template lines, and as many lines people wrote once and sent again: "It is going to be
+    /// Saturday, December 22.", on Enron's judged conversations.)
+    static func firstMessageBySender(messages: [ConversationMessage], cleaned: [CleanedMessage]) -> [String: Int] {
+        var first: [String: Int] = [:]
+        for (m, c) in cleaned.enumerated() {
+            for s in c.sentences where first[templateKey(s.text, sender: messages[m].from?.email)] == nil {
+                first[templateKey(s.text, sender: messages[m].from?.email)] = m
+            }
+        }
+        return first
+    }
+
+    /// A sentence as a template would repeat it: its sender, then its folded words (`foldedText`)
+    /// with every run of digits one "0" and every link one "<link>", so that filled-in counts, dates,
+    /// numbers and a recipient's own tracking link match.
+    static func templateKey(_ sentence: String, sender: String?) -> String {
+        var key = (sender?.lowercased() ?? "") + "\u{0}"
+        for (w, word) in foldedText(sentence).split(separator: " ").enumerated() {
+            if w > 0 { key.append(" ") }
+            if word.hasPrefix("http://") || word.hasPrefix("https://") || word.hasPrefix("www.") || word.hasPrefix("<http") {
+                key.append("<link>")
+                continue
+            }
+            var inDigits = false
+            for character in word {
+                if character.isASCII, character.isNumber {
+                    if !inDigits { key.append("0") }
+                    inDigits = true
+                } else {
+                    key.append(character)
+                    inDigits = false
+                }
+            }
+        }
+        return key
     }
 
     /// Whether a sentence of message `message` was written before it by someone else: it is in an

@@ -91,3 +91,36 @@ final class UnmarkedQuoteTests: XCTestCase {
                                                                  folded: messages.map { .init(ExtractiveSummarizer.foldedText($0.body)) }))
     }
 }
+
+/// What a sender repeats from message to message (a template, a reminder, an email sent twice) is a
+/// candidate only where it first stood.
+final class TemplateSentenceTests: XCTestCase {
+    let system = Address(name: "Access Requests", email: "arsystem@example.org")
+    let ann = Address(name: "Ann", email: "ann@example.org")
+
+    func testASendersRepeatedSentencesAreCandidatesOnlyOnce() throws {
+        let notice = { (days: Int, request: Int) in
+            "This request has been pending your approval for \(days) days. Please open the link below to review and act upon it. "
+                + "The resource of request \(request) was asked for by a member of the trading desk for access to the website."
+        }
+        let messages = [
+            ConversationMessage(emailId: 1, from: system, date: nil, body: notice(3, 38420)),
+            ConversationMessage(emailId: 2, from: system, date: nil, body: notice(5, 38421)),
+            ConversationMessage(emailId: 3, from: ann, date: nil,
+                                body: "Please open the link below to review and act upon it. I approved the request this morning."),
+            ConversationMessage(emailId: 4, from: system, date: nil, body: notice(7, 38422)),
+        ]
+        let first = ExtractiveSummarizer.firstMessageBySender(messages: messages, cleaned: messages.map { MessageCleaner.clean($0.body) })
+        XCTAssertEqual(first[ExtractiveSummarizer.templateKey("This request has been pending your approval for 12 days.",
+                                                              sender: "ARsystem@example.org")], 0, "digits are one class, case folded")
+        XCTAssertEqual(first[ExtractiveSummarizer.templateKey("Please open the link below to review and act upon it.", sender: ann.email)], 2,
+                       "another sender's words are their own")
+        XCTAssertEqual(ExtractiveSummarizer.templateKey("Trouble viewing it? Visit http://example.com/l?u=ann@example.org now.", sender: nil),
+                       ExtractiveSummarizer.templateKey("Trouble viewing it? Visit http://example.com/l?u=bob@example.org now.", sender: nil),
+                       "a link is one class")
+        let summary = try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages)
+        let lines = summary.points.filter { $0.kind == .point }
+        XCTAssertEqual(Set(lines.map(\.sentence)).count, lines.count, "no line twice: \(lines.map(\.text))")
+        XCTAssertFalse(lines.contains { $0.source.author == "Access Requests" && $0.source.emailId != 1 }, "\(lines.map(\.text))")
+    }
+}

@@ -72,9 +72,12 @@ final class InsightsModelTests: XCTestCase {
     func testAVeryLongConversationEmbedsABoundedNumberOfSentences() throws {
         let summarizer = ExtractiveSummarizer(embedder: try Model.embedder())
         let people = [Address(name: "Ann Lee", email: "ann@example.com"), Address(name: "Bob Stone", email: "bob@example.com")]
+        // Each message's words its own (a name made of letters: numbers alone would make the messages
+        // one template, whose repeated sentences are no candidates).
         let messages = (0..<120).map { i in
-            ConversationMessage(emailId: Int64(i + 1), from: people[i % 2], to: [people[(i + 1) % 2]], date: nil,
-                                body: "Build \(i) of the firmware passed the radio tests. The receiver noise figure of build \(i) was within the limits today.\nWe ship build \(i) with the next release.")
+            let name = String(UnicodeScalar(UInt8(97 + i % 26))) + String(UnicodeScalar(UInt8(97 + i / 26))) + "x"
+            return ConversationMessage(emailId: Int64(i + 1), from: people[i % 2], to: [people[(i + 1) % 2]], date: nil,
+                                       body: "Build \(name) of the firmware passed the radio tests. The receiver noise figure of build \(name) was within the limits today.\nWe ship build \(name) with the next release.")
         }
         let summary = try summarizer.summarize(messages)
         XCTAssertEqual(summary.sentences, ExtractiveSummarizer.maximumCandidates)
