@@ -68,9 +68,10 @@ extension ServiceCore {
     /// pasted below a link with a dateline or between rules, paragraphs in quotation marks,
     /// closing phrases above the sender's name; 6: "U.S.", "Corp.", "a.m." end a sentence only
     /// before a capital; 7: no "Waiting on" when the last message is bulk mail; 8: what a sender
-    /// repeats from message to message is a candidate only where it first stood), so that summaries
-    /// stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 8
+    /// repeats from message to message is a candidate only where it first stood; 9: a marketer's
+    /// list boilerplate, attributions run into a line and a tool's numbered messages are not
+    /// prose), so that summaries stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 9
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -109,6 +109,9 @@ public enum ProseClassifier {
         if has(f.lower, "//"), matches(trailingComment, t) { return .code }
         if f.hasBracket || f.hasColon || first.isNumber || t.hasPrefix("Traceback"), matches(logMarker, t) { return .log }
         if has(f.lower, "rw"), matches(longListing, t) { return .log }
+        if f.hasBracket, matches(toolMessageId, t) { return .log }
+        // A reply's attribution or a forward's separator run into the line: what follows is a quote.
+        if has(f.lower, "wrote:") || has(f.lower, "original message"), matches(inlineAttribution, t) { return .quote }
         if "$#>%".contains(first) || t.utf8.contains(UInt8(ascii: "@")) && f.hasColon || has(f.lower, ":\\") || t.hasPrefix("In ["), matches(shellPrompt, t) { return .log }
         if first == "#" || first.isNumber || t.hasPrefix("at ") || t.hasPrefix("File \"") || t.hasPrefix("in "), matches(stackFrame, t) { return .log }
         if mayBeCode(f) || t != f.trimmed, matches(codeLine, t) { return .code }
@@ -546,6 +549,9 @@ public enum ProseClassifier {
                 || ProseClassifier.has(self.lower, "sponsored by") || ProseClassifier.has(self.lower, "yahoo!")
                 || ProseClassifier.has(self.lower, "listinfo")
                 || lower.hasPrefix("sent from my") || lower.hasPrefix("get outlook") || lower.hasPrefix("you received this")
+                || ProseClassifier.has(self.lower, "receiving this") || ProseClassifier.has(self.lower, "removal")
+                || ProseClassifier.has(self.lower, "remove") || ProseClassifier.has(self.lower, "privacy policy")
+                || ProseClassifier.has(self.lower, "trademarks")
             firstWord = String(trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
         }
     }
@@ -713,7 +719,11 @@ public enum ProseClassifier {
     /// " drivers/gpio/foo.c | 12 ++--", " 3 files changed, 10 insertions(+), 2 deletions(-)"
     static let diffstat = regex(#"^\s*(?:\S+\s+\|\s+(?:\d+ ?[+-]*|Bin \d+ -> \d+ bytes)\s*$|\d+ files? changed(?:, \d+ insertions?\(\+\))?(?:, \d+ deletions?\(-\))?\s*$)"#)
     static let footerLine = regex(
-        #"(?i)(?:^to unsubscribe\b|\bunsubscribe (?:from|send|by|at|here|link)\b|\bmailing list\b.*(?:@|https?://)|/mailman/listinfo/|^sent from my (?:iphone|ipad|android|blackberry|mobile|phone|samsung|galaxy)|^get outlook for (?:ios|android)|^you received this (?:message|email) because you are subscribed|\b(?:e-?mail|message) is sponsored by\b|^your use of yahoo!)"#)
+        #"(?i)(?:^to unsubscribe\b|\bunsubscribe (?:from|send|by|at|here|link)\b|\bmailing list\b.*(?:@|https?://)|/mailman/listinfo/|^sent from my (?:iphone|ipad|android|blackberry|mobile|phone|samsung|galaxy)|^get outlook for (?:ios|android)|^you received this (?:message|email) because you are subscribed|\b(?:e-?mail|message) is sponsored by\b|^your use of yahoo!|\byou are receiving this e-?mail because\b|\be-?mailing list removal\b|^remove me\b|\bto be removed from (?:this|our|the) (?:list|mailing)|\bprivacy policy\b.*\btrademarks?\b|\bare (?:registered )?trademarks (?:or registered trademarks )?of\b)"#)
+    /// The message number of a tool's report in brackets: Vivado's "[Synth 8-439]", "[IP_Flow 19-2162]".
+    static let toolMessageId = regex(#"\[[A-Z][A-Za-z_]+ \d+-\d+\]"#)
+    /// "ann@example.com wrote: …", "… -----Original Message----- …" inside a line.
+    static let inlineAttribution = regex(#"(?i)\S+@\S+\s+wrote:|-{3,}\s*original message"#)
     /// Log levels in brackets ("[INFO]", "\[ERROR\]"), kernel timestamps ("[ 12.345678]"), a level and
     /// a colon at the start, timestamps at the start ("2024-01-02 10:11:12", "Jan  2 10:11:12"), a
     /// Python traceback.

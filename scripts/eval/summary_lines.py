@@ -2,7 +2,7 @@
 """Summary lines judged one by one: is each line of a thread summary the shown author's own prose?
 (issue 33's bar: no line of diff, code, log, quote or signature). The verdicts are
 docs/summary-lines-judging.json ("lines": the first round; "round2": every line of the summaries of
-extractive version 6, per set, with its verdict).
+extractive version 6, per set, with its verdict; "round3": versions 7 and 8 on two fresh samples).
 
   scripts/eval/summary_lines.py packets CORPUS DATA_DIR SUMMARIES.jsonl N SEED PARTS OUT_DIR \
       [--exclude-judged] [--only-unjudged]
@@ -45,9 +45,15 @@ def judged():
     """(corpus, threadId, text) -> verdict, from both rounds of the judging file."""
     data = json.load(open(JUDGING))
     verdicts = {(l["corpus"], l["threadId"], l["text"]): l["verdict"] for l in data["lines"]}
-    for l in data.get("round2", {}).get("lines", []):
+    for l in later_lines(data):
         verdicts[(l["corpus"], l["threadId"], l["text"])] = l["verdict"]
     return data, verdicts
+
+
+def later_lines(data):
+    """The lines of every round after the first ("round2", "round3", …), in order."""
+    rounds = sorted((k for k in data if k.startswith("round")), key=lambda k: int(k[5:]))
+    return [l for k in rounds for l in data[k].get("lines", [])]
 
 
 def packets(args):
@@ -55,7 +61,7 @@ def packets(args):
     rows = [json.loads(l) for l in open(args.summaries)]
     rows = [r for r in rows if r["points"]]
     seen = {(l["corpus"], l["threadId"]) for l in data["lines"]} | {
-        (l["corpus"], l["threadId"]) for l in data.get("round2", {}).get("lines", [])}
+        (l["corpus"], l["threadId"]) for l in later_lines(data)}
     if args.only_unjudged:
         pick = [r for r in rows if (args.corpus, r["threadId"]) in seen
                 and any((args.corpus, r["threadId"], p) not in verdicts for p in r["points"])]
