@@ -204,7 +204,10 @@ public enum MessageCleaner {
     /// within four lines by "Sent:", "Date:", "To:" or "Subject:".
     static func withoutQuotedHeaderBlock(_ body: String) -> String {
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
+        // Whichever header comes first starts the quote.
+        let notes = notesHeaderBlockStart(lines)
         for (i, line) in lines.enumerated() {
+            if let notes, notes <= i { return lines[..<notes].joined(separator: "\n") }
             // Every "From:" field has a colon (ASCII or full width): a line without one is no such field.
             guard line.utf8.contains(UInt8(ascii: ":")) || line.unicodeScalars.contains("：") else { continue }
             let trimmed = line.trimmedOfSpaces.replacingOccurrences(of: "*", with: "")
@@ -214,7 +217,38 @@ public enum MessageCleaner {
                 return lines[..<i].joined(separator: "\n")
             }
         }
+        if let notes { return lines[..<notes].joined(separator: "\n") }
         return body
+    }
+
+    /// Where Lotus Notes' quoted header starts, laid out in columns: the sender's name and address on
+    /// the left, "To:", "cc:" and "Subject:" lined up on the right, the date below the name:
+    ///
+    ///                     "Tycholiz,
+    ///                     Barry"                  To:     Judith L. Perdomo/CA/TLS/PwC@Americas-CA
+    ///                     <Barry.Tycholiz@        cc:
+    ///                     ENRON.com>              Subject:     RE: Counselling
+    ///
+    /// A "To:" after the name column and a gap, with "cc:" and "Subject:" in its column within four
+    /// lines; the block starts at its first line after a blank one. (Enron: 183 of 44,715 emails; the SpamAssassin lists 1, usrp-users none.)
+    static func notesHeaderBlockStart(_ lines: [Substring]) -> Int? {
+        for (i, line) in lines.enumerated() where line.utf8.contains(UInt8(ascii: ":")) {
+            guard let to = line.range(of: "To:"), line[..<to.lowerBound].hasSuffix("  "),
+                  line[..<to.lowerBound].contains(where: { !$0.isWhitespace }) else { continue }
+            let column = line.distance(from: line.startIndex, to: to.lowerBound)
+            let below = lines[(i + 1)..<min(lines.count, i + 5)]
+            func inColumn(_ label: String) -> Bool {
+                below.contains { next in
+                    guard let at = next.range(of: label) else { return false }
+                    return abs(next.distance(from: next.startIndex, to: at.lowerBound) - column) <= 2
+                }
+            }
+            guard inColumn("cc:"), inColumn("Subject:") else { continue }
+            var start = i
+            while start > 0, !lines[start - 1].allSatisfy(\.isWhitespace) { start -= 1 }
+            return start
+        }
+        return nil
     }
 
     /// "From:" as Outlook writes it in English, German, French and Spanish, and Chinese.

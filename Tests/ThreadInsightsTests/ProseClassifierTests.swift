@@ -1,6 +1,6 @@
 import Embedding
 import MailModel
-import ThreadInsights
+@testable import ThreadInsights
 import XCTest
 
 /// Patches, code, logs, `name>` quotes, trailers, signatures and footers are never summary sentences
@@ -446,6 +446,41 @@ final class ProseClassifierTests: XCTestCase {
                              ("发件人: Marcus Leech <marcus@example.com>", "发送时间: 2021年12月9日 22:39")] {
             let body = "Could you show me an example of the device arguments?\n\n\(from)\n\(sent)\nSubject: Re: external LO\n\nUse the Device Arguments field."
             XCTAssertEqual(MessageCleaner.clean(body).text, "Could you show me an example of the device arguments?", from)
+        }
+    }
+
+    /// Lotus Notes quotes the original below a header laid out in columns (Enron: a "Waiting on" asked
+    /// the reply's recipient a question that was their own, quoted below it).
+    func testANotesHeaderInColumnsStartsTheQuotedOriginal() {
+        let body = """
+            Regarding the counselling session, I am available tomorrow all day.
+
+            Will any of these time slots work for you?
+
+            Judy Perdomo
+
+
+                                "Tycholiz,
+                                Barry"                  To:     Judith L. Perdomo/CA/TLS/PwC@Americas-CA
+                                <Barry.Tycholiz@        cc:
+                                ENRON.com>              Subject:     RE: Counselling
+
+                                08/13/2001 11:04 AM
+
+            Do I need to bring any homework? Send me a note when you get back.
+
+            -----Original Message-----
+            From: judy@example.com
+            Sent: Monday, August 27, 2001 5:52 PM
+            Subject: RE: Counselling
+            """
+        let cleaned = MessageCleaner.clean(body)
+        XCTAssertFalse(cleaned.text.contains("homework"), cleaned.text)
+        XCTAssertTrue(cleaned.text.contains("Will any of these time slots work for you?"), cleaned.text)
+        // Fields a message lists itself, or a table with a "To:" column, are no header.
+        for plain in ["Use these fields when you write to them:\n        To:  the desk head\n        cc:  legal\n        Subject:  the deal number",
+                      "Routes   From: Houston  To: Chicago\n         Price: $4.10\n         Subject: to change"] {
+            XCTAssertNil(MessageCleaner.notesHeaderBlockStart(plain.split(separator: "\n", omittingEmptySubsequences: false)), plain)
         }
     }
 
