@@ -146,7 +146,11 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
         let (vectors, centroids) = try vectors()
         guard let query = try embedder.embed([text]).first else { return [] }
         let allowed = gatesIntents ? ReplyIntents.allowed(for: text) : ReplyIntents.all
-        let pool = replies.indices.filter { allowed.contains(replies[$0].intent) }
+        // A reply of another intent that speaks of meeting ("Unfortunately I can't make it.") needs
+        // talk of meeting as much as a meeting time does.
+        let pool = replies.indices.filter {
+            allowed.contains(replies[$0].intent) && (allowed.contains("schedule") || !ReplyIntents.speaksOfMeeting(replies[$0].text))
+        }
         let semantic = pool.map { i -> Double in
             let intent = ExtractiveSummarizer.dot(query, centroids[replies[i].intent] ?? [])
             return blend * ExtractiveSummarizer.dot(query, vectors[i]) + (1 - blend) * intent
@@ -219,10 +223,21 @@ public enum ReplyIntents {
         return intents
     }
 
+    /// Whether a reply speaks of meeting: a meeting, a call, being there or making it.
+    public static func speaksOfMeeting(_ reply: String) -> Bool {
+        MessageCleaner.matches(meetingExpression, reply) || MessageCleaner.matches(attendingExpression, reply)
+    }
+
     /// `news` and `meeting` compiled once (`range(of:options: .regularExpression)` compiled them a call).
     private static let newsExpression = MessageCleaner.regex(news)
     private static let meetingExpression = MessageCleaner.regex(meeting)
+    private static let attendingExpression = MessageCleaner.regex(#"(?i)\b(make it|be there)\b"#)
 
     static let news = #"(?i)\b(congrat\w*|promot(ed|ion)|new (job|role|position)|(got|accepted|landed) (the|a|an) (job|offer|position)|(have|has|just) joined|joining (us|the team)|welcome (aboard|to the team)|baby|born|married|engaged|wedding|graduat\w*|passed (the|my|his|her)|won(?!['’]t)|award\w*|anniversary|retir(e|ing|ement)|good news|(happy|pleased|proud|excited) to (announce|share|say|tell)|we did it)\b"#
-    static let meeting = #"(?i)\b(meet|meeting|meetings|calendar|appointment|lunch|dinner|coffee|catch up|get together|sync up|reschedule|availability|free (on|at|for|this|next|tomorrow)|what time|when (can|could|would|shall|should) we|(quick|phone|conference|video|zoom|skype|teams) call|call (me|us)|give (me|us) a call|(schedule|set up|book) (a|the|some) (call|meeting|time|slot))\b"#
+    /// "meet" as meeting people: after "can", "let's", "to", "like to" … or before "up", "with", "you",
+    /// "tomorrow" …, and not meeting a requirement ("cannot meet timing", "to meet the deadline") nor
+    /// running into something ("I meet some hardware issue", found judging usrp-users' technical
+    /// questions that were offered "Can we meet on Monday?"); "what time" asking for a time; an
+    /// invitation to attend.
+    static let meeting = #"(?i)(\b(?:can|could|shall|should|let's|let us|we|to)\s+meet\b(?!\s+(?:the\s+|our\s+|your\s+|its\s+|all\s+|these\s+)?(?:timing|requirements?|constraints?|deadlines?|expectations?|criteria|specs?|specifications?|needs|demands?|targets?|goals?|standards?)\b)|\bmeet\s+(?:up|with|you|again|tomorrow|today|next|this\s+(?:week|afternoon|morning|evening)|sometime|soon|in\s+person|for\s+(?:lunch|dinner|coffee|a\s+drink))\b|\b(?:meeting|meetings)\b(?!\s+(?:the\s+|our\s+|your\s+|its\s+|all\s+|these\s+)?(?:timing|requirements?|constraints?|deadlines?|expectations?|criteria|specs?|specifications?|needs|demands?|targets?|goals?|standards?)\b)|\b(calendar|appointment|attend|attending|rsvp|invitation|invite you|join us|lunch|dinner|(?:for|over|grab|get|have|a|some) coffee|coffee (?:break|chat)|catch up(?= (?:with|on|over|soon|sometime|next|this|later|tomorrow|today)\b)|get together|sync up|reschedule|availability|free (on|at|for|this|next|tomorrow)|what time (?:works|suits|is (?:good|best|convenient)|would|do you|are you|can you|shall|should)|when (can|could|would|shall|should) we|(quick|phone|conference|video|zoom|skype|teams) call|call (me|us)|give (me|us) a call|(schedule|set up|book) (a|the|some) (call|meeting|time|slot))\b)"#
 }

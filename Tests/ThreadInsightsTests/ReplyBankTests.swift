@@ -48,6 +48,39 @@ final class ReplyIntentsTests: XCTestCase {
         XCTAssertFalse(ReplyIntents.allowed(for: "Please try again; it won't be long until you see why.").contains("congrats"))
         XCTAssertTrue(ReplyIntents.allowed(for: "We won the contract! Can you tell the team?").contains("congrats"))
     }
+
+    /// "meet" that is no meeting (found judging usrp-users' technical questions offered "Can we meet on
+    /// Monday?"), and meetings that still are.
+    func testMeetingARequirementOrRunningIntoAnIssueIsNoTalkOfMeeting() {
+        for text in ["I cannot meet timing with the clock selected in the yml file.",
+                     "Because I meet some of hardware real time issue, I must use the power button.",
+                     "Is there a way to meet the timing constraints of the ce clock?",
+                     "At what time do the samples arrive relative to the PPS edge?",
+                     "The host falls behind and then tries to catch up by discarding late packets: why?",
+                     "To reach the local coffee shop, will I need a directional antenna?"] {
+            XCTAssertFalse(ReplyIntents.allowed(for: text).contains("schedule"), text)
+        }
+        for text in ["Could we meet with the vendor next week?", "Let's meet up after the review.", "I'd like to meet you in person.",
+                     "Is the meeting still on for Tuesday?", "What time works for you tomorrow?", "We need to meet to settle the budget.",
+                     "Please RSVP for the reception by June 8th.", "Care to attend?", "Shall we catch up over coffee next week?"] {
+            XCTAssertTrue(ReplyIntents.allowed(for: text).contains("schedule"), text)
+        }
+    }
+
+    /// A reply of another intent that speaks of meeting needs talk of meeting too.
+    func testRepliesThatSpeakOfMeetingNeedTalkOfMeeting() throws {
+        XCTAssertTrue(ReplyIntents.speaksOfMeeting("Unfortunately I can't make it."))
+        XCTAssertTrue(ReplyIntents.speaksOfMeeting("I'll follow up after the meeting."))
+        XCTAssertFalse(ReplyIntents.speaksOfMeeting("Let me get back to you on that."))
+        let suggester = RetrievalReplySuggester(embedder: ReplyRankerTests.SameVectorEmbedder(), replies: [
+            CannedReply(intent: "no", text: "Unfortunately I can't make it."),
+            CannedReply(intent: "help", text: "Try a newer driver."),
+        ])
+        let technical = try suggester.rank("Why does the driver fail to load the FPGA image?").map(\.text)
+        XCTAssertFalse(technical.contains("Unfortunately I can't make it."), "\(technical)")
+        let invitation = try suggester.rank("Can we meet on Friday to go over the plan?").map(\.text)
+        XCTAssertTrue(invitation.contains("Unfortunately I can't make it."), "\(invitation)")
+    }
 }
 
 /// The reply ranker's lexical part: the TF-IDF of message and reply, with the mailbox's document
