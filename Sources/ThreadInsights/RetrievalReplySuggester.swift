@@ -223,7 +223,8 @@ public enum ReplyIntents {
         return intents
     }
 
-    /// Whether a reply speaks of meeting: a meeting, a call, being there or making it.
+    /// Whether a reply speaks of meeting: a meeting, a call, being there, making it, being available,
+    /// passing on an invitation.
     public static func speaksOfMeeting(_ reply: String) -> Bool {
         MessageCleaner.matches(meetingExpression, reply) || MessageCleaner.matches(attendingExpression, reply)
     }
@@ -231,7 +232,7 @@ public enum ReplyIntents {
     /// `news` and `meeting` compiled once (`range(of:options: .regularExpression)` compiled them a call).
     private static let newsExpression = MessageCleaner.regex(news)
     private static let meetingExpression = MessageCleaner.regex(meeting)
-    private static let attendingExpression = MessageCleaner.regex(#"(?i)\b(make it|be there)\b"#)
+    private static let attendingExpression = MessageCleaner.regex(#"(?i)\b(make it|be there|available|pass this time)\b"#)
 
     static let news = #"(?i)\b(congrat\w*|promot(ed|ion)|new (job|role|position)|(got|accepted|landed) (the|a|an) (job|offer|position)|(have|has|just) joined|joining (us|the team)|welcome (aboard|to the team)|baby|born|married|engaged|wedding|graduat\w*|passed (the|my|his|her)|won(?!['’]t)|award\w*|anniversary|retir(e|ing|ement)|good news|(happy|pleased|proud|excited) to (announce|share|say|tell)|we did it)\b"#
     /// "meet" as meeting people: after "can", "let's", "to", "like to" … or before "up", "with", "you",

@@ -71,6 +71,8 @@ final class ReplyIntentsTests: XCTestCase {
     func testRepliesThatSpeakOfMeetingNeedTalkOfMeeting() throws {
         XCTAssertTrue(ReplyIntents.speaksOfMeeting("Unfortunately I can't make it."))
         XCTAssertTrue(ReplyIntents.speaksOfMeeting("I'll follow up after the meeting."))
+        XCTAssertTrue(ReplyIntents.speaksOfMeeting("Sorry, I'm not available then."))
+        XCTAssertTrue(ReplyIntents.speaksOfMeeting("I'll have to pass this time."))
         XCTAssertFalse(ReplyIntents.speaksOfMeeting("Let me get back to you on that."))
         let suggester = RetrievalReplySuggester(embedder: ReplyRankerTests.SameVectorEmbedder(), replies: [
             CannedReply(intent: "no", text: "Unfortunately I can't make it."),
