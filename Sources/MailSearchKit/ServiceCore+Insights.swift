@@ -70,9 +70,10 @@ extension ServiceCore {
     /// before a capital; 7: no "Waiting on" when the last message is bulk mail; 8: what a sender
     /// repeats from message to message is a candidate only where it first stood; 9: a marketer's
     /// list boilerplate, attributions run into a line and a tool's numbered messages are not
-    /// prose; 10: Lotus Notes' quoted header in columns starts the quoted original), so that
-    /// summaries stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 10
+    /// prose; 10: Lotus Notes' quoted header in columns starts the quoted original; 11: no "Waiting
+    /// on" for a question two or more of the sender's earlier, different messages asked), so that summaries stored
+    /// by an earlier version are made again, not shown.
+    static let extractiveVersion = 11
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -301,7 +301,18 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         guard let last = messages.last, !last.isBulk, let text = cleaned.last else { return nil }
         // A question of the sender's prose: not a "?" in a line of code, a log or a quote, nor one an
         // earlier message of someone else asked (pasted without marks: that one is being answered).
-        let own = { (s: Sentence) in !isQuotedFromEarlier(s.text, message: messages.count - 1, messages: messages, folded: folded) }
+        // Nor one two or more of its sender's earlier, different messages already asked: the text of
+        // a template (a broker's every notice ends "Need to make a deposit?"). A person who asks again
+        // once ("Any word on this?"), or sends the same email again, still waits.
+        let sender = last.from?.email.lowercased()
+        var asked: [String: Int] = [:]
+        for m in messages.indices.dropLast() where messages[m].from?.email.lowercased() == sender && cleaned[m].text != text.text {
+            for key in Set(cleaned[m].sentences.map({ templateKey($0.text, sender: sender) })) { asked[key, default: 0] += 1 }
+        }
+        let own = { (s: Sentence) in
+            asked[templateKey(s.text, sender: sender), default: 0] < 2
+                && !isQuotedFromEarlier(s.text, message: messages.count - 1, messages: messages, folded: folded)
+        }
         let asks = text.sentences.filter { $0.isQuestion && $0.kind == .prose && $0.text.count >= 8 && own($0) }
         guard let question = asks.last ?? text.sentences.last(where: { $0.isRequest && $0.isProse && own($0) }) else { return nil }
         let author = last.from?.email.lowercased()

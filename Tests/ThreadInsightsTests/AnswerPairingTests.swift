@@ -123,4 +123,24 @@ final class TemplateSentenceTests: XCTestCase {
         XCTAssertEqual(Set(lines.map(\.sentence)).count, lines.count, "no line twice: \(lines.map(\.text))")
         XCTAssertFalse(lines.contains { $0.source.author == "Access Requests" && $0.source.emailId != 1 }, "\(lines.map(\.text))")
     }
+
+    /// A template's question in every notice waits on no one; the same email sent again still waits.
+    func testNoWaitingOnForAQuestionTheSendersEarlierNoticeAsked() throws {
+        let notice = { (amount: Int) in
+            "Your deposit of $\(amount).00 to account 4431 was received and credited today. Need to make a deposit? Sign up for transfers online."
+        }
+        let repeated = [ConversationMessage(emailId: 1, from: system, to: [ann], date: nil, body: notice(500)),
+                        ConversationMessage(emailId: 2, from: system, to: [ann], date: nil, body: notice(620)),
+                        ConversationMessage(emailId: 3, from: system, to: [ann], date: nil, body: notice(750))]
+        XCTAssertNil(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(repeated).points.first { $0.kind == .waitingOn })
+        // Asked once before, in other words around it: a person asking again.
+        let followUp = [ConversationMessage(emailId: 1, from: ann, to: [system], date: nil, body: "Here is the draft of the lease. Any word on this?"),
+                        ConversationMessage(emailId: 2, from: ann, to: [system], date: nil, body: "Just checking in again. Any word on this?")]
+        XCTAssertNotNil(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(followUp).points.first { $0.kind == .waitingOn })
+        let resent = "Could you send me the signed copy of the lease before Friday? The landlord asked for it again today."
+        let again = [ConversationMessage(emailId: 1, from: ann, to: [system], date: nil, body: resent),
+                     ConversationMessage(emailId: 2, from: system, to: [ann], date: nil, body: "Which lease do you mean, the old one or the new one?"),
+                     ConversationMessage(emailId: 3, from: ann, to: [system], date: nil, body: resent)]
+        XCTAssertNotNil(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(again).points.first { $0.kind == .waitingOn })
+    }
 }
