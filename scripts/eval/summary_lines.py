@@ -14,6 +14,9 @@ extractive version 6, per set, with its verdict; "round3": versions 7 and 8 on t
       note}). --exclude-judged leaves out conversations already in the judging file;
       --only-unjudged takes every judged conversation and only its lines without a verdict (what a
       change of the summarizer brought in).
+  scripts/eval/summary_lines.py compare CORPUS OLD.jsonl NEW.jsonl
+      every line that differs between two `insights corpus` outputs (two versions of the summarizer),
+      with its verdict from the judging file where it has one, and the totals by verdict.
   scripts/eval/summary_lines.py tally SET=CORPUS:SUMMARIES.jsonl:VERDICTS.json[,VERDICTS.json…] …
       per set: lines, verdicts, lines of the bar's kinds, not prose, and the lines still unjudged,
       reading verdicts from the judging file and the given files.
@@ -137,6 +140,28 @@ def tally(args):
               f"not prose {lines - counts['prose'] - counts['UNJUDGED']}, unjudged {counts['UNJUDGED']}")
 
 
+def compare(args):
+    """Every line that differs between two `insights corpus` outputs of one corpus, with its verdict
+    from the judging file where it has one ("?" where not), and the totals removed/added by verdict."""
+    _, verdicts = judged()
+    old = {r["threadId"]: r for r in map(json.loads, open(args.old))}
+    new = {r["threadId"]: r for r in map(json.loads, open(args.new))}
+    removed, added, changed = collections.Counter(), collections.Counter(), 0
+    for thread in sorted(old):
+        before, after = old[thread]["points"], new.get(thread, {}).get("points", [])
+        if before == after:
+            continue
+        changed += 1
+        print(f"== thread {thread}: {old[thread].get('subject', '')[:70]}")
+        for sign, lines, other, counter in (("-", before, after, removed), ("+", after, before, added)):
+            for line in lines:
+                if line not in other:
+                    verdict = verdicts.get((args.corpus, thread, line), "?")
+                    counter[verdict] += 1
+                    print(f"  {sign} [{verdict}] {line[:160]}")
+    print(f"{args.corpus}: {changed} conversations changed; removed {dict(removed)}; added {dict(added)}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -151,8 +176,11 @@ def main():
     p.add_argument("--only-unjudged", action="store_true")
     t = sub.add_parser("tally")
     t.add_argument("sets", nargs="+")
+    c = sub.add_parser("compare")
+    for name in ["corpus", "old", "new"]:
+        c.add_argument(name)
     args = parser.parse_args()
-    packets(args) if args.command == "packets" else tally(args)
+    {"packets": packets, "tally": tally, "compare": compare}[args.command](args)
 
 
 if __name__ == "__main__":
