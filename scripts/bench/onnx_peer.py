@@ -295,7 +295,7 @@ def main():
     parser.add_argument("--window", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--ours", type=float, help="our docs/s of the same run (embed-mailbox), for the ratio")
-    parser.add_argument("--ours-encoded", type=float,
+    parser.add_argument("--ours-encoded", type=lambda v: float(v) if v else None,
                         help="our encoded texts/s of the same run (a text repeated nearby is encoded once): the bar's figure")
     parser.add_argument("--time", default="fp32,int8",
                         help="which models to time (fp32, int8, int8-per-tensor); every one is checked for fidelity")
