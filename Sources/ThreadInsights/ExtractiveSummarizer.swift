@@ -125,8 +125,9 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     static func firstMessageBySender(messages: [ConversationMessage], cleaned: [CleanedMessage]) -> [String: Int] {
         var first: [String: Int] = [:]
         for (m, c) in cleaned.enumerated() {
-            for s in c.sentences where first[templateKey(s.text, sender: messages[m].from?.email)] == nil {
-                first[templateKey(s.text, sender: messages[m].from?.email)] = m
+            for s in c.sentences {
+                let key = templateKey(s.text, sender: messages[m].from?.email)
+                if first[key] == nil { first[key] = m }
             }
         }
         return first

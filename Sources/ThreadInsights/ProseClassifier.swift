@@ -550,7 +550,8 @@ public enum ProseClassifier {
                 || ProseClassifier.has(self.lower, "listinfo")
                 || lower.hasPrefix("sent from my") || lower.hasPrefix("get outlook") || lower.hasPrefix("you received this")
                 || ProseClassifier.has(self.lower, "receiving this") || ProseClassifier.has(self.lower, "removal")
-                || ProseClassifier.has(self.lower, "remove") || ProseClassifier.has(self.lower, "privacy policy")
+                || ProseClassifier.has(self.lower, "remove me") || ProseClassifier.has(self.lower, "removed from")
+                || ProseClassifier.has(self.lower, "privacy policy")
                 || ProseClassifier.has(self.lower, "trademarks")
             firstWord = String(trimmed.prefix { $0.isLetter || $0.isNumber || $0 == "_" })
         }

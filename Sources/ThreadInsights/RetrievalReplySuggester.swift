@@ -87,6 +87,9 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
     /// Whether replies are limited to the intents the email gives occasion for (`ReplyIntents`).
     public var gatesIntents = true
 
+    /// Whether each reply speaks of meeting (`ReplyIntents.speaksOfMeeting`), decided once.
+    private let speaksOfMeeting: [Bool]
+
     private let lock = NSLock()
     private var replyVectors: [[Float]]?
     private var intentCentroids: [String: [Float]] = [:]
@@ -94,6 +97,7 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
     public init(embedder: any Embedder, replies: [CannedReply] = ReplyBank.replies) {
         self.embedder = embedder
         self.replies = replies
+        speaksOfMeeting = replies.map { ReplyIntents.speaksOfMeeting($0.text) }
     }
 
     /// Embeds the replies now (the first suggestion would otherwise).
@@ -149,7 +153,7 @@ public final class RetrievalReplySuggester: ReplySuggester, @unchecked Sendable 
         // A reply of another intent that speaks of meeting ("Unfortunately I can't make it.") needs
         // talk of meeting as much as a meeting time does.
         let pool = replies.indices.filter {
-            allowed.contains(replies[$0].intent) && (allowed.contains("schedule") || !ReplyIntents.speaksOfMeeting(replies[$0].text))
+            allowed.contains(replies[$0].intent) && (allowed.contains("schedule") || !speaksOfMeeting[$0])
         }
         let semantic = pool.map { i -> Double in
             let intent = ExtractiveSummarizer.dot(query, centroids[replies[i].intent] ?? [])
@@ -240,5 +244,9 @@ public enum ReplyIntents {
     /// running into something ("I meet some hardware issue", found judging usrp-users' technical
     /// questions that were offered "Can we meet on Monday?"); "what time" asking for a time; an
     /// invitation to attend.
-    static let meeting = #"(?i)(\b(?:can|could|shall|should|let's|let us|we|to)\s+meet\b(?!\s+(?:the\s+|our\s+|your\s+|its\s+|all\s+|these\s+)?(?:timing|requirements?|constraints?|deadlines?|expectations?|criteria|specs?|specifications?|needs|demands?|targets?|goals?|standards?)\b)|\bmeet\s+(?:up|with|you|again|tomorrow|today|next|this\s+(?:week|afternoon|morning|evening)|sometime|soon|in\s+person|for\s+(?:lunch|dinner|coffee|a\s+drink))\b|\b(?:meeting|meetings)\b(?!\s+(?:the\s+|our\s+|your\s+|its\s+|all\s+|these\s+)?(?:timing|requirements?|constraints?|deadlines?|expectations?|criteria|specs?|specifications?|needs|demands?|targets?|goals?|standards?)\b)|\b(calendar|appointment|attend|attending|rsvp|invitation|invite you|join us|lunch|dinner|(?:for|over|grab|get|have|a|some) coffee|coffee (?:break|chat)|catch up(?= (?:with|on|over|soon|sometime|next|this|later|tomorrow|today)\b)|get together|sync up|reschedule|availability|free (on|at|for|this|next|tomorrow)|what time (?:works|suits|is (?:good|best|convenient)|would|do you|are you|can you|shall|should)|when (can|could|would|shall|should) we|(quick|phone|conference|video|zoom|skype|teams) call|call (me|us)|give (me|us) a call|(schedule|set up|book) (a|the|some) (call|meeting|time|slot))\b)"#
+    static let meeting = #"(?i)(\b(?:can|could|shall|should|let's|let us|we|to)\s+meet\b"# + notARequirement
+        + #"|\bmeet\s+(?:up|with|you|again|tomorrow|today|next|this\s+(?:week|afternoon|morning|evening)|sometime|soon|in\s+person|for\s+(?:lunch|dinner|coffee|a\s+drink))\b|\b(?:meeting|meetings)\b"# + notARequirement
+        + #"|\b(calendar|appointment|attend|attending|rsvp|invitation|invite you|join us|lunch|dinner|(?:for|over|grab|get|have|a|some) coffee|coffee (?:break|chat)|catch up(?= (?:with|on|over|soon|sometime|next|this|later|tomorrow|today)\b)|get together|sync up|reschedule|availability|free (on|at|for|this|next|tomorrow)|what time (?:works|suits|is (?:good|best|convenient)|would|do you|are you|can you|shall|should)|when (can|could|would|shall|should) we|(quick|phone|conference|video|zoom|skype|teams) call|call (me|us)|give (me|us) a call|(schedule|set up|book) (a|the|some) (call|meeting|time|slot))\b)"#
+    /// Not followed by what one meets as a requirement ("meet timing", "meeting the deadlines").
+    private static let notARequirement = #"(?!\s+(?:the\s+|our\s+|your\s+|its\s+|all\s+|these\s+)?(?:timing|requirements?|constraints?|deadlines?|expectations?|criteria|specs?|specifications?|needs|demands?|targets?|goals?|standards?)\b)"#
 }
