@@ -71,9 +71,11 @@ extension ServiceCore {
     /// repeats from message to message is a candidate only where it first stood; 9: a marketer's
     /// list boilerplate, attributions run into a line and a tool's numbered messages are not
     /// prose; 10: Lotus Notes' quoted header in columns starts the quoted original; 11: no "Waiting
-    /// on" for a question two or more of the sender's earlier, different messages asked), so that summaries stored
+    /// on" for a question two or more of the sender's earlier, different messages asked; 12: a form's
+    /// fields run into a line are not prose, "Thanks and regards, Name" and "With regards" sign off, and
+    /// a closing phrase above two names ("Lara and Bob") is a signature), so that summaries stored
     /// by an earlier version are made again, not shown.
-    static let extractiveVersion = 11
+    static let extractiveVersion = 12
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -265,10 +265,10 @@ public enum MessageCleaner {
     private static let greetingPrefix = regex(#"^(?i:hi|hello|hey|dear)\s+[^,!:.?]{1,30}[,!:]\s+"#)
     /// A first line that is only a name or a group: "Bob,", "All,", "Team,".
     private static let addressLine = regex(#"^[\p{L}'.-]+(?:\s+[\p{L}'.-]+){0,2},$"#)
-    private static let signOffWords =
-        #"(?i:thanks|thank you|thank you very much|thanks again|thanks a lot|thanks so much|many thanks|thanks in advance|thx|tia|cheers|regards|best|best regards|kind regards|warm regards|warmest regards|best wishes|sincerely|yours|yours truly|all the best|take care|talk soon|br|rgds|ciao|later)"#
+    static let signOffWords =
+        #"(?i:thanks and regards|thanks & regards|thanks and best regards|thanks and kind regards|with regards|with best regards|with kind regards|respectfully|thanks|thank you|thank you very much|thanks again|thanks a lot|thanks so much|many thanks|thanks in advance|thx|tia|cheers|regards|best|best regards|kind regards|warm regards|warmest regards|best wishes|sincerely|yours|yours truly|all the best|take care|talk soon|br|rgds|ciao|later)"#
     private static let signOffLine = regex("^" + signOffWords + #"[,.!]*$"#)
-    private static let signOffWithName = regex("^" + signOffWords + #"[,.!]+\s+\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}$"#)
+    static let signOffWithName = regex("^" + signOffWords + #"[,.!]+\s+\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}$"#)
     private static let nameLine = regex(#"^\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}$"#)
 
     static func removeGreeting(_ lines: inout [Line]) {

@@ -82,6 +82,15 @@ public enum ProseClassifier {
         // Lotus Notes lays a forwarded message's header out in columns, which a reflowed line
         // joins: "\"Heard, Marie\"   To:   someone@cwt.com   cc:   Subject:   FW: …".
         if f.hasColon, has(f.lower, "  "), notesHeader.numberOfMatches(in: t, range: NSRange(t.startIndex..., in: t)) >= 2 { return .header }
+        // A form's fields run into one line ("Status last changed by: Alan Perry Expense Report Name:
+        // 2001 April Report Total: $10,063.91 …"): three labels or more, each a capital and a colon.
+        if f.hasColon, colonsBeforeSpace(f.lower) >= 3,
+           formField.numberOfMatches(in: t, range: NSRange(t.startIndex..., in: t)) >= 3 { return .data }
+        // A sign-off run into the name ("Thanks and Regards, Mariella") wherever it stands: a reply
+        // written above an earlier message, unmarked, has its own in the middle.
+        if f.tokens.count <= 7, t.count <= 60, t.utf8.contains(UInt8(ascii: ",")), matches(MessageCleaner.signOffWithName, t) {
+            return .signature
+        }
         if let c = f.first, "di-+@nrs".contains(c), matches(diffLine, t) { return .diff }
         if t.utf8.contains(UInt8(ascii: "|")) || has(f.lower, "changed"), matches(diffstat, f.line) { return .diff }
         if f.mayBeFooter, matches(footerLine, t) { return .footer }
@@ -252,14 +261,25 @@ public enum ProseClassifier {
     static let datelinePattern = regex(
         #"(?:\b(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?,?\s+(?:\d{1,2}(?:st|nd|rd|th)?,?\s+)?(?:19|20)\d{2}\b|\b\d{1,2}\.?\s+(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?),?\s+(?:19|20)\d{2}\b|\b\d{1,2}[./]\d{1,2}[./](?:19|20)\d{2}\b|\b(?:19|20)\d{2}-\d{2}-\d{2}(?:\b|T\d))"#)
 
-    /// A sender's sign-off: one to three names on a line of their own ("Eirikur", "R", "Bob Smith").
+    /// A sender's sign-off: one to three names on a line of their own ("Eirikur", "R", "Bob Smith"),
+    /// or two joined by "and" or "&" ("Lara and Bob").
     static func isSignOff(_ f: Features) -> Bool {
         let t = f.trimmed
-        guard (1...3).contains(f.tokens.count), t.count <= 30, f.stopwords == 0 else { return false }
-        return f.tokens.allSatisfy { token in
+        func isName(_ token: Substring) -> Bool {
             guard let first = token.first, first.isUppercase else { return false }
             return token.allSatisfy { $0.isLetter || $0 == "." || $0 == "'" || $0 == "-" }
         }
+        guard t.count <= 30 else { return false }
+        if f.tokens.count == 3, f.tokens[1] == "and" || f.tokens[1] == "&" { return isName(f.tokens[0]) && isName(f.tokens[2]) }
+        guard (1...3).contains(f.tokens.count), f.stopwords == 0 else { return false }
+        return f.tokens.allSatisfy(isName)
+    }
+
+    /// Colons followed by a space, in a line's lower-case bytes.
+    static func colonsBeforeSpace(_ lower: [UInt8]) -> Int {
+        var count = 0
+        for i in lower.indices.dropLast() where lower[i] == UInt8(ascii: ":") && lower[i + 1] == UInt8(ascii: " ") { count += 1 }
+        return count
     }
 
     /// A paragraph wrapped in quotation marks (the first opens it, the next closes it at its end),
@@ -714,6 +734,8 @@ public enum ProseClassifier {
     static let headerLine = regex(
         #"^\*{0,2}(?:From|To|Sent|Date|Subject|Reply-To|Bcc|Von|An|Gesendet|Betreff|Datum|Envoyé|Objet|发件人|收件人|发送时间|主题|抄送|日期)\*{0,2}\s?[:：]\*{0,2}\s"#)
     /// A header label after a run of spaces (Notes' columns) or at the start.
+    /// A form's label: a capital, up to four words, a colon and a value ("Expense Report Name: 2001").
+    static let formField = regex(#"(?:^|\s)\p{Lu}[\p{L}/&.'-]*(?:\s+[\p{L}/&.'-]+){0,3}:\s+\S"#)
     static let notesHeader = regex(#"(?:^|\s{2,})(?:To|cc|bcc|Subject|From|Sent|Date):(?:\s|$)"#)
     static let diffLine = regex(
         #"^(?:diff --git |index [0-9a-f]{7,}\.\.[0-9a-f]{7,}|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|new file mode \d|deleted file mode \d|similarity index \d|rename (?:from|to) \S)"#)

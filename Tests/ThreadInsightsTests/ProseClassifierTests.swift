@@ -391,6 +391,25 @@ final class ProseClassifierTests: XCTestCase {
         XCTAssertEqual(MessageCleaner.clean(body).sentences.filter { $0.kind == .trailer }.count, 4)
     }
 
+    /// Enron (held-out round 5): a closing phrase above two names, a sign-off run into the name on one
+    /// line, and an expense system's fields run into one line are not summary sentences.
+    func testSignOffsOfTwoAndRunTogetherAndAFormsFieldsAreNotProse() {
+        let couple = ["We have booked the hall for the whole evening.", "", "Looking forward to being with you,", "", "Lara and Bob"]
+        XCTAssertEqual(ProseClassifier.kinds(of: couple), [.prose, .blank, .signature, .blank, .signature])
+        XCTAssertEqual(Self.prose("Please send the signed copy back by Friday.\n\nThanks and Regards, Mariella"),
+                       ["Please send the signed copy back by Friday."])
+        XCTAssertEqual(Self.prose("The rates are attached.\n\nWith regards,\nJohn"), ["The rates are attached."])
+        // Above an earlier message pasted without a marker, the sign-off is in the middle.
+        XCTAssertEqual(ProseClassifier.kinds(of: ["We need the volumes by Monday.", "", "Thanks and Regards, Mariella", "",
+                                                   "Paul,", "", "I went home and studied the hedging examples you sent."])[2],
+                       .signature)
+        XCTAssertEqual(ProseClassifier.kind(of: "Status last changed by: Alan Perry Expense Report Name: 2001 April "
+            + "Report Total: $10,063.91 Amount Due Employee: $10,063.91"), .data)
+        // A sentence with one or two labels stays prose.
+        XCTAssertEqual(ProseClassifier.kind(of: "Note: the meeting moved to Room 5, and the agenda is attached."), .prose)
+        XCTAssertEqual(ProseClassifier.kind(of: "Update: we shipped it at 10:30 and Bob says: it works."), .prose)
+    }
+
     func testASignatureAListFooterAndADisclaimerAreNotProse() {
         let body = """
             The replacement unit ships on Monday and should reach you by Wednesday.
