@@ -201,13 +201,16 @@ public enum MessageCleaner {
 
     /// Cuts a body at a quoted original that starts with a header block, as Outlook and others
     /// write it below a reply ("From: … / Sent: … / To: … / Subject: …"): a "From:" line followed
-    /// within four lines by "Sent:", "Date:", "To:" or "Subject:".
+    /// within four lines by "Sent:", "Date:", "To:" or "Subject:"; or at GroupWise's attribution, the
+    /// original below it unmarked (`>>> "Taylor, Michael E" <…@ENRON.com> 08/23/01 03:10PM >>>`;
+    /// Enron: 120 lines, usrp-users and the SpamAssassin lists none).
     static func withoutQuotedHeaderBlock(_ body: String) -> String {
         let lines = body.split(separator: "\n", omittingEmptySubsequences: false)
         // Whichever header comes first starts the quote.
         let notes = notesHeaderBlockStart(lines)
         for (i, line) in lines.enumerated() {
             if let notes, notes <= i { return lines[..<notes].joined(separator: "\n") }
+            if line.hasPrefix(">>> "), matches(groupWiseAttribution, String(line)) { return lines[..<i].joined(separator: "\n") }
             // Every "From:" field has a colon (ASCII or full width): a line without one is no such field.
             guard line.utf8.contains(UInt8(ascii: ":")) || line.unicodeScalars.contains("：") else { continue }
             let trimmed = line.trimmedOfSpaces.replacingOccurrences(of: "*", with: "")
@@ -251,6 +254,9 @@ public enum MessageCleaner {
         return nil
     }
 
+    static let groupWiseAttribution = regex(
+        #"^>>> .*\b\d{1,2}/\d{1,2}/\d{2,4}\s+\d{1,2}:\d{2}(?::\d{2})?\s*(?:[AaPp][Mm])?\s*>>>\s*$"#)
+
     /// "From:" as Outlook writes it in English, German, French and Spanish, and Chinese.
     private static let fromFields = ["From:", "Von:", "De :", "De:", "发件人:", "发件人："]
     private static let followingFields = [
@@ -263,8 +269,8 @@ public enum MessageCleaner {
     private static let greetingLine = regex(
         #"^(?i:hi|hello|hey|hiya|dear|greetings|howdy|good (?:morning|afternoon|evening|day)|morning)\b[^.!?]{0,40}[,!:]?$"#)
     private static let greetingPrefix = regex(#"^(?i:hi|hello|hey|dear)\s+[^,!:.?]{1,30}[,!:]\s+"#)
-    /// A first line that is only a name or a group: "Bob,", "All,", "Team,".
-    private static let addressLine = regex(#"^[\p{L}'.-]+(?:\s+[\p{L}'.-]+){0,2},$"#)
+    /// A first line that is only a name or a group: "Bob,", "All,", "Team,", "Mr. Taylor:".
+    private static let addressLine = regex(#"^[\p{L}'.-]+(?:\s+[\p{L}'.-]+){0,2}[,:]$"#)
     static let signOffWords =
         #"(?i:thanks and regards|thanks & regards|thanks and best regards|thanks and kind regards|with regards|with best regards|with kind regards|respectfully|thanks|thank you|thank you very much|thanks again|thanks a lot|thanks so much|many thanks|thanks in advance|thx|tia|cheers|regards|best|best regards|kind regards|warm regards|warmest regards|best wishes|sincerely|yours|yours truly|all the best|take care|talk soon|br|rgds|ciao|later)"#
     private static let signOffLine = regex("^" + signOffWords + #"[,.!]*$"#)

@@ -410,6 +410,25 @@ final class ProseClassifierTests: XCTestCase {
         XCTAssertEqual(ProseClassifier.kind(of: "Update: we shipped it at 10:30 and Bob says: it works."), .prose)
     }
 
+    /// GroupWise quotes the original below its attribution without marks (Enron, held-out round 6: the
+    /// asker's questions were summarized under the answerer's name).
+    func testGroupWisesUnmarkedOriginalIsAQuote() {
+        let body = """
+            Mr. Taylor:
+            The allowable data is generally unique to each permit, so a county-wide figure would mislead.
+
+            >>> "Taylor, Michael E" <Michael.E.Taylor@ENRON.com> 08/23/01 03:10PM >>>
+            Jim,
+
+            Could you please explain to me where these numbers would NOT be accurate?  I was warned that
+            the data would not be 100% accurate.  Can you please detail those reasons for me?
+            """
+        XCTAssertEqual(Self.prose(body), ["The allowable data is generally unique to each permit, so a county-wide figure would mislead."])
+        // Without a date and time it is no attribution.
+        XCTAssertEqual(Self.prose(">>> see the notes below >>>\nThe new build fixes the clock drift on the B210."),
+                       ["The new build fixes the clock drift on the B210."])
+    }
+
     func testASignatureAListFooterAndADisclaimerAreNotProse() {
         let body = """
             The replacement unit ships on Monday and should reach you by Wednesday.
