@@ -74,9 +74,10 @@ extension ServiceCore {
     /// on" for a question two or more of the sender's earlier, different messages asked; 12: a form's
     /// fields run into a line are not prose, "Thanks and regards, Name" and "With regards" sign off, and
     /// a closing phrase above two names ("Lara and Bob") is a signature; 13: GroupWise's attribution
-    /// starts the quoted original, a first line "Mr. Taylor:" is a salutation), so that summaries
-    /// stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 13
+    /// starts the quoted original, a first line "Mr. Taylor:" is a salutation; 14: a sentence its
+    /// sender says in three or more different messages is a template's, no candidate), so that
+    /// summaries stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 14
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -68,7 +68,7 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
             // which is not a candidate: alone it says nothing ("(only tested on Linux):").
             for s in c.sentences where s.isProse && !s.text.hasSuffix(":") {
                 if let waiting, waiting.source.emailId == messages[m].emailId, waiting.source.start == s.start { continue }
-                if let first = firstWith[Self.templateKey(s.text, sender: messages[m].from?.email)], first < m { continue }
+                if let first = firstWith[Self.templateKey(s.text, sender: messages[m].from?.email)], first.message < m || first.messages >= 3 { continue }
                 if Self.isQuotedFromEarlier(s.text, message: m, messages: messages, folded: folded) { continue }
                 candidates.append(Candidate(message: m, sentence: s, score: 0))
             }
@@ -116,21 +116,22 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     }
 
     /// For each sentence (`templateKey`: its sender and its words, digits aside), the first message
-    /// that has it. A sender's later messages repeat the text of a template ("The report named: West
-    /// VaR <…> is now available", three notices in one conversation), a reminder repeats the notice,
-    /// one email is sent twice: the repeat is a candidate only where it first stood, so a summary
-    /// never shows the same words of one sender twice. (Leaving out every copy took out the notices'
+    /// that has it and how many different messages (by their cleaned text) have it. A sender's later
+    /// messages repeat the text of a template ("The report named: West VaR <…> is now available",
+    /// three notices in one conversation), a reminder repeats the notice, one email is sent twice:
+    /// the repeat is a candidate only where it first stood, so a summary never shows the same words
+    /// of one sender twice; said in three different messages or more, it is a template's text and no
+    /// candidate at all. (Leaving out every copy of a sentence said twice took out the notices'
     /// template lines, and as many lines people wrote once and sent again: "It is going to be
     /// Saturday, December 22.", on Enron's judged conversations.)
-    static func firstMessageBySender(messages: [ConversationMessage], cleaned: [CleanedMessage]) -> [String: Int] {
-        var first: [String: Int] = [:]
+    static func firstMessageBySender(messages: [ConversationMessage], cleaned: [CleanedMessage]) -> [String: (message: Int, messages: Int)] {
+        var first: [String: (message: Int, texts: Set<String>)] = [:]
         for (m, c) in cleaned.enumerated() {
-            for s in c.sentences {
-                let key = templateKey(s.text, sender: messages[m].from?.email)
-                if first[key] == nil { first[key] = m }
+            for key in Set(c.sentences.map { templateKey($0.text, sender: messages[m].from?.email) }) {
+                if first[key] == nil { first[key] = (m, [c.text]) } else { first[key]!.texts.insert(c.text) }
             }
         }
-        return first
+        return first.mapValues { ($0.message, $0.texts.count) }
     }
 
     /// A sentence as a template would repeat it: its sender, then its folded words (`foldedText`)

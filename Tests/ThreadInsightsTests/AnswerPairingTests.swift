@@ -112,8 +112,10 @@ final class TemplateSentenceTests: XCTestCase {
         ]
         let first = ExtractiveSummarizer.firstMessageBySender(messages: messages, cleaned: messages.map { MessageCleaner.clean($0.body) })
         XCTAssertEqual(first[ExtractiveSummarizer.templateKey("This request has been pending your approval for 12 days.",
-                                                              sender: "ARsystem@example.org")], 0, "digits are one class, case folded")
-        XCTAssertEqual(first[ExtractiveSummarizer.templateKey("Please open the link below to review and act upon it.", sender: ann.email)], 2,
+                                                              sender: "ARsystem@example.org")]?.message, 0, "digits are one class, case folded")
+        XCTAssertEqual(first[ExtractiveSummarizer.templateKey("This request has been pending your approval for 12 days.",
+                                                              sender: "ARsystem@example.org")]?.messages, 3, "three different notices")
+        XCTAssertEqual(first[ExtractiveSummarizer.templateKey("Please open the link below to review and act upon it.", sender: ann.email)]?.message, 2,
                        "another sender's words are their own")
         XCTAssertEqual(ExtractiveSummarizer.templateKey("Trouble viewing it? Visit http://example.com/l?u=ann@example.org now.", sender: nil),
                        ExtractiveSummarizer.templateKey("Trouble viewing it? Visit http://example.com/l?u=bob@example.org now.", sender: nil),
@@ -122,6 +124,11 @@ final class TemplateSentenceTests: XCTestCase {
         let lines = summary.points.filter { $0.kind == .point }
         XCTAssertEqual(Set(lines.map(\.sentence)).count, lines.count, "no line twice: \(lines.map(\.text))")
         XCTAssertFalse(lines.contains { $0.source.author == "Access Requests" && $0.source.emailId != 1 }, "\(lines.map(\.text))")
+        // Three different messages of one sender say it: a template's text, no candidate at all; said
+        // in two, its first stands.
+        XCTAssertFalse(lines.contains { $0.source.author == "Access Requests" }, "\(lines.map(\.text))")
+        let twice = try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(Array(messages.prefix(3)))
+        XCTAssertTrue(twice.points.contains { $0.kind == .point && $0.source.emailId == 1 }, "\(twice.points.map(\.text))")
     }
 
     /// A template's question in every notice waits on no one; the same email sent again still waits.
