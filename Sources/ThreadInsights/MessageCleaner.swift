@@ -275,6 +275,10 @@ public enum MessageCleaner {
         #"(?i:thanks and regards|thanks & regards|thanks and best regards|thanks and kind regards|with regards|with best regards|with kind regards|respectfully|thanks|thank you|thank you very much|thanks again|thanks a lot|thanks so much|many thanks|thanks in advance|thx|tia|cheers|regards|best|best regards|kind regards|warm regards|warmest regards|best wishes|sincerely|yours|yours truly|all the best|take care|talk soon|br|rgds|ciao|later)"#
     private static let signOffLine = regex("^" + signOffWords + #"[,.!]*$"#)
     static let signOffWithName = regex("^" + signOffWords + #"[,.!]+\s+\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}$"#)
+    /// Two or three capitals at the end of a message: after a dash that follows a word or a sentence
+    /// ("data-  MK"), or after two spaces that follow a sentence's end ("etc.  RC"); not after a word
+    /// and spaces ("the office in  NYC" keeps its city).
+    private static let trailingInitials = regex(#"(?:(?<=[\p{Ll}\d.!?)])\s*-\s*|(?<=[.!?)])\s{2,})\p{Lu}{2,3}$"#)
     private static let nameLine = regex(#"^\p{Lu}[\p{L}.'-]*(?:\s+\p{Lu}[\p{L}.'-]*){0,2}$"#)
 
     static func removeGreeting(_ lines: inout [Line]) {
@@ -289,6 +293,12 @@ public enum MessageCleaner {
 
     static func removeSignOff(_ lines: inout [Line]) {
         while let last = lines.last, last.text.isEmpty { lines.removeLast() }
+        // Initials run onto the last sentence: "… the posting verification data-  MK", "… etc.  RC".
+        if let last = lines.indices.last, lines[last].text.utf8.last.map({ (0x41...0x5A).contains($0) }) == true,
+           let range = firstMatch(trailingInitials, lines[last].text),
+           lines[last].text[..<range.lowerBound].split(separator: " ").count >= 3 {
+            lines[last].text = String(lines[last].text[..<range.lowerBound])
+        }
         let nonEmpty = lines.indices.filter { !lines[$0].text.isEmpty }
         for index in nonEmpty.suffix(4) where matches(signOffLine, lines[index].text) || matches(signOffWithName, lines[index].text) {
             lines.removeSubrange(index...)

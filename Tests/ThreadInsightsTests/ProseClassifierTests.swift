@@ -429,6 +429,18 @@ final class ProseClassifierTests: XCTestCase {
                        ["The new build fixes the clock drift on the B210."])
     }
 
+    /// Initials run onto the last sentence (Enron, held-out round 8) are a signature, not words of it.
+    func testInitialsRunOntoTheLastSentenceAreLeftOut() {
+        XCTAssertEqual(Self.prose("I'm ok assuming we have the posting verification data-  MK"),
+                       ["I'm ok assuming we have the posting verification data"])
+        XCTAssertEqual(Self.prose("Are you saying that you want three categories, with no category for Issues, RAC Comments, etc.  RC"),
+                       ["Are you saying that you want three categories, with no category for Issues, RAC Comments, etc."])
+        // A place or an acronym the sentence ends with stays.
+        XCTAssertEqual(Self.prose("Please forward the signed copies to the office in  NYC"),
+                       ["Please forward the signed copies to the office in  NYC"])
+        XCTAssertEqual(Self.prose("We will file the report with the SEC"), ["We will file the report with the SEC"])
+    }
+
     func testASignatureAListFooterAndADisclaimerAreNotProse() {
         let body = """
             The replacement unit ships on Monday and should reach you by Wednesday.
