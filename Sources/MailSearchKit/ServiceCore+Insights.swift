@@ -76,9 +76,9 @@ extension ServiceCore {
     /// a closing phrase above two names ("Lara and Bob") is a signature; 13: GroupWise's attribution
     /// starts the quoted original, a first line "Mr. Taylor:" is a salutation; 14: a sentence its
     /// sender says in three or more different messages is a template's, no candidate; 15: initials run
-    /// onto a message's last sentence, "data-  MK", are left out), so that summaries stored by an
-    /// earlier version are made again, not shown.
-    static let extractiveVersion = 15
+    /// onto a message's last sentence, "data-  MK", are left out; 16: "Waiting on" names no Exchange
+    /// X.500 address), so that summaries stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 16
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

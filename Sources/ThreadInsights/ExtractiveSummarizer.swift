@@ -321,12 +321,15 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         let earlier = messages.dropLast()
         let participants = Dictionary(earlier.compactMap { m in m.from.map { ($0.email.lowercased(), $0) } },
                                       uniquingKeysWith: { a, _ in a })
-        var people = last.to.filter { $0.email.lowercased() != author && participants[$0.email.lowercased()] != nil }
+        // Exchange's internal X.500 names ("/o=enron/ou=na/cn=recipients/cn=notesaddr/cn=a478079f-…")
+        // name no one a reader knows: not shown.
+        let named = { (a: Address) in !a.email.hasPrefix("/") }
+        var people = last.to.filter { named($0) && $0.email.lowercased() != author && participants[$0.email.lowercased()] != nil }
             .map { participants[$0.email.lowercased()]!.displayName }
-        if people.isEmpty, let previous = earlier.last(where: { $0.from?.email.lowercased() != author })?.from {
+        if people.isEmpty, let previous = earlier.last(where: { $0.from?.email.lowercased() != author })?.from, named(previous) {
             people = [previous.displayName]
         }
-        if people.isEmpty { people = last.to.filter { $0.email.lowercased() != author }.map(\.displayName) }
+        if people.isEmpty { people = last.to.filter { named($0) && $0.email.lowercased() != author }.map(\.displayName) }
         guard !people.isEmpty else { return nil }
         var unique: [String] = []
         for p in people where !unique.contains(p) { unique.append(p) }

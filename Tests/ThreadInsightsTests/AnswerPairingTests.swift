@@ -150,4 +150,17 @@ final class TemplateSentenceTests: XCTestCase {
                      ConversationMessage(emailId: 3, from: ann, to: [system], date: nil, body: resent)]
         XCTAssertNotNil(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(again).points.first { $0.kind == .waitingOn })
     }
+
+    /// Exchange's exchange X.500 names are nobody a reader knows: "Waiting on" names the people.
+    func testWaitingOnNamesNoExchangeInternalAddress() throws {
+        let exchange = Address(name: nil, email: "/o=enron/ou=na/cn=recipients/cn=notesaddr/cn=a478079f-55e1f3b0@enron.com")
+        let bob = Address(name: "Bob Stone", email: "bob@example.org")
+        let messages = [
+            ConversationMessage(emailId: 1, from: exchange, to: [ann], date: nil, body: "The database will be down on Saturday for maintenance."),
+            ConversationMessage(emailId: 2, from: bob, to: [ann], date: nil, body: "Noted, the loads will be late that day."),
+            ConversationMessage(emailId: 3, from: ann, to: [exchange, bob], date: nil, body: "Could you tell me when the pricing data will be back?"),
+        ]
+        let waiting = try XCTUnwrap(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages).points.first { $0.kind == .waitingOn })
+        XCTAssertEqual(waiting.waitingOn, ["Bob Stone"], waiting.text)
+    }
 }
