@@ -406,6 +406,13 @@ public enum MessageCleaner {
     /// in a statement ("I know it is there").
     private static let request = regex(
         #"(?i)\b(could you|can you|would you|will you|can we|could we|shall we|should we|please|pls|let me know|let us know|do you|did you|are you|have you|(?:^|[,;:(]\s*|\b(?:so|and|but|also|then|or)\s+)is there|any idea|any thoughts|need you to|would it be possible|is it possible|i'd appreciate|would appreciate|kindly|(?:does|do|did|has|have) any(?:one|body) (?:know|have|tried|seen|got)|any(?:one|body) knows?)\b"#)
+    /// An offer of help that closes a message ("If you have any questions, please call me.", "Please
+    /// let me know if you need anything else.", "Feel free to contact me."), or what presents an
+    /// attachment ("Attached please find the report.", "Please see the attached file for details."):
+    /// no request anyone waits on or answers. (Enron: 101 of 757 "Waiting on" lines were such offers,
+    /// 19 more such presentations.) "Please find attached a form which I need you to fill in" asks.
+    private static let offerOfHelp = regex(
+        #"(?i)(?:\bplease find\b|\bplease see (?:the )?attached\b)(?!.*\b(?:need you to|fill (?:it )?(?:in|out)|sign|return)\b)|\b(?:if|should) (?:you|anyone|anybody|there) (?:have|has|are|is|need|needs|require|requires|run into|experience|encounter)\s+(?:any\s+)?(?:further\s+|other\s+|more\s+|additional\s+)?(?:questions?|concerns?|problems?|difficult(?:y|ies)|trouble|help|assistance|anything(?:\s+else)?)\b|\bfeel free to\b|\b(?:do not|don't|dont) hesitate\b|\bif I can (?:be of )?(?:any )?(?:further |more )?(?:help|assistance|assist)\b|\bif you need (?:anything|me)\b"#)
     private static let dateOrTime = regex(
         #"(?i)\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|today|tomorrow|tonight|yesterday|next week|this week|end of (?:the )?(?:day|week|month)|eod|noon|january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d{1,2}:\d{2}|\d{1,2}\s?(?:am|pm)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b"#)
 
@@ -436,7 +443,7 @@ public enum MessageCleaner {
         let prose = kind == .prose && words >= 4 && words <= 60 && visible > 0
             && Double(letters) / Double(visible) >= 0.6 && text.count <= 400
         let isRequest = lower.map { bytes in requestWords.contains { ProseClassifier.has(bytes, bytes: $0) } } ?? true
-            && matches(request, text)
+            && matches(request, text) && !matches(offerOfHelp, text)
         let hasDateOrTime = lower.map { bytes in
             bytes.contains { (0x30...0x39).contains($0) } || dateWords.contains { ProseClassifier.has(bytes, bytes: $0) }
         } ?? true && matches(dateOrTime, text)

@@ -151,7 +151,27 @@ final class TemplateSentenceTests: XCTestCase {
         XCTAssertNotNil(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(again).points.first { $0.kind == .waitingOn })
     }
 
-    /// Exchange's exchange X.500 names are nobody a reader knows: "Waiting on" names the people.
+    /// An offer of help or an attachment's presentation is no request anyone waits on; a real request
+    /// in the same message is.
+    func testAnOfferOfHelpIsNoRequest() throws {
+        let offers = ["If you have any questions, please call me at x3-1411.", "Please let me know if you need anything else.",
+                      "Please feel free to contact me.", "Attached please find the contracts for Nicor Gas.",
+                      "Please see the attached file for details.", "Should you have any questions, please do not hesitate to call."]
+        for offer in offers { XCTAssertFalse(MessageCleaner.makeSentence(offer, start: 0, end: offer.count).isRequest, offer) }
+        let asks = ["Please let me know if you can attend on Friday.", "Please find attached a form which I need you to fill in.",
+                    "If anyone has any idea how to fix this, please let me know.", "Please review the attached product description."]
+        for ask in asks { XCTAssertTrue(MessageCleaner.makeSentence(ask, start: 0, end: ask.count).isRequest, ask) }
+        let bob = Address(name: "Bob Stone", email: "bob@example.org")
+        let messages = [
+            ConversationMessage(emailId: 1, from: bob, to: [ann], date: nil, body: "The outage report for the weekend is ready."),
+            ConversationMessage(emailId: 2, from: ann, to: [bob], date: nil,
+                                body: "Please review the outage report before Monday. If you have any questions, please call me."),
+        ]
+        let waiting = try XCTUnwrap(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages).points.first { $0.kind == .waitingOn })
+        XCTAssertEqual(waiting.sentence, "Please review the outage report before Monday.")
+    }
+
+    /// Exchange's internal X.500 names are nobody a reader knows: "Waiting on" names the people.
     func testWaitingOnNamesNoExchangeInternalAddress() throws {
         let exchange = Address(name: nil, email: "/o=enron/ou=na/cn=recipients/cn=notesaddr/cn=a478079f-55e1f3b0@enron.com")
         let bob = Address(name: "Bob Stone", email: "bob@example.org")
