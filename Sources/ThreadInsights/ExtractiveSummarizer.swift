@@ -125,10 +125,13 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     /// template lines, and as many lines people wrote once and sent again: "It is going to be
     /// Saturday, December 22.", on Enron's judged conversations.)
     static func firstMessageBySender(messages: [ConversationMessage], cleaned: [CleanedMessage]) -> [String: (message: Int, messages: Int)] {
-        var first: [String: (message: Int, texts: Set<String>)] = [:]
+        // Each message's text as the number of the first message with the same cleaned text.
+        var textIds: [String: Int] = [:]
+        let textId = cleaned.indices.map { m in textIds[cleaned[m].text] ?? { textIds[cleaned[m].text] = m; return m }() }
+        var first: [String: (message: Int, texts: Set<Int>)] = [:]
         for (m, c) in cleaned.enumerated() {
             for key in Set(c.sentences.map { templateKey($0.text, sender: messages[m].from?.email) }) {
-                if first[key] == nil { first[key] = (m, [c.text]) } else { first[key]!.texts.insert(c.text) }
+                if first[key] == nil { first[key] = (m, [textId[m]]) } else { first[key]!.texts.insert(textId[m]) }
             }
         }
         return first.mapValues { ($0.message, $0.texts.count) }

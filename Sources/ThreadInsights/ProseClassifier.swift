@@ -733,9 +733,9 @@ public enum ProseClassifier {
         #"^(?i:signed-off-by|acked-by|reviewed-by|tested-by|reported-by|suggested-by|co-developed-by|reported-and-tested-by|requested-by|cc|fixes|link|closes|change-id|buglink|message-id):\s*\S"#)
     static let headerLine = regex(
         #"^\*{0,2}(?:From|To|Sent|Date|Subject|Reply-To|Bcc|Von|An|Gesendet|Betreff|Datum|Envoyé|Objet|发件人|收件人|发送时间|主题|抄送|日期)\*{0,2}\s?[:：]\*{0,2}\s"#)
-    /// A header label after a run of spaces (Notes' columns) or at the start.
     /// A form's label: a capital, up to four words, a colon and a value ("Expense Report Name: 2001").
     static let formField = regex(#"(?:^|\s)\p{Lu}[\p{L}/&.'-]*(?:\s+[\p{L}/&.'-]+){0,3}:\s+\S"#)
+    /// A header label after a run of spaces (Notes' columns) or at the start.
     static let notesHeader = regex(#"(?:^|\s{2,})(?:To|cc|bcc|Subject|From|Sent|Date):(?:\s|$)"#)
     static let diffLine = regex(
         #"^(?:diff --git |index [0-9a-f]{7,}\.\.[0-9a-f]{7,}|--- (?:a/|/dev/null)|\+\+\+ (?:b/|/dev/null)|@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@|new file mode \d|deleted file mode \d|similarity index \d|rename (?:from|to) \S)"#)
