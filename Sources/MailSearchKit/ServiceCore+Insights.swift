@@ -78,9 +78,10 @@ extension ServiceCore {
     /// sender says in three or more different messages is a template's, no candidate; 15: initials run
     /// onto a message's last sentence, "data-  MK", are left out; 16: "Waiting on" names no Exchange
     /// X.500 address; 17: an offer of help, "If you have any questions, please call me", and an
-    /// attachment's presentation, "Attached please find …", are no requests), so that summaries stored
-    /// by an earlier version are made again, not shown.
-    static let extractiveVersion = 17
+    /// attachment's presentation, "Attached please find …", are no requests; 18: a "?" in an aside,
+    /// an export-control notice, "please note" and "for other questions, please contact …" ask
+    /// nothing), so that summaries stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 18
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -410,9 +410,10 @@ public enum MessageCleaner {
     /// let me know if you need anything else.", "Feel free to contact me."), or what presents an
     /// attachment ("Attached please find the report.", "Please see the attached file for details."):
     /// no request anyone waits on or answers. (Enron: 101 of 757 "Waiting on" lines were such offers,
-    /// 19 more such presentations.) "Please find attached a form which I need you to fill in" asks.
+    /// 19 more such presentations; "Please note …", "For other questions, please contact …", "Please
+    /// click below …" tell, not ask.) "Please find attached a form which I need you to fill in" asks.
     private static let offerOfHelp = regex(
-        #"(?i)(?:\bplease find\b|\bplease see (?:the )?attached\b)(?!.*\b(?:need you to|fill (?:it )?(?:in|out)|sign|return)\b)|\b(?:if|should) (?:you|anyone|anybody|there) (?:have|has|are|is|need|needs|require|requires|run into|experience|encounter)\s+(?:any\s+)?(?:further\s+|other\s+|more\s+|additional\s+)?(?:questions?|concerns?|problems?|difficult(?:y|ies)|trouble|help|assistance|anything(?:\s+else)?)\b|\bfeel free to\b|\b(?:do not|don't|dont) hesitate\b|\bif I can (?:be of )?(?:any )?(?:further |more )?(?:help|assistance|assist)\b|\bif you need (?:anything|me)\b"#)
+        #"(?i)(?:\bplease find\b|\bplease see (?:the )?attached\b)(?!.*\b(?:need you to|fill (?:it )?(?:in|out)|sign|return)\b)|\b(?:if|should) (?:you|anyone|anybody|there) (?:have|has|are|is|need|needs|require|requires|run into|experience|encounter)\s+(?:any\s+)?(?:further\s+|other\s+|more\s+|additional\s+)?(?:questions?|concerns?|problems?|difficult(?:y|ies)|trouble|help|assistance|anything(?:\s+else)?)\b|\bfeel free to\b|\b(?:do not|don't|dont) hesitate\b|\bif I can (?:be of )?(?:any )?(?:further |more )?(?:help|assistance|assist)\b|\bif you need (?:anything|me)\b|\blet me know if (?:this|that|it|anything) (?:doesn't|does not|isn't|is not) (?:make sense|clear)\b|\bfor (?:any|other|more|further|additional) (?:questions|information|details|inquiries)\b|\bif you would like (?:further|more|additional) (?:information|details)\b|\bplease note\b|\bplease click (?:below|here|on the link)\b"#)
     private static let dateOrTime = regex(
         #"(?i)\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|today|tomorrow|tonight|yesterday|next week|this week|end of (?:the )?(?:day|week|month)|eod|noon|january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d{1,2}:\d{2}|\d{1,2}\s?(?:am|pm)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b"#)
 
@@ -449,8 +450,16 @@ public enum MessageCleaner {
         } ?? true && matches(dateOrTime, text)
         return Sentence(
             text: text, start: start, end: end,
-            isQuestion: text.hasSuffix("?") || text.hasSuffix("?)") || text.hasSuffix("?\""),
+            // A "?" in an aside at the end ("… uses IDT (now named something else?)") asks nothing;
+            // a question wholly in parentheses does.
+            isQuestion: text.hasSuffix("?") || text.hasSuffix("?)") && !isAsideQuestion(text) || text.hasSuffix("?\""),
             isRequest: isRequest, hasDateOrTime: hasDateOrTime, kind: kind, isProse: prose)
+    }
+
+    /// "… (or feature?)": the question mark closes a parenthesis the sentence opened after its start.
+    static func isAsideQuestion(_ text: String) -> Bool {
+        guard let open = text.lastIndex(of: "(") else { return false }
+        return open != text.startIndex
     }
 
     /// A word of every alternative of `request` (lower case): a text with none of them cannot match it.

@@ -470,6 +470,9 @@ public enum ProseClassifier {
     static let disclaimerWords = [
         "confidential", "intended recipient", "privileged", "unauthori", "prohibited", "in error", "notify the sender",
         "disclaimer", "addressee", "legally", "virus",
+        // An export-control notice (National Instruments' on usrp-users: "… U.S. Export Administration
+        // Regulations … a specific authorization may be required from the U.S. Commerce Department").
+        "export administration", "license requirement", "specific authorization", "commerce department",
     ]
 
     // MARK: Features

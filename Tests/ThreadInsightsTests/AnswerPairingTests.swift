@@ -156,8 +156,14 @@ final class TemplateSentenceTests: XCTestCase {
     func testAnOfferOfHelpIsNoRequest() throws {
         let offers = ["If you have any questions, please call me at x3-1411.", "Please let me know if you need anything else.",
                       "Please feel free to contact me.", "Attached please find the contracts for Nicor Gas.",
-                      "Please see the attached file for details.", "Should you have any questions, please do not hesitate to call."]
+                      "Please see the attached file for details.", "Should you have any questions, please do not hesitate to call.",
+                      "For other questions, please contact Jason at x5-3923.", "Please note that the office is closed on Monday.",
+                      "Please click below for access to the weekly reports."]
         for offer in offers { XCTAssertFalse(MessageCleaner.makeSentence(offer, start: 0, end: offer.count).isRequest, offer) }
+        XCTAssertFalse(MessageCleaner.makeSentence("Let me know if this doesn't make sense.", start: 0, end: 38).isRequest)
+        // A question mark in an aside asks nothing; a question in parentheses does.
+        XCTAssertFalse(MessageCleaner.makeSentence("The PPS distribution uses IDT (now named something else?)", start: 0, end: 57).isQuestion)
+        XCTAssertTrue(MessageCleaner.makeSentence("(Did you try the 4.4 release?)", start: 0, end: 30).isQuestion)
         let asks = ["Please let me know if you can attend on Friday.", "Please find attached a form which I need you to fill in.",
                     "If anyone has any idea how to fix this, please let me know.", "Please review the attached product description."]
         for ask in asks { XCTAssertTrue(MessageCleaner.makeSentence(ask, start: 0, end: ask.count).isRequest, ask) }

@@ -441,6 +441,16 @@ final class ProseClassifierTests: XCTestCase {
         XCTAssertEqual(Self.prose("We will file the report with the SEC"), ["We will file the report with the SEC"])
     }
 
+    /// National Instruments' export-control notice under usrp-users signatures is a footer.
+    func testAnExportControlNoticeIsAFooter() {
+        let body = """
+            Try the FPGA image from the 4.4 release; the timing of the 4.3 image misses on that board.
+
+            NI will only perform services based on its understanding and condition that the goods or services (i) are not for the use in the production or development of any item produced, purchased, or ordered by any entity with a footnote 1 designation in the license requirement column of Supplement No. 4 to Part 744, U.S. Export Administration Regulations and (ii) such a company is not a party to the transaction.  If our understanding is incorrect, please notify us immediately because a specific authorization may be required from the U.S. Commerce Department before the transaction may proceed further.
+            """
+        XCTAssertEqual(Self.prose(body), ["Try the FPGA image from the 4.4 release; the timing of the 4.3 image misses on that board."])
+    }
+
     func testASignatureAListFooterAndADisclaimerAreNotProse() {
         let body = """
             The replacement unit ships on Monday and should reach you by Wednesday.
