@@ -80,8 +80,9 @@ extension ServiceCore {
     /// X.500 address; 17: an offer of help, "If you have any questions, please call me", and an
     /// attachment's presentation, "Attached please find …", are no requests; 18: a "?" in an aside,
     /// an export-control notice, "please note" and "for other questions, please contact …" ask
-    /// nothing), so that summaries stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 18
+    /// nothing; 19: "Waiting on" the person the message addresses by name), so that summaries stored
+    /// by an earlier version are made again, not shown.
+    static let extractiveVersion = 19
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

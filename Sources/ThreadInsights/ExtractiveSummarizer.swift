@@ -294,6 +294,32 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
                             waitingOn: nil, reviewers: order.flatMap { roles[$0]! })
     }
 
+    /// The first name a message addresses, lower case: its first line's "Jason:", "Hi Ian,", "Dear
+    /// Ms. Lee," or the question's own "Jason: please …"; nil for a group ("All,", "Team:").
+    static func addressedName(_ body: String, question: String) -> String? {
+        let first = body.split(separator: "\n").first { !$0.allSatisfy(\.isWhitespace) }.map(String.init) ?? ""
+        for text in [question, first] {
+            guard let match = addressedPattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+                  let range = Range(match.range(at: 1), in: text) else { continue }
+            let name = text[range].lowercased()
+            if !["all", "team", "everyone", "folks", "guys", "gentlemen", "ladies", "friends", "colleagues", "sir", "madam"].contains(name) {
+                return name
+            }
+        }
+        return nil
+    }
+
+    static let addressedPattern = ProseClassifier.regex(
+        #"^\s*(?:(?i:hi|hello|hey|dear)\s+)?(?:(?i:mr|mrs|ms|dr)\.?\s+)?(\p{Lu}[\p{Ll}'-]+)\s*[,:]"#)
+
+    /// The words of a participant's name and address, lower case: "Jason Roth" <jroth@…> → jason,
+    /// roth, jroth.
+    static func nameWords(_ a: Address) -> Set<String> {
+        let local = a.email.split(separator: "@").first.map(String.init) ?? a.email
+        let words = (a.name ?? "").lowercased().split { !$0.isLetter } + local.lowercased().split { !$0.isLetter }
+        return Set(words.map(String.init))
+    }
+
     /// "Reviewed-by: Bob Stone <bob@example.com>" → reviewed, Bob Stone.
     static let reviewTrailer = ProseClassifier.regex(#"(?i)^\s*(Reviewed|Acked|Tested)-by:\s*([^<#]*?)\s*(?:<[^>]*>.*|#.*)?$"#)
 
@@ -333,6 +359,16 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
             people = [previous.displayName]
         }
         if people.isEmpty { people = last.to.filter { named($0) && $0.email.lowercased() != author }.map(\.displayName) }
+        // A message that addresses someone by name ("Jason: please send a note …", "Hi Ian,") waits
+        // on that person, when exactly one participant or recipient has that name.
+        if let addressed = addressedName(last.body, question: question.text) {
+            let everyone = (Array(participants.values) + last.to).filter { named($0) && $0.email.lowercased() != author }
+            var matching: [Address] = []
+            for a in everyone where nameWords(a).contains(addressed) && !matching.contains(where: { $0.email.lowercased() == a.email.lowercased() }) {
+                matching.append(a)
+            }
+            if matching.count == 1 { people = [matching[0].displayName] }
+        }
         guard !people.isEmpty else { return nil }
         var unique: [String] = []
         for p in people where !unique.contains(p) { unique.append(p) }

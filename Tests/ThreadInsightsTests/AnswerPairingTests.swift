@@ -177,6 +177,23 @@ final class TemplateSentenceTests: XCTestCase {
         XCTAssertEqual(waiting.sentence, "Please review the outage report before Monday.")
     }
 
+    /// A reply that addresses someone by name waits on that person, not on whoever wrote last before.
+    func testWaitingOnNamesThePersonTheMessageAddresses() throws {
+        let jason = Address(name: "Jason Roth", email: "jroth@example.org")
+        let cedric = Address(name: "Cédric Hannotier", email: "cedric@example.org")
+        let marcus = Address(name: "Marcus Leech", email: "mleech@example.org")
+        let messages = [
+            ConversationMessage(emailId: 1, from: jason, to: [marcus], date: nil, body: "My B210 stopped showing up on USB after the update."),
+            ConversationMessage(emailId: 2, from: cedric, to: [jason], date: nil, body: "Did you try another cable and another port?"),
+            ConversationMessage(emailId: 3, from: marcus, to: [cedric, jason], date: nil,
+                                body: "Jason: please send a note to support and ask for an RMA on your device."),
+        ]
+        let waiting = try XCTUnwrap(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages).points.first { $0.kind == .waitingOn })
+        XCTAssertEqual(waiting.waitingOn, ["Jason Roth"], waiting.text)
+        XCTAssertNil(ExtractiveSummarizer.addressedName("All,\nPlease send your timesheets.", question: "Please send your timesheets."))
+        XCTAssertEqual(ExtractiveSummarizer.addressedName("Hi Ian,\nDoes the output contain USB?", question: "Does the output contain USB?"), "ian")
+    }
+
     /// Exchange's internal X.500 names are nobody a reader knows: "Waiting on" names the people.
     func testWaitingOnNamesNoExchangeInternalAddress() throws {
         let exchange = Address(name: nil, email: "/o=enron/ou=na/cn=recipients/cn=notesaddr/cn=a478079f-55e1f3b0@enron.com")

@@ -48,7 +48,8 @@ final class InsightsModelTests: XCTestCase {
         let offsite = try summarizer.summarize(try XCTUnwrap(threads["offsite"]).conversation)
         let waiting = try XCTUnwrap(offsite.points.last)
         XCTAssertEqual(waiting.kind, .waitingOn)
-        XCTAssertEqual(waiting.waitingOn, ["Carla Diaz", "Bob Stone"])
+        // The question addresses Carla by name ("Carla, could you …"): it waits on her, not on every recipient.
+        XCTAssertEqual(waiting.waitingOn, ["Carla Diaz"])
         XCTAssertEqual(waiting.sentence, "Carla, could you confirm the room booking by Friday?")
         // A list question: the previous sender is who it waits on.
         let fpga = try summarizer.summarize(try XCTUnwrap(threads["fpga"]).conversation)
