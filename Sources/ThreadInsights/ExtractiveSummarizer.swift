@@ -126,8 +126,9 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     /// Saturday, December 22.", on Enron's judged conversations.)
     static func firstMessageBySender(messages: [ConversationMessage], cleaned: [CleanedMessage]) -> [String: (message: Int, messages: Int)] {
         // Each message's text as the number of the first message with the same cleaned text.
-        var textIds: [String: Int] = [:]
-        let textId = cleaned.indices.map { m in textIds[cleaned[m].text] ?? { textIds[cleaned[m].text] = m; return m }() }
+        var firstWithText: [String: Int] = [:]
+        for m in cleaned.indices where firstWithText[cleaned[m].text] == nil { firstWithText[cleaned[m].text] = m }
+        let textId = cleaned.map { firstWithText[$0.text]! }
         var first: [String: (message: Int, texts: Set<Int>)] = [:]
         for (m, c) in cleaned.enumerated() {
             for key in Set(c.sentences.map { templateKey($0.text, sender: messages[m].from?.email) }) {
@@ -302,12 +303,14 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
             guard let match = addressedPattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
                   let range = Range(match.range(at: 1), in: text) else { continue }
             let name = text[range].lowercased()
-            if !["all", "team", "everyone", "folks", "guys", "gentlemen", "ladies", "friends", "colleagues", "sir", "madam"].contains(name) {
-                return name
-            }
+            if !groupGreetings.contains(name) { return name }
         }
         return nil
     }
+
+    /// Greetings of a group or of no one by name: "All,", "Team:", "Sir,".
+    static let groupGreetings: Set<String> = ["all", "team", "everyone", "folks", "guys", "gentlemen", "ladies", "friends",
+                                              "colleagues", "sir", "madam"]
 
     static let addressedPattern = ProseClassifier.regex(
         #"^\s*(?:(?i:hi|hello|hey|dear)\s+)?(?:(?i:mr|mrs|ms|dr)\.?\s+)?(\p{Lu}[\p{Ll}'-]+)\s*[,:]"#)

@@ -41,16 +41,15 @@ mean-pooled in the graph and L2-normalised after. The clock runs over every batc
 padding and normalisation included, after one warm-up batch; model loading is not counted.
 """
 import argparse
+import importlib.util
 import json
 import math
 import os
 import platform
+import shutil
 import struct
 import sys
 import time
-
-import importlib.util
-import shutil
 
 import numpy as np
 
@@ -376,7 +375,7 @@ def main():
     import_onnxruntime(held)
     cpu, flags = cpu_line()
     if held:
-        flags = flags - {f for f in flags if f.startswith("avx512") or f.startswith("amx")}
+        flags = {f for f in flags if not f.startswith(("avx512", "amx"))}
     print(f"== ONNX Runtime peer: onnxruntime {ort.__version__} (onnx {onnx.__version__}, numpy {np.__version__}), "
           f"CPUExecutionProvider, intra_op_num_threads={args.threads}, inter_op_num_threads=1 ==")
     print(f"CPU: {cpu}")
