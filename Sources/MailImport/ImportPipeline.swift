@@ -104,8 +104,8 @@ public struct ImportPipeline: Sendable {
         var finished = false
         defer { if !finished { observer?.didAbandonImport() } }
         // Fewer, larger checkpoints while the import writes; back to the usual interval after.
-        try store.setCheckpointInterval(pages: MailStore.importCheckpointPages)
-        defer { try? store.setCheckpointInterval(pages: MailStore.checkpointPages) }
+        try store.setCheckpointInterval(bytes: MailStore.importCheckpointBytes)
+        defer { try? store.setCheckpointInterval(bytes: MailStore.checkpointBytes) }
         // Into an empty mailbox, the indexes no import step reads are built once the mail is
         // stored; on an error, here (or, if that fails too, when the store is next opened).
         var deferredIndexes = defersIndexes ? try store.deferIndexesWhileEmpty() : nil

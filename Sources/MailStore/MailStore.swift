@@ -30,15 +30,19 @@ public final class MailStore: Sendable {
         config.foreignKeysEnabled = true
         config.busyMode = .timeout(30)
         config.prepareDatabase { db in
-            // WAL + NORMAL: a killed process never loses a committed transaction.
-            if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+            // WAL + NORMAL: a killed process never loses a committed transaction. A new file gets
+            // 16 KB pages (SQLiteFileLayout), set before GRDB puts it in WAL mode.
+            if !readOnly {
+                try SQLiteFileLayout.prepareNewFile(db)
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            }
             // The writer: a 64 MB page cache keeps the indexes of a large import in memory (the
             // default 2 MB thrashes), and fewer, larger checkpoints cut write amplification.
             // Readers (a pool keeps up to five): 8 MB each. No memory mapping: a process counts
             // the mapped pages of every connection apart; the kernel's file cache serves them all.
             try db.execute(sql: "PRAGMA cache_size = \(db.configuration.readonly ? -8192 : -65536)")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            if !readOnly { try db.execute(sql: "PRAGMA wal_autocheckpoint = \(MailStore.checkpointPages)") }
+            if !readOnly { try SQLiteFileLayout.setCheckpointInterval(db, bytes: MailStore.checkpointBytes) }
         }
         let path = directory.mailDatabaseURL.path
         do {
@@ -115,18 +119,19 @@ public final class MailStore: Sendable {
 
     // MARK: Ingest
 
-    /// SQLite folds the write-ahead log into mail.sqlite once it holds this many pages (32 MB).
-    public static let checkpointPages = 8_192
+    /// SQLite folds the write-ahead log into mail.sqlite once it holds this much (32 MB; in pages of
+    /// the file, `SQLiteFileLayout`).
+    public static let checkpointBytes = 32 << 20
     /// The same while an import writes (256 MB): the writer does each checkpoint itself and waits
     /// for its syncs (7.9 s of a 24 s Enron import on a 2-core host), and a page the
     /// import rewrites in every batch (an index's) is copied once a checkpoint, not once every few.
-    public static let importCheckpointPages = 65_536
+    public static let importCheckpointBytes = 256 << 20
 
-    /// Checkpoints every `pages` pages of the write-ahead log from now on (this process's writer):
-    /// an import raises it and sets it back (`checkpointPages`) when it ends, however it ends; a
+    /// Checkpoints every `bytes` of write-ahead log from now on (this process's writer):
+    /// an import raises it and sets it back (`checkpointBytes`) when it ends, however it ends; a
     /// process killed meanwhile leaves nothing behind (each connection sets it when it opens).
-    public func setCheckpointInterval(pages: Int) throws {
-        try database.writeWithoutTransaction { try $0.execute(sql: "PRAGMA wal_autocheckpoint = \(pages)") }
+    public func setCheckpointInterval(bytes: Int) throws {
+        try database.writeWithoutTransaction { try SQLiteFileLayout.setCheckpointInterval($0, bytes: bytes) }
     }
 
     /// Adds a batch of emails of one account in a single transaction: deduplicates by

@@ -67,6 +67,8 @@ final class SearchDatabase: Sendable {
         config.busyMode = .timeout(30)
         let mailPath = mailURL.path
         config.prepareDatabase { db in
+            // A new file gets 16 KB pages (SQLiteFileLayout), set before GRDB puts it in WAL mode.
+            if !db.configuration.readonly { try SQLiteFileLayout.prepareNewFile(db) }
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
             // A 64 MB page cache keeps the indexes of a large import in memory (the default 2 MB
             // thrashes), and fewer, larger checkpoints cut write amplification.
@@ -74,7 +76,7 @@ final class SearchDatabase: Sendable {
             let reader = db.configuration.readonly
             try db.execute(sql: "PRAGMA cache_size = \(reader ? -8192 : -65536)")
             try db.execute(sql: "PRAGMA temp_store = MEMORY")
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 8192")
+            try SQLiteFileLayout.setCheckpointInterval(db, bytes: MailStore.checkpointBytes)
             // Read-only: the index never writes the user's mail.
             try db.execute(sql: "ATTACH DATABASE ? AS mail", arguments: [Self.readOnlyURI(mailPath)])
             // The attached mail's page cache (PRAGMAs apply per schema).

@@ -96,18 +96,21 @@ final class ImportTests: XCTestCase {
     /// whether it ends well or on an error.
     func testAnImportCheckpointsLessOftenAndSetsTheIntervalBack() throws {
         for i in 0..<7 { try write(message(id: "cp\(i)@x", subject: "n\(i)"), to: "cp/\(i)") }
-        XCTAssertEqual(try checkpointInterval(), MailStore.checkpointPages)
+        // A new mail.sqlite has 16 KB pages; the intervals are 32 MB and 256 MB of them.
+        XCTAssertEqual(try store.database.read { try Int.fetchOne($0, sql: "PRAGMA page_size") }, 16_384)
+        let usual = 2_048, importing = 16_384
+        XCTAssertEqual(try checkpointInterval(), usual)
         let probe = Self.checkpointProbe()
         _ = try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: probe).run(path: directory.appendingPathComponent("cp").path)
-        XCTAssertEqual(probe.seen, Array(repeating: MailStore.importCheckpointPages, count: 4))
-        XCTAssertEqual(try checkpointInterval(), MailStore.checkpointPages, "set back after the import")
+        XCTAssertEqual(probe.seen, Array(repeating: importing, count: 4))
+        XCTAssertEqual(try checkpointInterval(), usual, "set back after the import")
 
         for i in 0..<7 { try write(message(id: "cq\(i)@x", subject: "m\(i)"), to: "cq/\(i)") }
         let failing = Self.checkpointProbe(failAfter: 1)
         XCTAssertThrowsError(try ImportPipeline(store: store, accountName: "a", batchSize: 2, observer: failing)
             .run(path: directory.appendingPathComponent("cq").path))
-        XCTAssertEqual(failing.seen.first, MailStore.importCheckpointPages)
-        XCTAssertEqual(try checkpointInterval(), MailStore.checkpointPages, "set back after a failed import")
+        XCTAssertEqual(failing.seen.first, importing)
+        XCTAssertEqual(try checkpointInterval(), usual, "set back after a failed import")
     }
 
     /// The emails' indexes of dates, flags and senders, as `sqlite_master` has them.

@@ -1,0 +1,32 @@
+import GRDB
+
+/// How a new database file of ours is laid out, and how often its write-ahead log is folded back.
+///
+/// Pages of 16 KB instead of SQLite's 4 KB: an import of Enron (44,715 emails) into 4 KB pages made
+/// about 200,000 reads and writes of a page each, the syscalls a fifth of its CPU time; 16 KB pages
+/// take a quarter of the calls and store bodies in fewer overflow pages (import CPU 14.9 → 13.4 s on
+/// a 2-core host; a one-shot search as fast, in `make bench-cold`). A file keeps the page size it
+/// was made with: an existing 4 KB file stays as it is (the pragma does nothing on a WAL file).
+///
+/// Checkpoint intervals are counts of pages, so they are given here in bytes and turned into pages
+/// of the file at hand: a 16 KB file checkpoints after the same amount of log as a 4 KB one.
+public enum SQLiteFileLayout {
+    public static let pageSize = 16_384
+
+    /// Sets the page size of a file not yet written; before WAL mode is set (GRDB's
+    /// `prepareDatabase` runs first). Nothing on an existing file.
+    public static func prepareNewFile(_ db: Database) throws {
+        try db.execute(sql: "PRAGMA page_size = \(pageSize)")
+    }
+
+    /// `PRAGMA wal_autocheckpoint` for a log of `bytes`, in pages of this connection's main file.
+    public static func setCheckpointInterval(_ db: Database, bytes: Int) throws {
+        try db.execute(sql: "PRAGMA wal_autocheckpoint = \(try pages(db, bytes: bytes))")
+    }
+
+    /// `bytes` in pages of this connection's main file (at least 1).
+    public static func pages(_ db: Database, bytes: Int) throws -> Int {
+        let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096
+        return max(1, bytes / max(size, 512))
+    }
+}
