@@ -80,9 +80,10 @@ extension ServiceCore {
     /// X.500 address; 17: an offer of help, "If you have any questions, please call me", and an
     /// attachment's presentation, "Attached please find …", are no requests; 18: a "?" in an aside,
     /// an export-control notice, "please note" and "for other questions, please contact …" ask
-    /// nothing; 19: "Waiting on" the person the message addresses by name), so that summaries stored
-    /// by an earlier version are made again, not shown.
-    static let extractiveVersion = 19
+    /// nothing; 19: "Waiting on" the person the message addresses by name; 20: a condition whose only
+    /// ask is to hear back, a list's way out, a greeting question and a title-case heading wait on no
+    /// one), so that summaries stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 20
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -343,9 +343,11 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         for m in messages.indices.dropLast() where messages[m].from?.email.lowercased() == sender && cleaned[m].text != text.text {
             for key in Set(cleaned[m].sentences.map({ templateKey($0.text, sender: sender) })) { asked[key, default: 0] += 1 }
         }
+        // Nor a greeting ("How are you?") or a newsletter's heading ("Did You Know?").
         let own = { (s: Sentence) in
             asked[templateKey(s.text, sender: sender), default: 0] < 2
                 && !isQuotedFromEarlier(s.text, message: messages.count - 1, messages: messages, folded: folded)
+                && !MessageCleaner.isPleasantry(s.text) && !MessageCleaner.isHeading(s.text)
         }
         let asks = text.sentences.filter { $0.isQuestion && $0.kind == .prose && $0.text.count >= 8 && own($0) }
         guard let question = asks.last ?? text.sentences.last(where: { $0.isRequest && $0.isProse && own($0) }) else { return nil }

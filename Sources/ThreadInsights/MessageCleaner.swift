@@ -412,8 +412,12 @@ public enum MessageCleaner {
     /// no request anyone waits on or answers. (Enron: 101 of 757 "Waiting on" lines were such offers,
     /// 19 more such presentations; "Please note …", "For other questions, please contact …", "Please
     /// click below …" tell, not ask.) "Please find attached a form which I need you to fill in" asks.
+    /// A condition whose only ask is to hear back or call ("If not please let me know.", "If you are
+    /// ever in Denver, please give me a call (303-…)."), a list's way out ("if you'd rather not
+    /// receive future e-mails …", "if this report has been sent to you in error, please contact …")
+    /// offer, too; "If so, would you email me the request" and "If possible, let me know by Friday" ask.
     private static let offerOfHelp = regex(
-        #"(?i)(?:\bplease find\b|\bplease see (?:the )?attached\b)(?!.*\b(?:need you to|fill (?:it )?(?:in|out)|sign|return)\b)|\b(?:if|should) (?:you|anyone|anybody|there) (?:have|has|are|is|need|needs|require|requires|run into|experience|encounter)\s+(?:any\s+)?(?:further\s+|other\s+|more\s+|additional\s+)?(?:questions?|concerns?|problems?|difficult(?:y|ies)|trouble|help|assistance|anything(?:\s+else)?)\b|\bfeel free to\b|\b(?:do not|don't|dont) hesitate\b|\bif I can (?:be of )?(?:any )?(?:further |more )?(?:help|assistance|assist)\b|\bif you need (?:anything|me)\b|\blet me know if (?:this|that|it|anything) (?:doesn't|does not|isn't|is not) (?:make sense|clear)\b|\bfor (?:any|other|more|further|additional) (?:questions|information|details|inquiries)\b|\bif you would like (?:further|more|additional) (?:information|details)\b|\bplease note\b|\bplease click (?:below|here|on the link)\b"#)
+        #"(?i)(?:\bplease find\b|\bplease see (?:the )?attached\b)(?!.*\b(?:need you to|fill (?:it )?(?:in|out)|sign|return)\b)|\b(?:if|should) (?:you|anyone|anybody|there) (?:have|has|are|is|need|needs|require|requires|run into|experience|encounter)\s+(?:any\s+)?(?:further\s+|other\s+|more\s+|additional\s+)?(?:questions?|concerns?|problems?|difficult(?:y|ies)|trouble|help|assistance|anything(?:\s+else)?)\b|\bfeel free to\b|\b(?:do not|don't|dont) hesitate\b|\bif I can (?:be of )?(?:any )?(?:further |more )?(?:help|assistance|assist)\b|\bif you need (?:anything|me)\b|\blet me know if (?:this|that|it|anything) (?:doesn't|does not|isn't|is not) (?:make sense|clear)\b|\bfor (?:any|other|more|further|additional|detailed|specific|general)(?: [\w/-]+){0,2} (?:questions|information|details|inquiries|issues)\b|\bif you would like (?:further|more|additional) (?:information|details)\b|\bplease note\b|\bplease click (?:below|here|on the link)\b|^(?:if|should)\b(?![^.?!]*\b(?:ideas?|any(?:one|body) knows?|some(?:one|body) knows?|you know|clue|solutions?|fix|suggestions?|advice|experience|seen|tried|found|pointers?|tips?|insights?|answers?)\b)[^.?!]*?[,\s](?:please\s+)?(?:let (?:me|us) know|give (?:me|us) a (?:call|ring)|call me|contact me)(?:\s*\([^)]*\))?[.!]*$|\bif you(?:'d| would) rather not receive\b|\b(?:to unsubscribe|no longer wish to receive)\b|\bsent to you in error\b"#)
     private static let dateOrTime = regex(
         #"(?i)\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday|mon|tue|wed|thu|fri|today|tomorrow|tonight|yesterday|next week|this week|end of (?:the )?(?:day|week|month)|eod|noon|january|february|march|april|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec|\d{1,2}:\d{2}|\d{1,2}\s?(?:am|pm)|\d{4}-\d{2}-\d{2}|\d{1,2}/\d{1,2}(?:/\d{2,4})?)\b"#)
 
@@ -454,6 +458,26 @@ public enum MessageCleaner {
             // a question wholly in parentheses does.
             isQuestion: text.hasSuffix("?") || text.hasSuffix("?)") && !isAsideQuestion(text) || text.hasSuffix("?\""),
             isRequest: isRequest, hasDateOrTime: hasDateOrTime, kind: kind, isProse: prose)
+    }
+
+    /// A question that greets ("How are you, how is everything over there?", "How was your
+    /// weekend?"): no one waits on its answer. Only the greeting, or the greeting and a short rest
+    /// ("How are you doing?"); "How are you getting on with the contract we sent?" asks.
+    static func isPleasantry(_ text: String) -> Bool {
+        guard let range = firstMatch(pleasantry, text) else { return false }
+        let rest = text[range.upperBound...].drop(while: { $0 == " " })
+        return rest.first.map { ",?!.;".contains($0) } ?? true || text.split(separator: " ").count <= 6
+    }
+    private static let pleasantry = regex(
+        #"(?i)^(?:(?:hi|hello|hey)\b[^?]{0,20}?[,!]?\s*)?(?:how (?:are|r) (?:you|u|things|ya)|how is (?:everything|everyone|life|it going)|how's (?:everything|everyone|life|it going)|how have you been|how (?:was|were) your (?:weekend|trip|holidays?|vacation|flight|christmas|thanksgiving))\b"#)
+
+    /// A question in title case, as a newsletter's heading is ("Did You Know?", "Need A Loan Today?"):
+    /// three to six words, each a capitalised word of letters ("All: Ideas/comments/solutions?" and
+    /// "To What ?" ask).
+    static func isHeading(_ text: String) -> Bool {
+        let words = text.trimmingCharacters(in: CharacterSet(charactersIn: "?!")).split(separator: " ")
+        return words.count >= 3 && words.count <= 6
+            && words.allSatisfy { $0.first?.isUppercase == true && $0.allSatisfy { $0.isLetter || $0 == "'" } }
     }
 
     /// "… (or feature?)": the question mark closes a parenthesis the sentence opened after its start.

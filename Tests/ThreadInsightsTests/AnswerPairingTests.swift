@@ -177,6 +177,45 @@ final class TemplateSentenceTests: XCTestCase {
         XCTAssertEqual(waiting.sentence, "Please review the outage report before Monday.")
     }
 
+    /// A condition whose only ask is to hear back, a list's way out, a greeting question and a
+    /// newsletter's title-case heading wait on no one; a conditional request that asks for something does.
+    func testConditionalOffersGreetingsAndHeadingsWaitOnNoOne() throws {
+        let offers = ["If not please let me know.", "If there are any particular provisions that cause you concern please let me know.",
+                      "If I or any of my organization can help in any way please let me know.",
+                      "If you are ever in Denver, please give me a call (303-783-0857).",
+                      "If you have any comments on the draft, please let me know.",
+                      "However, if you'd rather not receive future e-mails of this sort from Amazon.com, please visit the Help page.",
+                      "To add additional people to this distribution, or if this report has been sent to you in error, please contact Jason.",
+                      "For any Purchase/Sale/Financial contract issues, please contact Bridgette Anderson at x33818."]
+        for offer in offers { XCTAssertFalse(MessageCleaner.makeSentence(offer, start: 0, end: offer.count).isRequest, offer) }
+        let asks = ["If so, would you email me the request together with the CP IDs?", "If possible, please let me know by Friday.",
+                    "If you agree, please sign and return the letter.", "If you have time, please let me know your thoughts on the draft.",
+                    "If you know how to fix this, please let me know."]
+        for ask in asks { XCTAssertTrue(MessageCleaner.makeSentence(ask, start: 0, end: ask.count).isRequest, ask) }
+        for greeting in ["How are you , how is everything over there?", "How was your trip to Houston?", "Hi Kay, how are you?"] {
+            XCTAssertTrue(MessageCleaner.isPleasantry(greeting), greeting)
+        }
+        XCTAssertFalse(MessageCleaner.isPleasantry("How are you getting on with the contract we sent last week?"))
+        XCTAssertTrue(MessageCleaner.isHeading("Did You Know?"))
+        XCTAssertFalse(MessageCleaner.isHeading("Did you know?"))
+        XCTAssertFalse(MessageCleaner.isHeading("Any update?"))
+        XCTAssertFalse(MessageCleaner.isHeading("All: Ideas/comments/solutions?"))
+        XCTAssertTrue(MessageCleaner.isHeading("Do You Yahoo!?"))
+        XCTAssertFalse(MessageCleaner.isHeading("To What ?"))
+        let bob = Address(name: "Bob Stone", email: "bob@example.org")
+        let summarizer = ExtractiveSummarizer(embedder: WordHashEmbedder())
+        for body in ["Here are the numbers for March. If not please let me know.", "Good to hear from you. How are you , how is everything over there?",
+                     "The store opens on Monday. Did You Know?"] {
+            let messages = [ConversationMessage(emailId: 1, from: bob, to: [ann], date: nil, body: "Do you have the numbers for March?"),
+                            ConversationMessage(emailId: 2, from: ann, to: [bob], date: nil, body: body)]
+            XCTAssertNil(try summarizer.summarize(messages).points.first { $0.kind == .waitingOn }, body)
+        }
+        let messages = [ConversationMessage(emailId: 1, from: bob, to: [ann], date: nil, body: "The contract went out on Monday."),
+                        ConversationMessage(emailId: 2, from: ann, to: [bob], date: nil,
+                                            body: "Thanks. If so, would you email me the signed copy together with the CP IDs?")]
+        XCTAssertNotNil(try summarizer.summarize(messages).points.first { $0.kind == .waitingOn })
+    }
+
     /// A reply that addresses someone by name waits on that person, not on whoever wrote last before.
     func testWaitingOnNamesThePersonTheMessageAddresses() throws {
         let jason = Address(name: "Jason Roth", email: "jroth@example.org")
