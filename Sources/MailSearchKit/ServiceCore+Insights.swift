@@ -82,8 +82,10 @@ extension ServiceCore {
     /// an export-control notice, "please note" and "for other questions, please contact …" ask
     /// nothing; 19: "Waiting on" the person the message addresses by name; 20: a condition whose only
     /// ask is to hear back, a list's way out, a greeting question and a title-case heading wait on no
-    /// one), so that summaries stored by an earlier version are made again, not shown.
-    static let extractiveVersion = 20
+    /// one; 21: "Waiting on" a name a greeting gives, as written when no participant has it ("Anne,
+    /// please …"), "Mark/Tana please", "Lindy - could you", and on the person a reply to a list
+    /// quotes), so that summaries stored by an earlier version are made again, not shown.
+    static let extractiveVersion = 21
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -295,25 +295,86 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
                             waitingOn: nil, reviewers: order.flatMap { roles[$0]! })
     }
 
-    /// The first name a message addresses, lower case: its first line's "Jason:", "Hi Ian,", "Dear
-    /// Ms. Lee," or the question's own "Jason: please …"; nil for a group ("All,", "Team:").
-    static func addressedName(_ body: String, question: String) -> String? {
+    /// The names a message addresses, as written: its first line's or its question's "Jason:", "Hi
+    /// Ian,", "Dear Ms. Lee,", "Lindy - could you …", "Mark/Tana please …"; nil for a group ("All,",
+    /// "Team:") or a word that opens a sentence ("Thanks,", "Yesterday,").
+    static func addressedNames(_ body: String, question: String) -> [String]? {
+        addressed(body, question: question)?.names
+    }
+
+    /// `addressedNames`, and whether the names are surely a greeting: alone on their line ("Anne,") or
+    /// before a request or a question ("Lindy - could you …", "Jan, please …"), not before a
+    /// statement ("Hmmm, know what?" and "Clearly, …" are no one's names).
+    static func addressed(_ body: String, question: String) -> (names: [String], greeting: Bool)? {
         let first = body.split(separator: "\n").first { !$0.allSatisfy(\.isWhitespace) }.map(String.init) ?? ""
         for text in [question, first] {
             guard let match = addressedPattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-                  let range = Range(match.range(at: 1), in: text) else { continue }
-            let name = text[range].lowercased()
-            if !groupGreetings.contains(name) { return name }
+                  let whole = Range(match.range, in: text) else { continue }
+            let names = (1...2).compactMap { Range(match.range(at: $0), in: text).map { String(text[$0]) } }
+            guard !names.isEmpty, !names.contains(where: { notAddressed.contains($0.lowercased()) }) else { continue }
+            let next = text[whole.upperBound...].split(whereSeparator: { !$0.isLetter }).first.map { $0.lowercased() }
+            return (names, next.map(requestOpeners.contains) ?? true)
         }
         return nil
     }
 
-    /// Greetings of a group or of no one by name: "All,", "Team:", "Sir,".
-    static let groupGreetings: Set<String> = ["all", "team", "everyone", "folks", "guys", "gentlemen", "ladies", "friends",
-                                              "colleagues", "sir", "madam"]
+    /// Words that open a request or a question.
+    static let requestOpeners: Set<String> = [
+        "please", "pls", "plz", "could", "can", "would", "will", "do", "did", "does", "are", "is", "have", "has", "when",
+        "what", "where", "who", "why", "how", "which", "any", "let", "kindly", "should", "shall", "may", "might",
+    ]
 
+    /// Greetings of a group or of no one by name ("All,", "Team:", "Sir,"), and capitalised words that
+    /// open a sentence before a comma or a dash ("Thanks,", "Yesterday,", "Also -", "Please could …").
+    static let notAddressed: Set<String> = [
+        "all", "team", "everyone", "everybody", "folks", "guys", "gentlemen", "ladies", "friends", "colleagues", "sir", "madam",
+        "hi", "hello", "hey", "dear", "thanks", "thank", "please", "pls", "yes", "no", "ok", "okay", "well", "also", "sorry",
+        "again", "today", "yesterday", "tomorrow", "tonight", "however", "so", "and", "but", "great", "good", "sure", "fyi",
+        "attached", "here", "there", "this", "that", "these", "those", "as", "if", "regarding", "re", "note", "update",
+        "unfortunately", "actually", "btw", "oh", "ah", "anyway", "finally", "first", "second", "third", "next", "then",
+        "now", "still", "meanwhile", "otherwise", "besides", "instead", "yet", "cheers", "regards", "morning", "afternoon",
+        "evening", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
+        "march", "april", "may", "june", "july", "august", "september", "october", "november", "december", "question",
+        "questions", "answer", "ps", "nb", "fwd", "fw", "subject", "from", "to", "cc", "sent", "date", "importance",
+        "hm", "hmm", "hmmm", "yeah", "yep", "yup", "nope", "indeed", "clearly", "obviously", "honestly", "frankly",
+        "basically", "lady", "group", "people", "gang", "wow", "ugh", "right", "true", "agreed", "correct", "exactly",
+        "absolutely", "alright", "cool", "nice", "interesting", "fine", "perfect", "excellent", "whoa", "anyhow", "apparently",
+        "i", "we", "you", "it", "he", "she", "they", "what", "why", "who", "when", "where", "how", "which", "our", "my",
+        "your", "their", "west", "east", "north", "south", "assistants", "managers", "traders", "everybody",
+    ]
+
+    /// A first name, two joined by a slash, then a comma, a colon, a dash or "please" ("Ava please put
+    /// this on my calendar"; not "could" or "will": "What will it take", "We will need").
     static let addressedPattern = ProseClassifier.regex(
-        #"^\s*(?:(?i:hi|hello|hey|dear)\s+)?(?:(?i:mr|mrs|ms|dr)\.?\s+)?(\p{Lu}[\p{Ll}'-]+)\s*[,:]"#)
+        #"^\s*(?:(?i:hi|hello|hey|dear)\s+)?(?:(?i:mr|mrs|ms|dr)\.?\s+)?(\p{Lu}[\p{Ll}'-]+)(?:\s*/\s*(\p{Lu}[\p{Ll}'-]+))?(?:\s*[,:]|\s+-+\s|\s+(?=(?i:please|pls|kindly)\b))"#)
+
+    /// The participant whose message the last one quotes first, by its attribution ("On Tue, Harri
+    /// Haataja wrote:", "At 12:32 PM, Adam wrote:") or Outlook's "From: Smith, Ann" under "-----Original
+    /// Message-----": the person a reply to a list is written to. Nil when not exactly one matches.
+    static func repliedTo(_ body: String, among people: [Address]) -> Address? {
+        let lines = body.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmedOfSpaces }
+        var attribution: String?
+        for (i, line) in lines.enumerated() where !line.hasPrefix(">") {
+            let joined = i + 1 < lines.count ? line + " " + lines[i + 1] : line
+            if line.count < 200, line.hasSuffix("wrote:") || line.hasSuffix("writes:") {
+                attribution = line
+            } else if joined.count < 200, !line.isEmpty, joined.hasSuffix("wrote:") || joined.hasSuffix("writes:") {
+                attribution = joined
+            } else if line.hasPrefix("From:"), i > 0, lines[..<i].suffix(3).contains(where: { $0.contains("Original Message") }) {
+                attribution = String(line.dropFirst(5))
+            }
+            if attribution != nil { break }
+        }
+        guard let text = attribution?.lowercased() else { return nil }
+        let words = Set(text.split { !$0.isLetter && $0 != "@" && $0 != "." && $0 != "-" && $0 != "_" }.map(String.init))
+        var matching: [Address] = []
+        for a in people where !matching.contains(where: { $0.email.lowercased() == a.email.lowercased() }) {
+            let email = a.email.lowercased()
+            let name = (a.name ?? "").lowercased().split { !$0.isLetter }.map(String.init).filter { $0.count >= 3 }
+            if text.contains(email) || (!name.isEmpty && name.allSatisfy(words.contains)) { matching.append(a) }
+        }
+        return matching.count == 1 ? matching[0] : nil
+    }
 
     /// The words of a participant's name and address, lower case: "Jason Roth" <jroth@…> → jason,
     /// roth, jroth.
@@ -327,8 +388,9 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
     static let reviewTrailer = ProseClassifier.regex(#"(?i)^\s*(Reviewed|Acked|Tested)-by:\s*([^<#]*?)\s*(?:<[^>]*>.*|#.*)?$"#)
 
     /// "Waiting on X: question" when the last message asks a question (or makes a request ending
-    /// the message): X is the recipients of the last message who took part in the conversation,
-    /// else the previous sender, else the recipients.
+    /// the message): X is the person its greeting names ("Laura, can you …"), else the recipients of
+    /// the last message who took part in the conversation, else the participant whose words it
+    /// quotes first (a reply to a list), else the previous sender, else the recipients.
     static func waitingOn(messages: [ConversationMessage], cleaned: [CleanedMessage], folded: [Folded]) -> SummaryPoint? {
         // A newsletter's "Questions? Click here" waits on no one (Enron: "Waiting on <its
         // recipient>: To customize, reschedule, or turn off these reports please click here").
@@ -360,19 +422,35 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         let named = { (a: Address) in !a.email.hasPrefix("/") }
         var people = last.to.filter { named($0) && $0.email.lowercased() != author && participants[$0.email.lowercased()] != nil }
             .map { participants[$0.email.lowercased()]!.displayName }
+        // A reply to a list: the person whose words it quotes first, else the previous sender.
+        if people.isEmpty, let replied = repliedTo(last.body, among: participants.values.filter { named($0) && $0.email.lowercased() != author }) {
+            people = [replied.displayName]
+        }
         if people.isEmpty, let previous = earlier.last(where: { $0.from?.email.lowercased() != author })?.from, named(previous) {
             people = [previous.displayName]
         }
         if people.isEmpty { people = last.to.filter { named($0) && $0.email.lowercased() != author }.map(\.displayName) }
-        // A message that addresses someone by name ("Jason: please send a note …", "Hi Ian,") waits
-        // on that person, when exactly one participant or recipient has that name.
-        if let addressed = addressedName(last.body, question: question.text) {
+        // A message that addresses someone by name ("Jason: please send a note …", "Hi Ian,", "Mark/Tana
+        // please …") waits on that person: the participant or recipient with that name when exactly
+        // one has it, the name as written when none has and it is surely a greeting (the message asks
+        // someone this conversation does not show); else the rules above stand.
+        if let addressed = addressed(last.body, question: question.text) {
             let everyone = (Array(participants.values) + last.to).filter { named($0) && $0.email.lowercased() != author }
-            var matching: [Address] = []
-            for a in everyone where nameWords(a).contains(addressed) && !matching.contains(where: { $0.email.lowercased() == a.email.lowercased() }) {
-                matching.append(a)
+            var found: [String] = []
+            for name in addressed.names {
+                // The whole name, else a short form of one ("Mich" for Michelle).
+                let key = name.lowercased()
+                var matching: [Address] = []
+                for whole in [true, false] where matching.isEmpty && (whole || key.count >= 3) {
+                    for a in everyone where !matching.contains(where: { $0.email.lowercased() == a.email.lowercased() })
+                        && nameWords(a).contains(where: { whole ? $0 == key : $0.hasPrefix(key) }) {
+                        matching.append(a)
+                    }
+                }
+                guard matching.count == 1 || matching.isEmpty && addressed.greeting else { found = []; break }
+                found.append(matching.first?.displayName ?? name)
             }
-            if matching.count == 1 { people = [matching[0].displayName] }
+            if !found.isEmpty { people = found }
         }
         guard !people.isEmpty else { return nil }
         var unique: [String] = []

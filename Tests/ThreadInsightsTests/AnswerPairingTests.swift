@@ -229,8 +229,45 @@ final class TemplateSentenceTests: XCTestCase {
         ]
         let waiting = try XCTUnwrap(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages).points.first { $0.kind == .waitingOn })
         XCTAssertEqual(waiting.waitingOn, ["Jason Roth"], waiting.text)
-        XCTAssertNil(ExtractiveSummarizer.addressedName("All,\nPlease send your timesheets.", question: "Please send your timesheets."))
-        XCTAssertEqual(ExtractiveSummarizer.addressedName("Hi Ian,\nDoes the output contain USB?", question: "Does the output contain USB?"), "ian")
+        XCTAssertNil(ExtractiveSummarizer.addressedNames("All,\nPlease send your timesheets.", question: "Please send your timesheets."))
+        XCTAssertEqual(ExtractiveSummarizer.addressedNames("Hi Ian,\nDoes the output contain USB?", question: "Does the output contain USB?"), ["Ian"])
+        XCTAssertEqual(ExtractiveSummarizer.addressedNames("", question: "Lindy - Could you verify if POI #57096 is still valid?"), ["Lindy"])
+        XCTAssertEqual(ExtractiveSummarizer.addressedNames("", question: "Mark/Tana please add Nordic Power to the exhibit."), ["Mark", "Tana"])
+        XCTAssertNil(ExtractiveSummarizer.addressedNames("Thanks, I got it.\nCould you resend the file?", question: "Could you resend the file?"))
+        XCTAssertNil(ExtractiveSummarizer.addressedNames("Yesterday, the meeting moved.", question: "Please could you confirm the new time?"))
+    }
+
+    /// A message that asks someone by a name no participant has waits on that name as written; a
+    /// reply to a list waits on the person whose words it quotes, not on whoever wrote last.
+    func testWaitingOnAnUnlistedNameAndOnThePersonQuoted() throws {
+        let kay = Address(name: "Kay Mann", email: "kay.mann@example.org")
+        let sara = Address(name: "Sara Shackleton", email: "sara@example.org")
+        let summarizer = ExtractiveSummarizer(embedder: WordHashEmbedder())
+        let asked = [ConversationMessage(emailId: 1, from: sara, to: [kay], date: nil, body: "The new trading limits are in the attached memo."),
+                     ConversationMessage(emailId: 2, from: kay, to: [sara], date: nil, body: "Anne, please communicate this to your group.")]
+        let waiting = try XCTUnwrap(try summarizer.summarize(asked).points.first { $0.kind == .waitingOn })
+        XCTAssertEqual(waiting.waitingOn, ["Anne"], waiting.text)
+        // A short form of a participant's name is that participant.
+        let short = [asked[0], ConversationMessage(emailId: 2, from: kay, to: [sara], date: nil, body: "Sar, can we get a draft of the memo this morning?")]
+        XCTAssertEqual(try XCTUnwrap(try summarizer.summarize(short).points.first { $0.kind == .waitingOn }).waitingOn, ["Sara Shackleton"])
+        // A word before a comma that opens a statement is no name: the rules above stand.
+        let musing = [asked[0], ConversationMessage(emailId: 2, from: kay, to: [sara], date: nil, body: "Clearly, the memo is out of date. Could you send the new one?")]
+        XCTAssertEqual(try XCTUnwrap(try summarizer.summarize(musing).points.first { $0.kind == .waitingOn }).waitingOn, ["Sara Shackleton"])
+        XCTAssertEqual(ExtractiveSummarizer.addressed("Hmmm, know what?", question: "Hmmm, know what?")?.greeting, nil)
+        XCTAssertEqual(ExtractiveSummarizer.addressed("Yves, surely there is a flag for that?", question: "Yves, surely there is a flag for that?")?.greeting, false)
+        let list = Address(name: "Razor users", email: "razor-users@lists.example.org")
+        let harri = Address(name: "Harri Haataja", email: "harri@example.fi")
+        let matthias = Address(name: "Matthias Saou", email: "matthias@example.net")
+        let peter = Address(name: "Peter Peltonen", email: "peter@example.fi")
+        let thread = [
+            ConversationMessage(emailId: 1, from: harri, to: [list], date: nil, body: "I made a dummy package that provides the library."),
+            ConversationMessage(emailId: 2, from: matthias, to: [list], date: nil, body: "The new build is on the mirror now."),
+            ConversationMessage(emailId: 3, from: peter, to: [list], date: nil,
+                                body: "On Tue, 3 Sep 2002 10:12:01 +0300, Harri Haataja wrote:\n> I made a dummy package that provides the library.\n\nIs there really no nodeps kind of switch in apt-get?"),
+        ]
+        let quoted = try XCTUnwrap(try summarizer.summarize(thread).points.first { $0.kind == .waitingOn })
+        XCTAssertEqual(quoted.waitingOn, ["Harri Haataja"], quoted.text)
+        XCTAssertNil(ExtractiveSummarizer.repliedTo("No quote here.", among: [harri, matthias]))
     }
 
     /// Exchange's internal X.500 names are nobody a reader knows: "Waiting on" names the people.
