@@ -319,6 +319,8 @@ public enum MessageCleaner {
 
     private static let abbreviations: Set<String> = [
         "e.g", "i.e", "etc", "mr", "mrs", "ms", "dr", "vs", "approx", "fig", "no", "cf", "st", "jr", "sr", "inc", "ltd", "co",
+        // A telephone extension ("at ext. 3-5432"), "ie." and "eg." written without their inner dots.
+        "ext", "tel", "ie", "eg", "attn",
     ]
 
     /// Splits at ".", "!" or "?" (runs of them) followed by a space, and at line breaks; not after

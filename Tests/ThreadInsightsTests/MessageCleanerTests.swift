@@ -83,6 +83,15 @@ final class MessageCleanerTests: XCTestCase {
         ])
     }
 
+    /// A telephone extension and "ie." written without its inner dot do not end a sentence (Enron's
+    /// summaries showed "… please call Donna at ext." and "… all the deals, ie." as lines).
+    func testAnExtensionAndIeDoNotEndASentence() {
+        let body = "For questions please call Donna at ext. 3-5432 before noon. It covers all the deals, ie. swaps and options. Fine."
+        XCTAssertEqual(MessageCleaner.clean(body).sentences.map(\.text), [
+            "For questions please call Donna at ext. 3-5432 before noon.", "It covers all the deals, ie. swaps and options.", "Fine.",
+        ])
+    }
+
     func testProseFilterDropsLogLines() {
         let cleaned = MessageCleaner.clean("[ERROR] [UHD] 0x7f3a 0x0001 0x0002 0xdead 0xbeef\nThe device stops after ten minutes of streaming.")
         XCTAssertEqual(cleaned.sentences.filter(\.isProse).map(\.text), ["The device stops after ten minutes of streaming."])
