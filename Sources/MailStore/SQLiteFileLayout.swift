@@ -3,10 +3,11 @@ import GRDB
 /// How a new database file of ours is laid out, and how often its write-ahead log is folded back.
 ///
 /// Pages of 16 KB instead of SQLite's 4 KB: an import of Enron (44,715 emails) into 4 KB pages made
-/// about 200,000 reads and writes of a page each, the syscalls a fifth of its CPU time; 16 KB pages
-/// take a quarter of the calls and store bodies in fewer overflow pages (import CPU 14.9 → 13.4 s on
-/// a 2-core host; a one-shot search as fast, in `make bench-cold`). A file keeps the page size it
-/// was made with: an existing 4 KB file stays as it is (the pragma does nothing on a WAL file).
+/// about 200,000 reads and as many writes of a page, each a system call, a tenth of its CPU time;
+/// 16 KB pages take a quarter as many calls (import CPU 13.6–14.7 → 12.5–12.8 s, wall 7.6–8.3 →
+/// 7.1 s on a 2-core host; keyword searches and one-shot searches as fast: docs/benchmarks.md). A
+/// file keeps the page size it was made with: an existing 4 KB file stays as it is (the pragma does
+/// nothing on a WAL file).
 ///
 /// Checkpoint intervals are counts of pages, so they are given here in bytes and turned into pages
 /// of the file at hand: a 16 KB file checkpoints after the same amount of log as a 4 KB one.

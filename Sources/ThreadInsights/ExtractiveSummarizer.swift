@@ -340,7 +340,7 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         "basically", "lady", "group", "people", "gang", "wow", "ugh", "right", "true", "agreed", "correct", "exactly",
         "absolutely", "alright", "cool", "nice", "interesting", "fine", "perfect", "excellent", "whoa", "anyhow", "apparently",
         "i", "we", "you", "it", "he", "she", "they", "what", "why", "who", "when", "where", "how", "which", "our", "my",
-        "your", "their", "west", "east", "north", "south", "assistants", "managers", "traders", "everybody",
+        "your", "their", "west", "east", "north", "south", "assistants", "managers", "traders",
     ]
 
     /// A first name, two joined by a slash, then a comma, a colon, a dash or "please" ("Ava please put
