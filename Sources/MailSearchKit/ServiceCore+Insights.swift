@@ -84,9 +84,10 @@ extension ServiceCore {
     /// ask is to hear back, a list's way out, a greeting question and a title-case heading wait on no
     /// one; 21: "Waiting on" a name a greeting gives, as written when no participant has it ("Anne,
     /// please …"), "Mark/Tana please", "Lindy - could you", and on the person a reply to a list
-    /// quotes; 22: "ext." and "ie." end no sentence), so that summaries stored by an earlier version
-    /// are made again, not shown.
-    static let extractiveVersion = 22
+    /// quotes; 22: "ext." and "ie." end no sentence; 23: "Waiting on" the one to three people a
+    /// message goes to when none took part yet and none is a list), so that summaries stored by an
+    /// earlier version are made again, not shown.
+    static let extractiveVersion = 23
 
     /// The keys earlier versions stored summaries under: the background queue forgets them.
     static func earlierExtractiveBackends(model: EmbeddingModel) -> [String] {

@@ -389,8 +389,9 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
 
     /// "Waiting on X: question" when the last message asks a question (or makes a request ending
     /// the message): X is the person its greeting names ("Laura, can you …"), else the recipients of
-    /// the last message who took part in the conversation, else the participant whose words it
-    /// quotes first (a reply to a list), else the previous sender, else the recipients.
+    /// the last message who took part in the conversation, else its one to three recipients when
+    /// none is a list's address, else the participant whose words it quotes first (a reply to a
+    /// list), else the previous sender, else the recipients.
     static func waitingOn(messages: [ConversationMessage], cleaned: [CleanedMessage], folded: [Folded]) -> SummaryPoint? {
         // A newsletter's "Questions? Click here" waits on no one (Enron: "Waiting on <its
         // recipient>: To customize, reschedule, or turn off these reports please click here").
@@ -422,6 +423,20 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
         let named = { (a: Address) in !a.email.hasPrefix("/") }
         var people = last.to.filter { named($0) && $0.email.lowercased() != author && participants[$0.email.lowercased()] != nil }
             .map { participants[$0.email.lowercased()]!.displayName }
+        // Mail to one to three people who took no part yet (a forward to a delegate, a reply to
+        // someone cc'd before): they are the ones asked, not whoever wrote before. Not a list's
+        // address: one that earlier messages of two or more senders went to, and that never wrote.
+        if people.isEmpty {
+            var sendersTo: [String: Set<String>] = [:]
+            for m in earlier { for a in m.to + m.cc { sendersTo[a.email.lowercased(), default: []].insert(m.from?.email.lowercased() ?? "") } }
+            let direct = last.to.filter { a in
+                let key = a.email.lowercased()
+                return named(a) && key != author && (sendersTo[key]?.count ?? 0) < 2
+            }
+            if !direct.isEmpty && direct.count <= 3 && direct.count == last.to.filter({ $0.email.lowercased() != author }).count {
+                people = direct.map(\.displayName)
+            }
+        }
         // A reply to a list: the person whose words it quotes first, else the previous sender.
         if people.isEmpty, let replied = repliedTo(last.body, among: participants.values.filter { named($0) && $0.email.lowercased() != author }) {
             people = [replied.displayName]

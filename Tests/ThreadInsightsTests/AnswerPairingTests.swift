@@ -268,6 +268,15 @@ final class TemplateSentenceTests: XCTestCase {
         let quoted = try XCTUnwrap(try summarizer.summarize(thread).points.first { $0.kind == .waitingOn })
         XCTAssertEqual(quoted.waitingOn, ["Harri Haataja"], quoted.text)
         XCTAssertNil(ExtractiveSummarizer.repliedTo("No quote here.", among: [harri, matthias]))
+        // A forward to a delegate who took no part yet waits on the delegate, not on whoever wrote before.
+        let carl = Address(name: "Carl Tricoli", email: "carl@example.org")
+        let kam = Address(name: "Kam Keiser", email: "kam@example.org")
+        let forwarded = [
+            ConversationMessage(emailId: 1, from: carl, to: [sara], date: nil, body: "When do the TXU contracts terminate?"),
+            ConversationMessage(emailId: 2, from: sara, to: [kam], date: nil, body: "Can you handle this? Please let me know where we stand on this."),
+        ]
+        let delegate = try XCTUnwrap(try summarizer.summarize(forwarded).points.first { $0.kind == .waitingOn })
+        XCTAssertEqual(delegate.waitingOn, ["Kam Keiser"], delegate.text)
     }
 
     /// Exchange's internal X.500 names are nobody a reader knows: "Waiting on" names the people.
