@@ -27,7 +27,11 @@ public enum SQLiteFileLayout {
 
     /// `bytes` in pages of this connection's main file (at least 1).
     public static func pages(_ db: Database, bytes: Int) throws -> Int {
-        let size = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096
-        return max(1, bytes / max(size, 512))
+        pages(bytes: bytes, pageSize: try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 4_096)
+    }
+
+    /// `bytes` in pages of `pageSize` bytes (at least 1).
+    public static func pages(bytes: Int, pageSize: Int) -> Int {
+        max(1, bytes / max(pageSize, 512))
     }
 }

@@ -125,9 +125,8 @@ public final class OneShotIndex {
         sqlite3_busy_timeout(db, 30_000)
         // MailStore's settings for a connection that writes; a schema it would migrate is left to it.
         let identifiers = quotedList(migrations)
-        let pageSize = Int(integer(db, "PRAGMA page_size") ?? 4_096)
-        guard execute(db, "PRAGMA synchronous = NORMAL"),
-              execute(db, "PRAGMA wal_autocheckpoint = \(MailStore.checkpointBytes / max(pageSize, 512))"),
+        let walPages = SQLiteFileLayout.pages(bytes: MailStore.checkpointBytes, pageSize: Int(integer(db, "PRAGMA page_size") ?? 4_096))
+        guard execute(db, "PRAGMA synchronous = NORMAL"), execute(db, "PRAGMA wal_autocheckpoint = \(walPages)"),
               integer(db, "SELECT COUNT(DISTINCT identifier) FROM grdb_migrations WHERE identifier IN (\(identifiers))")
                 == Int64(migrations.count),
               execute(db, "BEGIN IMMEDIATE") else { return false }

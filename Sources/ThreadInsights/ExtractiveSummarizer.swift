@@ -297,14 +297,10 @@ public struct ExtractiveSummarizer: ThreadSummarizer {
 
     /// The names a message addresses, as written: its first line's or its question's "Jason:", "Hi
     /// Ian,", "Dear Ms. Lee,", "Lindy - could you …", "Mark/Tana please …"; nil for a group ("All,",
-    /// "Team:") or a word that opens a sentence ("Thanks,", "Yesterday,").
-    static func addressedNames(_ body: String, question: String) -> [String]? {
-        addressed(body, question: question)?.names
-    }
-
-    /// `addressedNames`, and whether the names are surely a greeting: alone on their line ("Anne,") or
-    /// before a request or a question ("Lindy - could you …", "Jan, please …"), not before a
-    /// statement ("Hmmm, know what?" and "Clearly, …" are no one's names).
+    /// "Team:") or a word that opens a sentence ("Thanks,", "Yesterday,"). And whether the names are
+    /// surely a greeting: alone on their line ("Anne,") or before a request or a question ("Lindy -
+    /// could you …", "Jan, please …"), not before a statement ("Hmmm, know what?" and "Clearly, …"
+    /// are no one's names).
     static func addressed(_ body: String, question: String) -> (names: [String], greeting: Bool)? {
         let first = body.split(separator: "\n").first { !$0.allSatisfy(\.isWhitespace) }.map(String.init) ?? ""
         for text in [question, first] {

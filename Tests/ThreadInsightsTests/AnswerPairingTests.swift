@@ -229,12 +229,12 @@ final class TemplateSentenceTests: XCTestCase {
         ]
         let waiting = try XCTUnwrap(try ExtractiveSummarizer(embedder: WordHashEmbedder()).summarize(messages).points.first { $0.kind == .waitingOn })
         XCTAssertEqual(waiting.waitingOn, ["Jason Roth"], waiting.text)
-        XCTAssertNil(ExtractiveSummarizer.addressedNames("All,\nPlease send your timesheets.", question: "Please send your timesheets."))
-        XCTAssertEqual(ExtractiveSummarizer.addressedNames("Hi Ian,\nDoes the output contain USB?", question: "Does the output contain USB?"), ["Ian"])
-        XCTAssertEqual(ExtractiveSummarizer.addressedNames("", question: "Lindy - Could you verify if POI #57096 is still valid?"), ["Lindy"])
-        XCTAssertEqual(ExtractiveSummarizer.addressedNames("", question: "Mark/Tana please add Nordic Power to the exhibit."), ["Mark", "Tana"])
-        XCTAssertNil(ExtractiveSummarizer.addressedNames("Thanks, I got it.\nCould you resend the file?", question: "Could you resend the file?"))
-        XCTAssertNil(ExtractiveSummarizer.addressedNames("Yesterday, the meeting moved.", question: "Please could you confirm the new time?"))
+        XCTAssertNil(ExtractiveSummarizer.addressed("All,\nPlease send your timesheets.", question: "Please send your timesheets.")?.names)
+        XCTAssertEqual(ExtractiveSummarizer.addressed("Hi Ian,\nDoes the output contain USB?", question: "Does the output contain USB?")?.names, ["Ian"])
+        XCTAssertEqual(ExtractiveSummarizer.addressed("", question: "Lindy - Could you verify if POI #57096 is still valid?")?.names, ["Lindy"])
+        XCTAssertEqual(ExtractiveSummarizer.addressed("", question: "Mark/Tana please add Nordic Power to the exhibit.")?.names, ["Mark", "Tana"])
+        XCTAssertNil(ExtractiveSummarizer.addressed("Thanks, I got it.\nCould you resend the file?", question: "Could you resend the file?")?.names)
+        XCTAssertNil(ExtractiveSummarizer.addressed("Yesterday, the meeting moved.", question: "Please could you confirm the new time?")?.names)
     }
 
     /// A message that asks someone by a name no participant has waits on that name as written; a
